@@ -1,0 +1,40 @@
+# Every target documents itself: `make help` lists them.
+SHELL := /bin/bash
+VENV ?= .venv
+PYTHON ?= python3
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.DEFAULT_GOAL := help
+.PHONY: help setup lint format typecheck test test-only bench
+
+help: ## List the targets and what they do
+	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
+		awk 'BEGIN {FS = ":.*## "}; {printf "  make %-16s %s\n", $$1, $$2}'
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade 'pip>=25.1'
+	$(PY) -m pip install --quiet -e . --group dev
+	@touch $(STAMP)
+
+setup: $(STAMP) ## Create the virtual environment and install the project with its dev group
+
+lint: setup ## Lint and check formatting (ruff)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: setup ## Reformat the code and apply safe lint fixes
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .
+
+typecheck: setup ## Type-check app, tests and bench (mypy --strict)
+	$(VENV)/bin/mypy
+
+test-only: setup ## Run the test suite alone (pytest; pass ARGS=... for more)
+	$(PY) -m pytest $(ARGS)
+
+test: setup lint typecheck test-only ## Set up, then lint, type-check and run the whole test suite
+
+bench: setup ## Run the benchmarks and print their figures
+	$(PY) -m bench

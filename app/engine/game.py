@@ -1,0 +1,288 @@
+"""The game: an immutable state, its legal moves, and ``apply``.
+
+A state goes in, a new state comes out; nothing is ever changed in place, so a refused
+move leaves the caller's state exactly as it was. The outcome is part of the state and is
+settled the moment it is decided: a game whose last tableau card is played is won at
+once, and one whose stock is empty with nothing to play (and no redeal left) is lost at
+once, without waiting for another move.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+
+from app.engine.cards import KING, Card, ranks_adjacent
+from app.engine.deals import Deal, validate_deal
+from app.engine.errors import GameOverError, IllegalMoveError, TriPeaksError
+from app.engine.layouts import Layout, get_layout
+from app.engine.moves import (
+    CONCEDE,
+    DRAW,
+    REDEAL,
+    UNDO,
+    Concede,
+    Draw,
+    Move,
+    Play,
+    Redeal,
+    Undo,
+    parse_move,
+)
+from app.engine.rules import Rules
+from app.engine.scoring import Score, after_draw, after_play, initial_score
+
+
+class Outcome(StrEnum):
+    IN_PROGRESS = "in_progress"
+    WON = "won"
+    LOST = "lost"
+    CONCEDED = "conceded"
+
+
+@dataclass(frozen=True, slots=True)
+class GameState:
+    layout: Layout
+    rules: Rules
+    deal: Deal
+    tableau: tuple[Card | None, ...]  # None where the card has been played
+    stock: tuple[Card, ...]  # top first
+    waste: tuple[Card, ...]  # top last
+    redeals_left: int
+    score: Score
+    outcome: Outcome
+    moves_made: int  # every move applied, undo included: the game's version
+    previous: GameState | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def waste_top(self) -> Card | None:
+        return self.waste[-1] if self.waste else None
+
+    @property
+    def is_over(self) -> bool:
+        return self.outcome is not Outcome.IN_PROGRESS
+
+    @property
+    def cards_left(self) -> int:
+        return self.score.cards_left
+
+    def is_free(self, position: int) -> bool:
+        """Whether nothing covers ``position`` (played or not)."""
+        t = self.tableau
+        return all(t[c] is None for c in self.layout.positions[position].covered_by)
+
+    def is_face_up(self, position: int) -> bool:
+        pos = self.layout.positions[position]
+        return pos.face_up or self.rules.open_peaks or self.is_free(position)
+
+    def fits(self, card: Card) -> bool:
+        """Whether ``card`` may go on the waste's top card."""
+        return fits(card, self.waste_top, self.rules)
+
+
+def fits(card: Card, top: Card | None, rules: Rules) -> bool:
+    if top is None:
+        return True
+    if rules.king_stops and top.rank == KING:
+        return False
+    if card.is_joker or top.is_joker:
+        return True
+    return ranks_adjacent(card.rank, top.rank, wrap=rules.wrap)
+
+
+def new_game(deal: Sequence[Card], rules: Rules, layout: Layout | None = None) -> GameState:
+    """Deal a game. ``layout`` defaults to the registered layout ``rules.layout``."""
+    lay = layout if layout is not None else get_layout(rules.layout)
+    if lay.name != rules.layout:
+        raise TriPeaksError(f"rules are for layout {rules.layout!r}, not {lay.name!r}")
+    deal = tuple(deal)
+    validate_deal(deal, lay.decks, rules.jokers)
+    n = lay.size
+    first_stock = n if rules.free_start else n + 1
+    state = GameState(
+        layout=lay,
+        rules=rules,
+        deal=deal,
+        tableau=deal[:n],
+        stock=deal[first_stock:],
+        waste=deal[n:first_stock],
+        redeals_left=rules.redeals,
+        score=initial_score(rules, n),
+        outcome=Outcome.IN_PROGRESS,
+        moves_made=0,
+    )
+    return _settled(state)
+
+
+def playable_positions(state: GameState) -> list[int]:
+    """Free tableau positions whose card fits on the waste, in position order."""
+    t = state.tableau
+    top = state.waste_top
+    rules = state.rules
+    out = []
+    for pos in state.layout.positions:
+        card = t[pos.index]
+        if card is None:
+            continue
+        if any(t[c] is not None for c in pos.covered_by):
+            continue
+        if fits(card, top, rules):
+            out.append(pos.index)
+    return out
+
+
+def _can_redeal(state: GameState) -> bool:
+    return not state.stock and state.redeals_left > 0 and len(state.waste) > 1
+
+
+def legal_moves(state: GameState) -> list[Move]:
+    """Every move ``apply`` accepts in this state: plays by position, then draw, redeal,
+    undo and concede where allowed. A finished game has none."""
+    if state.is_over:
+        return []
+    moves: list[Move] = [Play(p) for p in playable_positions(state)]
+    if state.stock:
+        moves.append(DRAW)
+    if _can_redeal(state):
+        moves.append(REDEAL)
+    if state.rules.undo and state.previous is not None:
+        moves.append(UNDO)
+    moves.append(CONCEDE)
+    return moves
+
+
+def apply(state: GameState, move: Move | str) -> GameState:
+    """The state after ``move``; raises ``IllegalMoveError`` (saying why) if it is not
+    allowed, and ``MoveSyntaxError`` for a move string that cannot be read."""
+    if isinstance(move, str):
+        move = parse_move(move)
+    if state.is_over:
+        raise GameOverError(str(move), f"the game is over ({state.outcome.value})")
+    match move:
+        case Play(position=p):
+            return _play(state, p, move)
+        case Draw():
+            if not state.stock:
+                hint = "; redeal first" if _can_redeal(state) else ""
+                raise IllegalMoveError("draw", f"the stock is empty{hint}")
+            return _settled(
+                GameState(
+                    layout=state.layout,
+                    rules=state.rules,
+                    deal=state.deal,
+                    tableau=state.tableau,
+                    stock=state.stock[1:],
+                    waste=(*state.waste, state.stock[0]),
+                    redeals_left=state.redeals_left,
+                    score=after_draw(state.score, state.rules),
+                    outcome=Outcome.IN_PROGRESS,
+                    moves_made=state.moves_made + 1,
+                    previous=state,
+                )
+            )
+        case Redeal():
+            if state.stock:
+                raise IllegalMoveError("redeal", "the stock is not empty yet")
+            if state.redeals_left <= 0:
+                allowed = state.rules.redeals
+                raise IllegalMoveError(
+                    "redeal",
+                    "no redeal is left" if allowed else "these rules allow no redeal",
+                )
+            if len(state.waste) <= 1:
+                raise IllegalMoveError("redeal", "the waste has no card under its top card")
+            return _settled(
+                GameState(
+                    layout=state.layout,
+                    rules=state.rules,
+                    deal=state.deal,
+                    tableau=state.tableau,
+                    # Turning the waste over puts its bottom card on top of the stock.
+                    stock=state.waste[:-1],
+                    waste=state.waste[-1:],
+                    redeals_left=state.redeals_left - 1,
+                    score=state.score,
+                    outcome=Outcome.IN_PROGRESS,
+                    moves_made=state.moves_made + 1,
+                    previous=state,
+                )
+            )
+        case Undo():
+            if not state.rules.undo:
+                raise IllegalMoveError("undo", "these rules do not allow undo")
+            if state.previous is None:
+                raise IllegalMoveError("undo", "there is no move to take back")
+            return replace(state.previous, moves_made=state.moves_made + 1)
+        case Concede():
+            return replace(
+                state, outcome=Outcome.CONCEDED, moves_made=state.moves_made + 1, previous=state
+            )
+    raise TypeError(f"not a move: {move!r}")  # pragma: no cover
+
+
+def _play(state: GameState, p: int, move: Move) -> GameState:
+    text = str(move)
+    lay = state.layout
+    if not 0 <= p < lay.size:
+        raise IllegalMoveError(text, f"there is no position {p}; positions are 0-{lay.size - 1}")
+    card = state.tableau[p]
+    if card is None:
+        raise IllegalMoveError(text, f"position {p} has already been played")
+    covering = [c for c in lay.positions[p].covered_by if state.tableau[c] is not None]
+    if covering:
+        names = " and ".join(str(c) for c in covering)
+        raise IllegalMoveError(text, f"position {p} is still covered by {names}")
+    top = state.waste_top
+    if not fits(card, top, state.rules):
+        assert top is not None
+        if state.rules.king_stops and top.rank == KING:
+            why = "nothing may be played on a King (king_stops)"
+        elif not state.rules.wrap and abs(card.rank - top.rank) == KING - 1:
+            why = f"{card} does not go on {top}: King and Ace are not neighbours without wrap"
+        else:
+            why = f"{card} does not go on {top}: ranks must be one apart"
+        raise IllegalMoveError(text, why)
+    tableau = list(state.tableau)
+    tableau[p] = None
+    return _settled(
+        GameState(
+            layout=lay,
+            rules=state.rules,
+            deal=state.deal,
+            tableau=tuple(tableau),
+            stock=state.stock,
+            waste=(*state.waste, card),
+            redeals_left=state.redeals_left,
+            score=after_play(state.score, lay.positions[p].peak, len(lay.peaks)),
+            outcome=Outcome.IN_PROGRESS,
+            moves_made=state.moves_made + 1,
+            previous=state,
+        )
+    )
+
+
+def _settled(state: GameState) -> GameState:
+    """Decide the outcome the moment it is settled."""
+    if state.score.cards_left == 0:
+        return replace(state, outcome=Outcome.WON)
+    if not state.stock and not _can_redeal(state) and not playable_positions(state):
+        return replace(state, outcome=Outcome.LOST)
+    return state
+
+
+def replay(
+    deal: Sequence[Card],
+    rules: Rules,
+    moves: Iterable[Move | str],
+    layout: Layout | None = None,
+) -> GameState:
+    """Rebuild a game from its stored form: deal, rules and move list."""
+    state = new_game(deal, rules, layout)
+    for i, move in enumerate(moves):
+        try:
+            state = apply(state, move)
+        except TriPeaksError as e:
+            e.add_note(f"while replaying move {i} of the stored game")
+            raise
+    return state
