@@ -38,3 +38,20 @@ test: setup lint typecheck test-only ## Set up, then lint, type-check and run th
 
 bench: setup ## Run the benchmarks and print their figures
 	$(PY) -m bench
+
+HOST ?= 127.0.0.1
+PORT ?= 8000
+export DATABASE_URL ?= sqlite:///./var/tripeaks.sqlite3
+
+.PHONY: run migrate openapi openapi-check
+migrate: setup ## Apply the migrations to DATABASE_URL (alembic upgrade head)
+	$(VENV)/bin/alembic upgrade head
+
+run: migrate ## Set up, migrate, and serve on $(HOST):$(PORT) (HOST, PORT, DATABASE_URL from the environment)
+	$(VENV)/bin/uvicorn --factory app.main:create_app --host $(HOST) --port $(PORT)
+
+openapi: setup ## Write openapi/openapi.json from the app
+	$(PY) -m app.openapi write
+
+openapi-check: setup ## Fail when openapi/openapi.json differs from the app
+	$(PY) -m app.openapi check

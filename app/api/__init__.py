@@ -1,0 +1,1 @@
+"""FastAPI routers, dependencies and the RFC 9457 error handlers."""

@@ -1,0 +1,272 @@
+"""The game endpoints (under /v1)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Response, status
+
+from app import engine
+from app.api.deps import (
+    GameIdPath,
+    GameServiceDep,
+    IdempotencyKeyHeader,
+    IfMatchHeader,
+    TokenDep,
+)
+from app.api.problems import problem_responses
+from app.engine import GameState, Play
+from app.schemas.games import (
+    CreatedGame,
+    CreateGameRequest,
+    GameOut,
+    LegalMove,
+    LegalMoves,
+    MoveHistory,
+    MoveRecord,
+    MoveRequest,
+    PlayRequest,
+    Reveal,
+    ScoreOut,
+)
+from app.services.games import LoadedGame, MoveResult, etag
+
+router = APIRouter(prefix="/v1/games", tags=["games"])
+
+READ_ERRORS = problem_responses(401, 403, 404, 422, 503)
+MOVE_ERRORS = problem_responses(400, 401, 403, 404, 409, 412, 413, 422, 503)
+
+
+def legal_move_objects(state: GameState) -> list[LegalMove]:
+    out = []
+    for m in engine.legal_moves(state):
+        if isinstance(m, Play):
+            card = state.tableau[m.position]
+            out.append(
+                LegalMove(
+                    move=str(m),
+                    kind="play",
+                    position=m.position,
+                    card=card.code if card is not None else None,
+                )
+            )
+        else:
+            out.append(LegalMove(move=str(m), kind=m.kind))
+    return out
+
+
+def game_out(game: LoadedGame) -> dict[str, Any]:
+    """The game as its player may see it; the deal only once the game has ended."""
+    row, state = game.row, game.state
+    view = engine.player_view(state)
+    reveal = None
+    if state.is_over:
+        reveal = Reveal(deal=row.deal.split(), salt=row.salt, deal_number=row.deal_number)
+    return {
+        "id": row.id,
+        "version": state.moves_made,
+        "status": view["status"],
+        "layout": view["layout"],
+        "rules": view["rules"],
+        "tableau": view["tableau"],
+        "waste": view["waste"],
+        "waste_top": view["waste_top"],
+        "stock_count": view["stock_count"],
+        "redeals_left": view["redeals_left"],
+        "cards_left": view["cards_left"],
+        "score": view["score"],
+        "can_undo": "undo" in view["legal_moves"],
+        "legal_moves": legal_move_objects(state),
+        "deal_number": row.deal_number if row.deal_chosen else None,
+        "commitment": row.commitment,
+        "reveal": reveal,
+        "created_at": row.created_at,
+        "updated_at": row.updated_at,
+    }
+
+
+def _move_answer(result: MoveResult, response: Response) -> GameOut:
+    response.headers["ETag"] = etag(result.game.state.moves_made)
+    if result.replayed:
+        response.headers["Idempotent-Replayed"] = "true"
+    return GameOut.model_validate(game_out(result.game))
+
+
+@router.post(
+    "",
+    operation_id="create_game",
+    status_code=status.HTTP_201_CREATED,
+    response_model=CreatedGame,
+    responses=problem_responses(413, 422, 503),
+    summary="Create a game",
+)
+def create_game(
+    body: CreateGameRequest, service: GameServiceDep, response: Response
+) -> CreatedGame:
+    game, token = service.create(body)
+    response.headers["Location"] = f"/v1/games/{game.row.id}"
+    response.headers["ETag"] = etag(0)
+    return CreatedGame.model_validate({**game_out(game), "token": token})
+
+
+@router.get(
+    "/{game_id}",
+    operation_id="get_game",
+    response_model=GameOut,
+    responses=READ_ERRORS,
+    summary="The game's state as its player sees it",
+)
+def get_game(
+    game_id: GameIdPath, token: TokenDep, service: GameServiceDep, response: Response
+) -> GameOut:
+    game = service.load(game_id, token)
+    response.headers["ETag"] = etag(game.state.moves_made)
+    return GameOut.model_validate(game_out(game))
+
+
+@router.get(
+    "/{game_id}/legal-moves",
+    operation_id="list_legal_moves",
+    response_model=LegalMoves,
+    responses=READ_ERRORS,
+    summary="Every legal move, each as make_move accepts it",
+)
+def list_legal_moves(
+    game_id: GameIdPath, token: TokenDep, service: GameServiceDep, response: Response
+) -> LegalMoves:
+    game = service.load(game_id, token)
+    response.headers["ETag"] = etag(game.state.moves_made)
+    return LegalMoves(
+        game_id=game.row.id,
+        version=game.state.moves_made,
+        status=game.state.outcome.value,
+        moves=legal_move_objects(game.state),
+    )
+
+
+@router.post(
+    "/{game_id}/moves",
+    operation_id="make_move",
+    response_model=GameOut,
+    responses=MOVE_ERRORS,
+    summary="Apply one move (a legal-move object posted back unchanged, or its string)",
+)
+def make_move(
+    game_id: GameIdPath,
+    body: MoveRequest,
+    token: TokenDep,
+    service: GameServiceDep,
+    response: Response,
+    if_match: IfMatchHeader = None,
+    idempotency_key: IdempotencyKeyHeader = None,
+) -> GameOut:
+    expect = body.model_dump(exclude={"move"}, exclude_none=True)
+    result = service.move(
+        game_id,
+        token,
+        body.move,
+        if_match=if_match,
+        idempotency_key=idempotency_key,
+        expect=expect,
+    )
+    return _move_answer(result, response)
+
+
+@router.post(
+    "/{game_id}/play",
+    operation_id="play_card",
+    response_model=GameOut,
+    responses=MOVE_ERRORS,
+    summary="Play the free card at a position onto the waste",
+)
+def play_card(
+    game_id: GameIdPath,
+    body: PlayRequest,
+    token: TokenDep,
+    service: GameServiceDep,
+    response: Response,
+    if_match: IfMatchHeader = None,
+    idempotency_key: IdempotencyKeyHeader = None,
+) -> GameOut:
+    expect = {"card": body.card} if body.card is not None else None
+    result = service.move(
+        game_id,
+        token,
+        f"play {body.position}",
+        if_match=if_match,
+        idempotency_key=idempotency_key,
+        expect=expect,
+    )
+    return _move_answer(result, response)
+
+
+def _simple_move(move: str, operation_id: str, summary: str) -> None:
+    def endpoint(
+        game_id: GameIdPath,
+        token: TokenDep,
+        service: GameServiceDep,
+        response: Response,
+        if_match: IfMatchHeader = None,
+        idempotency_key: IdempotencyKeyHeader = None,
+    ) -> GameOut:
+        result = service.move(
+            game_id, token, move, if_match=if_match, idempotency_key=idempotency_key
+        )
+        return _move_answer(result, response)
+
+    endpoint.__name__ = operation_id
+    router.add_api_route(
+        f"/{{game_id}}/{move}",
+        endpoint,
+        methods=["POST"],
+        operation_id=operation_id,
+        response_model=GameOut,
+        responses=MOVE_ERRORS,
+        summary=summary,
+    )
+
+
+_simple_move("draw", "draw_card", "Turn the top stock card onto the waste")
+_simple_move("concede", "concede_game", "Give up; the score stands and the deal is revealed")
+
+
+@router.get(
+    "/{game_id}/score",
+    operation_id="get_score",
+    response_model=ScoreOut,
+    responses=READ_ERRORS,
+    summary="The score and how it was made",
+)
+def get_score(game_id: GameIdPath, token: TokenDep, service: GameServiceDep) -> ScoreOut:
+    game = service.load(game_id, token)
+    return ScoreOut.model_validate(
+        {
+            "game_id": game.row.id,
+            "version": game.state.moves_made,
+            "status": game.state.outcome.value,
+            "score": game.state.score.to_dict(),
+        }
+    )
+
+
+@router.get(
+    "/{game_id}/moves",
+    operation_id="list_moves",
+    response_model=MoveHistory,
+    responses=READ_ERRORS,
+    summary="The move history, oldest first",
+)
+def list_moves(
+    game_id: GameIdPath,
+    token: TokenDep,
+    service: GameServiceDep,
+    offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 1000,
+) -> MoveHistory:
+    game = service.load(game_id, token)
+    total, rows = service.history(game, offset, limit)
+    return MoveHistory(
+        game_id=game.row.id,
+        total=total,
+        moves=[MoveRecord(seq=m.seq, move=m.move, created_at=m.created_at) for m in rows],
+    )

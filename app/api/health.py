@@ -1,0 +1,29 @@
+"""Health and readiness, outside /v1."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+
+from app.db.migrations import migration_status
+
+router = APIRouter(tags=["operations"])
+
+
+@router.get("/healthz", operation_id="get_health", summary="The process answers")
+def healthz() -> dict[str, str]:
+    return {"status": "ok"}
+
+
+@router.get(
+    "/readyz",
+    operation_id="get_readiness",
+    summary="The database answers and its migrations are at head",
+    responses={503: {"description": "Not ready; the body says why"}},
+)
+def readyz(request: Request) -> Any:
+    ok, reason, current = migration_status(request.app.state.engine)
+    body = {"status": "ok" if ok else "unavailable", "reason": reason, "revision": current}
+    return JSONResponse(body, status_code=200 if ok else 503)

@@ -1,0 +1,44 @@
+"""The layout endpoints: the geometry a client needs to draw a table."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path
+
+from app import engine
+from app.api.problems import problem_responses
+from app.errors import NotFoundProblem
+from app.schemas.layouts import LayoutList, LayoutOut, LayoutSummary
+
+router = APIRouter(prefix="/v1/layouts", tags=["layouts"])
+
+
+@router.get("", operation_id="list_layouts", response_model=LayoutList, summary="Every layout")
+def list_layouts() -> LayoutList:
+    return LayoutList(
+        layouts=[
+            LayoutSummary(
+                name=lay.name,
+                title=lay.title,
+                description=lay.description,
+                decks=lay.decks,
+                cards=lay.size,
+            )
+            for lay in engine.LAYOUTS.values()
+        ]
+    )
+
+
+@router.get(
+    "/{name}",
+    operation_id="get_layout",
+    response_model=LayoutOut,
+    responses=problem_responses(404, 422),
+    summary="A layout's geometry: every position, what covers it, how it is dealt",
+)
+def get_layout(name: Annotated[str, Path(max_length=64)]) -> LayoutOut:
+    layout = engine.LAYOUTS.get(name)
+    if layout is None:
+        raise NotFoundProblem(f"no layout {name!r}; see list_layouts")
+    return LayoutOut.model_validate(layout.to_dict())

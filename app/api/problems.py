@@ -1,0 +1,130 @@
+"""RFC 9457 problem responses: every error the server answers is one of these."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeoutError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from app.errors import (
+    PROBLEM_BASE,
+    InternalProblem,
+    MethodNotAllowedProblem,
+    NotFoundProblem,
+    ProblemError,
+    ServiceUnavailableProblem,
+    ValidationProblem,
+)
+from app.schemas.common import Problem
+
+PROBLEM_JSON = "application/problem+json"
+log = logging.getLogger("app.problems")
+
+
+def problem_response(
+    request: Request, problem: ProblemError, headers: dict[str, str] | None = None
+) -> JSONResponse:
+    body: dict[str, Any] = {
+        "type": problem.type_uri(),
+        "title": problem.title,
+        "status": problem.status,
+        "detail": problem.detail,
+        "instance": request.url.path,
+        **problem.extensions,
+    }
+    return JSONResponse(
+        body,
+        status_code=problem.status,
+        media_type=PROBLEM_JSON,
+        headers={**problem.headers, **(headers or {})},
+    )
+
+
+def problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI ``responses=`` entries declaring problem+json for each status."""
+    descriptions = {
+        400: "Illegal move or bad request",
+        401: "Missing player token",
+        403: "Wrong player token",
+        404: "No such game or resource",
+        409: "The game is over, or another move got there first",
+        412: "If-Match names a stale version",
+        413: "Request body too large",
+        415: "Unsupported media type",
+        422: "Invalid request body, parameter or rule option",
+        503: "The database or solver is unavailable; retry later",
+    }
+    return {
+        s: {"model": Problem, "description": descriptions[s], "content": {PROBLEM_JSON: {}}}
+        for s in statuses
+    }
+
+
+def _validation_errors(exc: RequestValidationError) -> list[dict[str, Any]]:
+    out = []
+    for err in exc.errors():
+        out.append(
+            {
+                "loc": [str(p) for p in err.get("loc", ())],
+                "msg": str(err.get("msg", "")),
+                "type": str(err.get("type", "")),
+            }
+        )
+    return out
+
+
+def install_problem_handlers(app: FastAPI) -> None:
+    @app.exception_handler(ProblemError)
+    async def _problem(request: Request, exc: ProblemError) -> JSONResponse:
+        return problem_response(request, exc)
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = _validation_errors(exc)
+        first = errors[0] if errors else {"loc": [], "msg": "invalid request"}
+        where = ".".join(first["loc"])
+        detail = f"{where}: {first['msg']}" if where else first["msg"]
+        return problem_response(request, ValidationProblem(detail, errors=errors))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        problem: ProblemError
+        if exc.status_code == 404:
+            problem = NotFoundProblem(f"no resource at {request.url.path}")
+        elif exc.status_code == 405:
+            problem = MethodNotAllowedProblem(f"{request.method} is not allowed here")
+        else:
+            problem = ProblemError(str(exc.detail))
+            problem.status = exc.status_code  # type: ignore[misc]
+        return problem_response(request, problem, dict(exc.headers or {}))
+
+    @app.exception_handler(OperationalError)
+    @app.exception_handler(PoolTimeoutError)
+    async def _database_down(request: Request, exc: Exception) -> JSONResponse:
+        log.warning("database unavailable: %s", type(exc).__name__)
+        return problem_response(
+            request, ServiceUnavailableProblem("the database is unavailable; retry shortly")
+        )
+
+    @app.exception_handler(DBAPIError)
+    async def _database_error(request: Request, exc: DBAPIError) -> JSONResponse:
+        if exc.connection_invalidated:
+            return problem_response(
+                request, ServiceUnavailableProblem("the database connection was lost; retry")
+            )
+        log.exception("database error")
+        return problem_response(request, InternalProblem("an unexpected database error"))
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unhandled error")
+        return problem_response(request, InternalProblem("an unexpected error; it was logged"))
+
+
+__all__ = ["PROBLEM_BASE", "PROBLEM_JSON", "install_problem_handlers", "problem_responses"]

@@ -1,0 +1,1 @@
+"""Storage: SQLAlchemy 2.0 models, engine and sessions, repositories (every query)."""

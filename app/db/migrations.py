@@ -1,0 +1,49 @@
+"""Running and checking the Alembic migrations from code."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Engine, text
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def alembic_config(database_url: str) -> Config:
+    cfg = Config(str(ROOT / "alembic.ini"))
+    cfg.set_main_option("script_location", str(ROOT / "migrations"))
+    cfg.set_main_option("sqlalchemy.url", database_url.replace("%", "%%"))
+    return cfg
+
+
+def upgrade(database_url: str, revision: str = "head") -> None:
+    command.upgrade(alembic_config(database_url), revision)
+
+
+def downgrade(database_url: str, revision: str = "base") -> None:
+    command.downgrade(alembic_config(database_url), revision)
+
+
+@lru_cache(maxsize=1)
+def head_revision() -> str | None:
+    script = ScriptDirectory.from_config(alembic_config("sqlite://"))
+    return script.get_current_head()
+
+
+def migration_status(engine: Engine) -> tuple[bool, str, str | None]:
+    """(ready, reason, current revision) for /readyz."""
+    try:
+        with engine.connect() as conn:
+            conn.execute(text("SELECT 1"))
+            current = MigrationContext.configure(conn).get_current_revision()
+    except Exception as e:  # any failure to reach the database means "not ready"
+        return False, f"database unreachable: {type(e).__name__}", None
+    head = head_revision()
+    if current != head:
+        return False, f"migrations at {current or 'none'}, head is {head}", current
+    return True, "database reachable, migrations at head", current

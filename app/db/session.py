@@ -1,0 +1,71 @@
+"""The database engine and sessions.
+
+SQLite is opened in WAL mode with a busy timeout, and every transaction starts with
+``BEGIN IMMEDIATE``: a game's read and its write then happen under one lock, so two
+racing moves are serialised instead of failing to upgrade a stale read snapshot.
+PostgreSQL runs in READ COMMITTED; the optimistic version check in the repository
+decides races there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import make_url
+from sqlalchemy.orm import Session, sessionmaker
+
+from app.settings import Settings
+
+
+def make_engine(settings: Settings) -> Engine:
+    url = make_url(settings.database_url)
+    if url.get_backend_name() == "sqlite":
+        database = url.database or ""
+        if database and database != ":memory:" and not database.startswith("file:"):
+            Path(database).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+        _sqlite_pragmas(engine)
+        return engine
+    connect_args: dict[str, Any] = {
+        "options": f"-c statement_timeout={settings.db_statement_timeout_ms}",
+        "connect_timeout": 5,
+    }
+    return create_engine(
+        url,
+        pool_size=settings.db_pool_size,
+        max_overflow=settings.db_pool_size * 2,
+        pool_pre_ping=True,
+        pool_timeout=10,
+        connect_args=connect_args,
+    )
+
+
+def _sqlite_pragmas(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None  # SQLAlchemy emits BEGIN itself (below)
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection: Any) -> None:
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:
+    return sessionmaker(engine, expire_on_commit=False, autoflush=False)
+
+
+def session_scope(factory: sessionmaker[Session]) -> Iterator[Session]:
+    session = factory()
+    try:
+        yield session
+    finally:
+        session.close()

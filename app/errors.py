@@ -1,0 +1,135 @@
+"""The service's errors: one base carrying its HTTP status and RFC 9457 problem type.
+
+Services raise these; one handler in ``app.api.problems`` turns them into
+``application/problem+json``. Messages never carry a hidden card, a token or a seed.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+PROBLEM_BASE = "/problems/"
+
+
+class ProblemError(Exception):
+    status: ClassVar[int] = 400
+    slug: ClassVar[str] = "bad-request"
+    title: ClassVar[str] = "Bad request"
+
+    def __init__(self, detail: str, **extensions: Any) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.extensions = extensions
+        self.headers: dict[str, str] = {}
+
+    @classmethod
+    def type_uri(cls) -> str:
+        return PROBLEM_BASE + cls.slug
+
+
+class IllegalMoveProblem(ProblemError):
+    status = 400
+    slug = "illegal-move"
+    title = "Illegal move"
+
+
+class UnauthorizedProblem(ProblemError):
+    status = 401
+    slug = "unauthorized"
+    title = "Missing or malformed player token"
+
+    def __init__(self, detail: str, **extensions: Any) -> None:
+        super().__init__(detail, **extensions)
+        self.headers["WWW-Authenticate"] = 'Bearer realm="tripeaks"'
+
+
+class ForbiddenProblem(ProblemError):
+    status = 403
+    slug = "forbidden"
+    title = "Wrong player token"
+
+
+class NotFoundProblem(ProblemError):
+    status = 404
+    slug = "not-found"
+    title = "Not found"
+
+
+class MethodNotAllowedProblem(ProblemError):
+    status = 405
+    slug = "method-not-allowed"
+    title = "Method not allowed"
+
+
+class GameOverProblem(ProblemError):
+    status = 409
+    slug = "game-over"
+    title = "The game is over"
+
+
+class ConflictProblem(ProblemError):
+    status = 409
+    slug = "conflict"
+    title = "Conflict: the game changed"
+
+
+class PreconditionFailedProblem(ProblemError):
+    status = 412
+    slug = "precondition-failed"
+    title = "Precondition failed: stale If-Match"
+
+
+class PayloadTooLargeProblem(ProblemError):
+    status = 413
+    slug = "payload-too-large"
+    title = "Request body too large"
+
+
+class UnsupportedMediaProblem(ProblemError):
+    status = 415
+    slug = "unsupported-media-type"
+    title = "Unsupported media type"
+
+
+class ValidationProblem(ProblemError):
+    status = 422
+    slug = "validation"
+    title = "Invalid request"
+
+
+class IdempotencyMismatchProblem(ValidationProblem):
+    slug = "idempotency-key-reused"
+    title = "Idempotency-Key reused with a different request"
+
+
+class ServiceUnavailableProblem(ProblemError):
+    status = 503
+    slug = "unavailable"
+    title = "Service unavailable"
+
+    def __init__(self, detail: str, retry_after: int = 1, **extensions: Any) -> None:
+        super().__init__(detail, **extensions)
+        self.headers["Retry-After"] = str(retry_after)
+
+
+class InternalProblem(ProblemError):
+    status = 500
+    slug = "internal"
+    title = "Internal error"
+
+
+ALL_PROBLEMS: tuple[type[ProblemError], ...] = (
+    IllegalMoveProblem,
+    UnauthorizedProblem,
+    ForbiddenProblem,
+    NotFoundProblem,
+    MethodNotAllowedProblem,
+    GameOverProblem,
+    ConflictProblem,
+    PreconditionFailedProblem,
+    PayloadTooLargeProblem,
+    UnsupportedMediaProblem,
+    ValidationProblem,
+    IdempotencyMismatchProblem,
+    ServiceUnavailableProblem,
+)

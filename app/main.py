@@ -1,0 +1,72 @@
+"""create_app(): the FastAPI application."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
+
+from app.api import games, health, layouts
+from app.api.middleware import BodySizeLimit
+from app.api.problems import install_problem_handlers
+from app.db.session import make_engine, make_sessionmaker
+from app.settings import Settings, get_settings
+
+API_VERSION = "1.0.0"
+DESCRIPTION = """\
+A JSON/HTTP game server for TriPeaks Solitaire.
+
+Create a game, read its legal moves and post one back unchanged. Every call on a game
+needs its player token (`Authorization: Bearer`), returned once by `create_game`. States
+carry a version and an `ETag`; send `If-Match` to refuse a stale move (412), and an
+`Idempotency-Key` to retry a move safely. Errors are RFC 9457 `application/problem+json`
+with a stable `type` per kind. Face-down and stock cards are never sent; when a game ends
+its deal and salt are revealed, matching the `commitment` given at creation.
+"""
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or get_settings()
+    engine = make_engine(settings)
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        yield
+        engine.dispose()
+
+    app = FastAPI(
+        title="TriPeaks server",
+        version=API_VERSION,
+        description=DESCRIPTION,
+        lifespan=lifespan,
+        openapi_tags=[
+            {"name": "games", "description": "Create and play games"},
+            {"name": "layouts", "description": "The geometry to draw a table"},
+            {"name": "operations", "description": "Health and readiness"},
+        ],
+    )
+    app.state.settings = settings
+    app.state.engine = engine
+    app.state.sessions = make_sessionmaker(engine)
+    install_problem_handlers(app)
+    app.include_router(games.router)
+    app.include_router(layouts.router)
+    app.include_router(health.router)
+    app.add_middleware(
+        CORSMiddleware,
+        allow_origins=settings.cors_origins,
+        allow_methods=["GET", "POST", "OPTIONS"],
+        allow_headers=[
+            "Authorization",
+            "Content-Type",
+            "If-Match",
+            "Idempotency-Key",
+            "X-Request-ID",
+        ],
+        expose_headers=["ETag", "Location", "Idempotent-Replayed", "X-Request-ID", "Retry-After"],
+        max_age=600,
+    )
+    app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    return app

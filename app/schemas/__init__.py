@@ -1,0 +1,1 @@
+"""Pydantic models of the HTTP contract. Engine objects never go on the wire."""

@@ -1,0 +1,169 @@
+"""The contract of the game endpoints."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, Field, StrictBool, StrictInt
+
+from app.engine.deals import MAX_DEAL_NUMBER
+from app.schemas.common import Strict
+
+CardCode = Annotated[str, Field(min_length=2, max_length=3, examples=["7h"])]
+ScoringName = Literal["classic", "cards_left", "msc"]
+LayoutName = Annotated[str, Field(min_length=1, max_length=32, pattern=r"^[a-z0-9_]+$")]
+MoveKind = Literal["play", "draw", "redeal", "undo", "concede"]
+
+
+class RulesIn(Strict):
+    """Rule options; any left out take the layout's default (golf: no wrap, cards_left)."""
+
+    wrap: StrictBool | None = None
+    king_stops: StrictBool | None = None
+    open_peaks: StrictBool | None = None
+    free_start: StrictBool | None = None
+    jokers: Annotated[StrictInt, Field(ge=0, le=2)] | None = None
+    redeals: Annotated[StrictInt, Field(ge=0, le=9)] | None = None
+    undo: StrictBool | None = None
+    scoring: ScoringName | None = None
+    draw_penalty: Annotated[StrictInt, Field(ge=0, le=1000)] | None = None
+    deal_cost: Annotated[StrictInt, Field(ge=0, le=1000)] | None = None
+
+
+class Rules(BaseModel):
+    layout: str
+    wrap: bool
+    king_stops: bool
+    open_peaks: bool
+    free_start: bool
+    jokers: int
+    redeals: int
+    undo: bool
+    scoring: ScoringName
+    draw_penalty: int
+    deal_cost: int
+
+
+class CreateGameRequest(Strict):
+    layout: LayoutName = "tripeaks"
+    rules: RulesIn | None = None
+    deal_number: Annotated[StrictInt, Field(ge=0, le=MAX_DEAL_NUMBER)] | None = Field(
+        default=None, description="Play numbered deal N (docs/deals.md); public in the game."
+    )
+    deal: Annotated[list[CardCode], Field(max_length=110)] | None = Field(
+        default=None,
+        description="An explicit card order: tableau positions, waste card, stock from the top.",
+    )
+    winnable_only: StrictBool = Field(
+        default=False, description="Deal until the solver proves the deal winnable."
+    )
+
+
+class Slot(BaseModel):
+    position: int
+    card: str | None = Field(description="The card's code, or null when face down or removed")
+    face_up: bool
+    free: bool = Field(description="Nothing covers it (and it is still on the table)")
+    removed: bool
+
+
+class LegalMove(BaseModel):
+    """A move exactly as ``make_move`` accepts it: post it back unchanged."""
+
+    move: str = Field(examples=["play 21", "draw"])
+    kind: MoveKind
+    position: int | None = None
+    card: str | None = Field(default=None, description="The card a play moves (face up)")
+
+
+class Score(BaseModel):
+    scheme: ScoringName
+    total: int
+    streak_points: int
+    bonus_points: int
+    draw_penalties: int
+    deal_cost: int
+    current_streak: int
+    longest_streak: int
+    peaks_taken: int
+    cards_left: int
+
+
+class Reveal(BaseModel):
+    """Published when the game ends: check SHA-256 of the deal and salt (docs/deals.md)."""
+
+    deal: list[str]
+    salt: str
+    deal_number: int | None
+
+
+class GameOut(BaseModel):
+    id: str
+    version: int = Field(description="Moves applied so far; the ETag names it")
+    status: Literal["in_progress", "won", "lost", "conceded"]
+    layout: str
+    rules: Rules
+    tableau: list[Slot]
+    waste: list[str] = Field(description="The waste from the bottom; its last card is the top")
+    waste_top: str | None
+    stock_count: int
+    redeals_left: int
+    cards_left: int
+    score: Score
+    can_undo: bool
+    legal_moves: list[LegalMove]
+    deal_number: int | None = Field(description="The deal number, when the player chose it")
+    commitment: str = Field(description="SHA-256 of the deal and a secret salt")
+    reveal: Reveal | None = Field(description="The deal and salt, once the game has ended")
+    created_at: datetime
+    updated_at: datetime
+
+
+class CreatedGame(GameOut):
+    token: str = Field(
+        description="The player token: send it as 'Authorization: Bearer'. "
+        "It is shown once and stored only as a hash."
+    )
+
+
+class MoveRequest(Strict):
+    """A move: its string, optionally with the rest of a legal-move object."""
+
+    move: Annotated[str, Field(min_length=1, max_length=32, examples=["play 21", "draw"])]
+    kind: MoveKind | None = None
+    position: Annotated[StrictInt, Field(ge=0, le=1000)] | None = None
+    card: CardCode | None = None
+
+
+class PlayRequest(Strict):
+    position: Annotated[StrictInt, Field(ge=0, le=1000)]
+    card: CardCode | None = Field(
+        default=None, description="If given, the play is refused unless this card is there"
+    )
+
+
+class LegalMoves(BaseModel):
+    game_id: str
+    version: int
+    status: str
+    moves: list[LegalMove]
+
+
+class ScoreOut(BaseModel):
+    game_id: str
+    version: int
+    status: str
+    score: Score
+
+
+class MoveRecord(BaseModel):
+    seq: int
+    move: str
+    created_at: datetime
+
+
+class MoveHistory(BaseModel):
+    game_id: str
+    total: int
+    moves: list[MoveRecord]

@@ -1,0 +1,38 @@
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class PositionOut(BaseModel):
+    index: int
+    row: int
+    x: int = Field(description="Left edge in half-card widths: the card spans x to x+2")
+    covered_by: list[int]
+    face_up: bool = Field(description="Dealt face up")
+    peak: bool = Field(description="A peak tip: taking it scores a bonus")
+
+
+class LayoutOut(BaseModel):
+    name: str
+    title: str
+    description: str
+    decks: int
+    width: int = Field(description="Table width in half-card widths")
+    rows: int
+    peaks: list[int]
+    defaults: dict[str, Any] = Field(description="Rule options this layout sets by default")
+    positions: list[PositionOut]
+
+
+class LayoutSummary(BaseModel):
+    name: str
+    title: str
+    description: str
+    decks: int
+    cards: int
+
+
+class LayoutList(BaseModel):
+    layouts: list[LayoutSummary]

@@ -1,0 +1,1 @@
+"""Use cases: load a game, rehydrate it, apply a move, persist it."""
