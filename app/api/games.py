@@ -51,7 +51,7 @@ def legal_move_objects(state: GameState) -> list[LegalMove]:
                 )
             )
         else:
-            out.append(LegalMove(move=str(m), kind=m.kind))
+            out.append(LegalMove.model_validate({"move": str(m), "kind": m.kind}))
     return out
 
 

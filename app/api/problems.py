@@ -89,7 +89,8 @@ def install_problem_handlers(app: FastAPI) -> None:
         errors = _validation_errors(exc)
         first = errors[0] if errors else {"loc": [], "msg": "invalid request"}
         where = ".".join(first["loc"])
-        detail = f"{where}: {first['msg']}" if where else first["msg"]
+        message = str(first["msg"])
+        detail = f"{where}: {message}" if where else message
         return problem_response(request, ValidationProblem(detail, errors=errors))
 
     @app.exception_handler(StarletteHTTPException)

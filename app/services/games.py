@@ -174,7 +174,7 @@ class GameService:
         try:
             new = engine.apply(state, move)
         except engine.GameOverError as e:
-            raise GameOverProblem(str(e), move=e.move, status_of_game=state.outcome.value) from None
+            raise GameOverProblem(str(e), move=e.move, game_status=state.outcome.value) from None
         except engine.IllegalMoveError as e:
             raise IllegalMoveProblem(str(e), move=e.move, reason=e.reason) from None
         _check_expectations(state, move, expect)

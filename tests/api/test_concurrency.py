@@ -1,0 +1,140 @@
+"""Versions, If-Match, Idempotency-Key, and clients racing on one game through a real
+server process (threads), on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+
+from app import engine
+from tests.support import chain_deal, live_server
+
+
+def new_game(client: TestClient | httpx.Client, **body: Any) -> tuple[str, dict[str, str]]:
+    r = client.post("/v1/games", json=body)
+    assert r.status_code == 201
+    return r.json()["id"], {"Authorization": f"Bearer {r.json()['token']}"}
+
+
+def test_if_match_current_applies_and_stale_is_refused(client: TestClient) -> None:
+    gid, auth = new_game(client, deal=chain_deal())
+    url = f"/v1/games/{gid}/play"
+    r = client.post(url, json={"position": 18}, headers={**auth, "If-Match": '"v0"'})
+    assert r.status_code == 200 and r.headers["ETag"] == '"v1"'
+    r = client.post(url, json={"position": 19}, headers={**auth, "If-Match": '"v0"'})
+    assert r.status_code == 412
+    assert r.json()["current_version"] == 1
+    r = client.post(url, json={"position": 19}, headers={**auth, "If-Match": '"v9", "v1"'})
+    assert r.status_code == 200
+    r = client.post(url, json={"position": 20}, headers={**auth, "If-Match": "*"})
+    assert r.status_code == 200 and r.json()["version"] == 3
+
+
+def test_idempotency_key_returns_the_first_answer_and_applies_once(client: TestClient) -> None:
+    gid, auth = new_game(client, deal=chain_deal())
+    url = f"/v1/games/{gid}/moves"
+    headers = {**auth, "Idempotency-Key": "move-1"}
+    first = client.post(url, json={"move": "play 18"}, headers=headers)
+    assert first.status_code == 200
+    client.post(url, json={"move": "play 19"}, headers=auth)  # the game moves on
+    again = client.post(url, json={"move": "play 18"}, headers=headers)
+    assert again.status_code == 200
+    assert again.headers["Idempotent-Replayed"] == "true"
+    assert again.json()["version"] == 1
+    assert again.json()["tableau"] == first.json()["tableau"]
+    assert again.headers["ETag"] == first.headers["ETag"]
+    history = client.get(f"/v1/games/{gid}/moves", headers=auth).json()
+    assert [m["move"] for m in history["moves"]] == ["play 18", "play 19"]
+    other = client.post(url, json={"move": "draw"}, headers=headers)
+    assert other.status_code == 422
+    assert other.json()["type"] == "/problems/idempotency-key-reused"
+    assert client.get(f"/v1/games/{gid}", headers=auth).json()["version"] == 2
+    # The same key on another game is another key.
+    gid2, auth2 = new_game(client, deal=chain_deal())
+    r = client.post(
+        f"/v1/games/{gid2}/moves",
+        json={"move": "draw"},
+        headers={**auth2, "Idempotency-Key": "move-1"},
+    )
+    assert r.status_code == 200 and "Idempotent-Replayed" not in r.headers
+
+
+@pytest.fixture(scope="module")
+def server(database_url: str) -> Iterator[str]:
+    with live_server(database_url) as base:
+        yield base
+
+
+def test_racing_clients_apply_each_version_exactly_once(server: str) -> None:
+    """Eight threads race moves, each with If-Match of the version it read. Every version
+    is applied once; losers get 409 or 412; nothing gets a 500; the log replays."""
+    with httpx.Client(base_url=server, timeout=30) as c:
+        gid, auth = new_game(c, deal_number=99)
+    statuses: Counter[int] = Counter()
+    applied: list[int] = []
+    lock = threading.Lock()
+
+    def racer(n: int) -> None:
+        with httpx.Client(base_url=server, timeout=60) as c:
+            for _ in range(15):
+                state = c.get(f"/v1/games/{gid}", headers=auth).json()
+                if state["status"] != "in_progress":
+                    return
+                move = next(m for m in state["legal_moves"] if m["kind"] != "concede")
+                headers = {**auth, "If-Match": f'"v{state["version"]}"'}
+                r = c.post(f"/v1/games/{gid}/moves", json=move, headers=headers)
+                with lock:
+                    statuses[r.status_code] += 1
+                    if r.status_code == 200:
+                        applied.append(r.json()["version"])
+
+    threads = [threading.Thread(target=racer, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert set(statuses) <= {200, 409, 412}, statuses
+    assert statuses[200] >= 1
+    assert sorted(applied) == list(range(1, len(applied) + 1))  # each version once
+    with httpx.Client(base_url=server, timeout=30) as c:
+        final = c.get(f"/v1/games/{gid}", headers=auth).json()
+        history = c.get(f"/v1/games/{gid}/moves", headers=auth).json()
+    assert final["version"] == len(applied) == history["total"]
+    moves = [m["move"] for m in history["moves"]]
+    replayed = engine.replay(engine.numbered_deal(99), engine.Rules.for_layout(), moves)
+    assert engine.player_view(replayed)["tableau"] == final["tableau"]
+    assert replayed.moves_made == final["version"]
+
+
+def test_racing_retries_with_one_idempotency_key_apply_once(server: str) -> None:
+    with httpx.Client(base_url=server, timeout=30) as c:
+        gid, auth = new_game(c, deal=chain_deal())
+    results: list[httpx.Response] = []
+    lock = threading.Lock()
+
+    def retry() -> None:
+        with httpx.Client(base_url=server, timeout=60) as c:
+            r = c.post(
+                f"/v1/games/{gid}/play",
+                json={"position": 18},
+                headers={**auth, "Idempotency-Key": "same"},
+            )
+            with lock:
+                results.append(r)
+
+    threads = [threading.Thread(target=retry) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    codes = Counter(r.status_code for r in results)
+    assert set(codes) <= {200, 409}, codes
+    assert all(r.json()["version"] == 1 for r in results if r.status_code == 200)
+    with httpx.Client(base_url=server, timeout=30) as c:
+        assert c.get(f"/v1/games/{gid}", headers=auth).json()["version"] == 1

@@ -1,0 +1,109 @@
+"""Deals and helpers shared by the API, database and client tests."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+
+from app.engine.cards import RANKS as RANKS_ORDER
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# The order in which a tripeaks table can be cleared bottom row first.
+TRIPEAKS_CLEAR_ORDER = [*range(18, 28), *range(9, 18), *range(3, 9), 0, 1, 2]
+
+
+def chain_deal() -> list[str]:
+    """A tripeaks deal won by playing TRIPEAKS_CLEAR_ORDER in one streak (wrap on): the
+    waste is an Ace, then the cards climb 2, 3, ... K, A, 2, ... one rank at a time."""
+    pool = {rank: [f"{rank}{s}" for s in "cdhs"] for rank in RANKS_ORDER}
+    waste = pool["A"].pop()
+    tableau: dict[int, str] = {}
+    for i, position in enumerate(TRIPEAKS_CLEAR_ORDER):
+        rank = RANKS_ORDER[(i + 1) % 13]
+        tableau[position] = pool[rank].pop()
+    rest = [c for cards in pool.values() for c in cards]
+    return [tableau[p] for p in range(28)] + [waste] + rest
+
+
+def losing_deal() -> list[str]:
+    """A tripeaks deal where no card can ever be played: the bottom row is J, Q and K,
+    the waste and every stock card are 2 to 9 and not next to any of them... and
+    nothing above the bottom row ever turns up."""
+    high = [f"{r}{s}" for r in "JQK" for s in "cdhs"]  # 12 cards
+    low = [f"{r}{s}" for r in "3456789" for s in "cdhs"]  # 28 cards; none fits J/Q/K
+    rest = [f"{r}{s}" for r in "A2T" for s in "cdhs"]  # 12 cards: A, 2 and T fit some
+    bottom = high[:10]
+    upper = rest + high[10:] + low[:4]  # 18 face-down cards
+    waste_and_stock = low[4:]  # 24 cards: waste 3-9 ranks only
+    return upper + bottom + waste_and_stock
+
+
+def verify_commitment(commitment: str, deal: list[str], salt: str) -> bool:
+    text = f"tripeaks-deal-v1:{salt}:{' '.join(deal)}"
+    return hashlib.sha256(text.encode()).hexdigest() == commitment
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def live_server(database_url: str, **env: str) -> Iterator[str]:
+    """A real uvicorn server process on 127.0.0.1 serving ``database_url``."""
+    port = free_port()
+    environment = {**os.environ, "DATABASE_URL": database_url, "LOG_LEVEL": "warning", **env}
+    with tempfile.TemporaryFile() as log:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "uvicorn",
+                "--factory",
+                "app.main:create_app",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--log-level",
+                "warning",
+            ],
+            cwd=ROOT,
+            env=environment,
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+        )
+        base = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
+                        break
+                except httpx.TransportError:
+                    pass
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    log.seek(0)
+                    err = log.read().decode(errors="replace")
+                    raise RuntimeError(f"server did not start: {err[-2000:]}")
+                time.sleep(0.1)
+            yield base
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
