@@ -1,0 +1,144 @@
+"""Engine figures on the classic deal: playouts, moves, and the cost of replay.
+
+- random playouts per second (a playout: deal, then random legal moves to the end);
+- ``legal_moves`` + ``apply`` pairs per second inside those playouts;
+- rebuilding a game of 10, 30 and 60 moves with ``replay`` (what loading a stored game
+  costs), as a multiple of one ``apply``. Undo is off. One pass of the classic stock is at
+  most 23 draws and 28 plays, so the 60-move game is played with ``redeals=1``.
+
+``python -m bench engine [--quick]``. Figures are measured in one run; compare ratios,
+not absolute times, between machines.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+
+from app.engine import (
+    Deal,
+    Draw,
+    GameState,
+    Move,
+    Play,
+    Redeal,
+    Rules,
+    apply,
+    legal_moves,
+    new_game,
+    numbered_deal,
+    replay,
+)
+
+REPLAY_LENGTHS = (10, 30, 60)
+
+
+def _choose(legal: list[Move], rng: random.Random) -> Move:
+    """A random move, preferring plays, never conceding while something else is legal."""
+    plays = [m for m in legal if isinstance(m, Play)]
+    others = [m for m in legal if isinstance(m, Draw | Redeal)]
+    if plays and (not others or rng.random() < 0.8):
+        return rng.choice(plays)
+    return others[0] if others else legal[-1]
+
+
+def playout(state: GameState, rng: random.Random) -> tuple[GameState, list[Move]]:
+    moves: list[Move] = []
+    while not state.is_over:
+        move = _choose(legal_moves(state), rng)
+        state = apply(state, move)
+        moves.append(move)
+    return state, moves
+
+
+def _timed(fn: Callable[[], object], min_seconds: float) -> tuple[float, int]:
+    """Seconds per call of ``fn``, calling it until ``min_seconds`` have passed."""
+    calls = 0
+    start = time.perf_counter()
+    elapsed = 0.0
+    while elapsed < min_seconds or calls < 3:
+        fn()
+        calls += 1
+        elapsed = time.perf_counter() - start
+    return elapsed / calls, calls
+
+
+def _long_game(rules: Rules, length: int) -> tuple[int, Deal, list[Move]]:
+    """The first deal (by number) whose seeded random playout lasts ``length`` moves."""
+    for number in range(10_000):
+        deal = numbered_deal(number)
+        _, moves = playout(new_game(deal, rules), random.Random(number))
+        if len(moves) >= length:
+            return number, deal, moves
+    raise RuntimeError(f"no playout of {length} moves found")  # pragma: no cover
+
+
+def run(argv: list[str]) -> None:
+    quick = "--quick" in argv
+    seconds = 0.3 if quick else 2.0
+    rules = Rules()  # the classic deal: tripeaks, wrap, classic scoring, no undo
+
+    # Random playouts per second, and the legal_moves + apply pairs inside them.
+    rng = random.Random(1)
+    games = moves_played = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds or games < 10:
+        state = new_game(numbered_deal(games), rules)
+        _, moves = playout(state, rng)
+        games += 1
+        moves_played += len(moves)
+    elapsed = time.perf_counter() - start
+    print(
+        f"random playouts:           {games / elapsed:10,.0f} games/s "
+        f"({moves_played / games:.1f} moves a game, deal included)"
+    )
+
+    states: list[GameState] = []
+    rng = random.Random(2)
+    for number in range(50):
+        state = new_game(numbered_deal(number), rules)
+        while not state.is_over:
+            states.append(state)
+            state = apply(state, _choose(legal_moves(state), rng))
+    choices = [_choose(legal_moves(s), rng) for s in states]
+
+    def step_all() -> None:
+        for s in states:
+            apply(s, _choose(legal_moves(s), rng))
+
+    def apply_all() -> None:
+        for s, m in zip(states, choices, strict=True):
+            apply(s, m)
+
+    per_round, _ = _timed(step_all, seconds)
+    print(f"legal_moves + apply:       {len(states) / per_round:10,.0f} moves/s")
+    per_round, _ = _timed(apply_all, seconds)
+    apply_cost = per_round / len(states)
+    print(
+        f"apply alone:               {1 / apply_cost:10,.0f} moves/s "
+        f"({apply_cost * 1e6:.1f} µs a move)"
+    )
+
+    deal0 = numbered_deal(0)
+    new_cost, _ = _timed(lambda: new_game(deal0, rules), seconds / 2)
+    print(f"new_game (deal 0):         {new_cost / apply_cost:10.1f} applies")
+
+    # Replay: the cost of rebuilding a stored game, as a multiple of one apply.
+    long_rules = Rules(redeals=1)
+    number, deal, moves = _long_game(long_rules, max(REPLAY_LENGTHS))
+    texts = [str(m) for m in moves]
+    print(f"replay from move strings (deal {number}, undo off, redeals=1 to reach 60 moves):")
+    for length in REPLAY_LENGTHS:
+        cost = _replay_cost(deal, long_rules, texts[:length], seconds / 2)
+        print(
+            f"  {length:3d} moves: {cost * 1e6:8.0f} µs = {cost / apply_cost:6.1f} applies "
+            f"({cost / apply_cost / length:.2f} per move)"
+        )
+
+
+def _replay_cost(deal: Deal, rules: Rules, moves: list[str], seconds: float) -> float:
+    state = replay(deal, rules, moves)
+    assert state.moves_made == len(moves)
+    cost, _ = _timed(lambda: replay(deal, rules, moves), seconds)
+    return cost
