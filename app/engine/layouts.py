@@ -136,7 +136,9 @@ class Layout:
                 defaults=tuple(sorted(dict(data.get("defaults", {})).items())),
                 description=str(data.get("description", "")),
             )
-        except (KeyError, TypeError) as e:
+        except LayoutError:
+            raise
+        except (KeyError, TypeError, ValueError) as e:
             raise LayoutError(f"layout data is incomplete or malformed: {e}") from e
 
 

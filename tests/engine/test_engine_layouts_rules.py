@@ -252,3 +252,33 @@ def test_state_of_a_golf_game_shows_its_rules() -> None:
     assert player_view(state)["rules"]["wrap"] is False
     with pytest.raises(TriPeaksError):
         apply(state, "play 0")
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        _mini(at2_row="top"),
+        _mini(decks="two"),
+        _mini(defaults=["abc"]),
+        _mini(positions="abc"),
+        _mini(at3_covered_by=5),
+    ],
+)
+def test_malformed_values_are_layout_errors(data: dict[str, Any]) -> None:
+    with pytest.raises(LayoutError, match="incomplete or malformed"):
+        Layout.from_dict(data)
+
+
+def test_layout_defaults_are_rule_options() -> None:
+    layout = Layout.from_dict(_mini(defaults={"speed": 3}))
+    with pytest.raises(RulesError, match="defaults of layout 'mini_pyramid'") as err:
+        Rules.for_layout(layout)
+    assert err.value.option == "speed"
+    layout = Layout.from_dict(_mini(defaults={"wrap": "no"}))
+    with pytest.raises(RulesError) as err:
+        Rules.for_layout(layout)
+    assert err.value.option == "wrap"
+    layout = Layout.from_dict(_mini(defaults={"wrap": False, "redeals": 2}))
+    rules = Rules.for_layout(layout)
+    assert (rules.wrap, rules.redeals) == (False, 2)
+    assert Rules.for_layout(layout, wrap=True).wrap is True  # options go on top
