@@ -16,6 +16,7 @@ import random
 import time
 from collections import Counter
 from collections.abc import Callable
+from functools import partial
 
 from app.engine import (
     Deal,
@@ -125,35 +126,72 @@ def run(argv: list[str]) -> None:
     per_round = _timed(step_all, seconds)
     print(f"legal_moves + apply:       {len(states) / per_round:10,.0f} moves/s")
     per_round = _timed(apply_all, seconds)
-    apply_cost = per_round / len(states)
-    print(
-        f"apply alone:               {1 / apply_cost:10,.0f} moves/s "
-        f"({apply_cost * 1e6:.1f} µs a move)"
-    )
+    print(f"apply alone:               {len(states) / per_round:10,.0f} moves/s")
 
-    deal0 = numbered_deal(0)
-    new_cost = _timed(lambda: new_game(deal0, rules), seconds / 2)
-    print(f"new_game (deal 0):         {new_cost / apply_cost:10.1f} applies")
-
-    # Replay: the cost of rebuilding a stored game, as a multiple of one apply.
+    # Replay: the cost of rebuilding a stored game, as a multiple of one apply. The
+    # timings are interleaved, round after round, so that a busy machine disturbs them
+    # alike; each figure is the best round.
     long_rules = Rules(redeals=1)
     number, deal, moves = _long_game(long_rules, max(REPLAY_LENGTHS))
-    texts = [str(m) for m in moves][: max(REPLAY_LENGTHS)]
+    moves = moves[: max(REPLAY_LENGTHS)]
+    texts = [str(m) for m in moves]
+    chain = [new_game(deal, long_rules)]
+    for move in moves[:-1]:
+        chain.append(apply(chain[-1], move))
+
+    def apply_each() -> None:  # each move of this game, applied once to its own state
+        for s, m in zip(chain, moves, strict=True):
+            apply(s, m)
+
+    timings: dict[str, Callable[[], object]] = {
+        "apply_all": apply_all,
+        "apply_each": apply_each,
+        "new_game": lambda: new_game(deal, long_rules),
+    }
+    for length in REPLAY_LENGTHS:
+        assert replay(deal, long_rules, texts[:length]).moves_made == length
+        timings[f"replay{length}"] = partial(replay, deal, long_rules, texts[:length])
+    best = _interleaved(timings, seconds * 2)
+    unit = best["apply_all"] / len(states)
+    same = best["apply_each"] / len(moves)
     kinds = Counter(t.split()[0] for t in texts)
     print(
         f"replay from move strings (deal {number}, undo off, redeals=1 to reach 60 moves; "
-        f"the 60 are {kinds['play']} plays, {kinds['draw']} draws, {kinds['redeal']} redeal):"
+        f"its 60 moves are {kinds['play']} plays, {kinds['draw']} draws, "
+        f"{kinds['redeal']} redeal):"
+    )
+    print(
+        f"  one apply: {unit * 1e6:.1f} µs on average over the playouts above, "
+        f"{same * 1e6:.1f} µs over this game's moves; new_game: {best['new_game'] / unit:.1f} "
+        f"applies"
     )
     for length in REPLAY_LENGTHS:
-        cost = _replay_cost(deal, long_rules, texts[:length], seconds / 2)
+        cost = best[f"replay{length}"]
         print(
-            f"  {length:3d} moves: {cost * 1e6:8.0f} µs = {cost / apply_cost:6.1f} applies "
-            f"({cost / apply_cost / length:.2f} per move)"
+            f"  {length:3d} moves: {cost * 1e6:7.0f} µs = {cost / unit:6.1f} applies "
+            f"({cost / same:6.1f} of this game's), {cost / unit / length:.2f} a move"
         )
 
 
-def _replay_cost(deal: Deal, rules: Rules, moves: list[str], seconds: float) -> float:
-    state = replay(deal, rules, moves)
-    assert state.moves_made == len(moves)
-    cost = _timed(lambda: replay(deal, rules, moves), seconds)
-    return cost
+def _interleaved(fns: dict[str, Callable[[], object]], seconds: float) -> dict[str, float]:
+    """Seconds per call of each function: batches of calls taken in turn, best batch."""
+    batches = {}
+    for name, fn in fns.items():
+        batch = 1
+        while True:
+            start = time.perf_counter()
+            for _ in range(batch):
+                fn()
+            if time.perf_counter() - start >= 0.01:
+                break
+            batch *= 2
+        batches[name] = batch
+    best = dict.fromkeys(fns, float("inf"))
+    deadline = time.perf_counter() + seconds
+    while time.perf_counter() < deadline:
+        for name, fn in fns.items():
+            start = time.perf_counter()
+            for _ in range(batches[name]):
+                fn()
+            best[name] = min(best[name], (time.perf_counter() - start) / batches[name])
+    return best
