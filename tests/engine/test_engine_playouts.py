@@ -248,7 +248,7 @@ def playout(layout: Layout, rules: Rules, number: int, seed: int) -> GameState:
 
 
 @pytest.mark.parametrize("layout", ALL_LAYOUTS, ids=lambda lay: lay.name)
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_random_playouts_keep_every_invariant(layout: Layout, data: st.DataObject) -> None:
     rules = data.draw(rule_sets(layout), label="rules")
