@@ -218,7 +218,7 @@ LAYOUTS: dict[str, Layout] = {lay.name: lay for lay in (TRIPEAKS, SIX_PEAKS, GOL
 def get_layout(name: str) -> Layout:
     try:
         return LAYOUTS[name]
-    except KeyError:
+    except (KeyError, TypeError):  # TypeError: an unhashable name from untrusted data
         raise LayoutError(
             f"unknown layout {name!r}: expected one of {', '.join(sorted(LAYOUTS))}"
         ) from None

@@ -282,3 +282,12 @@ def test_layout_defaults_are_rule_options() -> None:
     rules = Rules.for_layout(layout)
     assert (rules.wrap, rules.redeals) == (False, 2)
     assert Rules.for_layout(layout, wrap=True).wrap is True  # options go on top
+
+
+@pytest.mark.parametrize("bad", [[], {}, None, 5])
+def test_a_layout_name_that_is_not_a_string(bad: Any) -> None:
+    with pytest.raises(LayoutError, match="unknown layout"):
+        get_layout(bad)
+    with pytest.raises(RulesError) as err:
+        Rules.from_dict({"layout": bad})
+    assert err.value.option == "layout"
