@@ -117,18 +117,20 @@ def new_game(deal: Sequence[Card], rules: Rules, layout: Layout | None = None) -
 
 def playable_positions(state: GameState) -> list[int]:
     """Free tableau positions whose card fits on the waste, in position order."""
+    # The hot loop of every move (``_settled`` calls it): plain loops, no generators.
     t = state.tableau
     top = state.waste_top
     rules = state.rules
     out = []
-    for pos in state.layout.positions:
-        card = t[pos.index]
+    for pos, card in zip(state.layout.positions, t, strict=True):
         if card is None:
             continue
-        if any(t[c] is not None for c in pos.covered_by):
-            continue
-        if fits(card, top, rules):
-            out.append(pos.index)
+        for c in pos.covered_by:
+            if t[c] is not None:
+                break
+        else:
+            if fits(card, top, rules):
+                out.append(pos.index)
     return out
 
 

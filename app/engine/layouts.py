@@ -136,7 +136,9 @@ class Layout:
                 defaults=tuple(sorted(dict(data.get("defaults", {})).items())),
                 description=str(data.get("description", "")),
             )
-        except (KeyError, TypeError) as e:
+        except LayoutError:
+            raise
+        except (KeyError, TypeError, ValueError) as e:
             raise LayoutError(f"layout data is incomplete or malformed: {e}") from e
 
 
@@ -216,7 +218,7 @@ LAYOUTS: dict[str, Layout] = {lay.name: lay for lay in (TRIPEAKS, SIX_PEAKS, GOL
 def get_layout(name: str) -> Layout:
     try:
         return LAYOUTS[name]
-    except KeyError:
+    except (KeyError, TypeError):  # TypeError: an unhashable name from untrusted data
         raise LayoutError(
             f"unknown layout {name!r}: expected one of {', '.join(sorted(LAYOUTS))}"
         ) from None

@@ -86,6 +86,11 @@ class Rules:
         unknown = sorted(set(options) - OPTION_NAMES)
         if unknown:
             raise RulesError(unknown[0], f"unknown rule option; known: {', '.join(OPTIONS)}")
+        unknown = sorted(set(dict(lay.defaults)) - OPTION_NAMES)
+        if unknown:
+            raise RulesError(
+                unknown[0], f"unknown rule option in the defaults of layout {lay.name!r}"
+            )
         if "layout" in options and options["layout"] != lay.name:
             raise RulesError("layout", f"{options['layout']!r} contradicts {lay.name!r}")
         values: dict[str, Any] = {**_DEFAULTS, **dict(lay.defaults), **options}

@@ -1,0 +1,73 @@
+"""The player's view of a fixed deal: what is shown, and what never is."""
+
+from __future__ import annotations
+
+import json
+
+from engine_helpers import play_all, start
+
+from app.engine import Rules, new_game, numbered_deal, player_view
+
+DEAL_0 = numbered_deal(0)
+
+
+def test_view_of_a_new_classic_game() -> None:
+    view = player_view(new_game(DEAL_0, Rules()))
+    tableau = view["tableau"]
+    assert [t["position"] for t in tableau] == list(range(28))
+    for t in tableau[:18]:
+        assert t == {
+            "position": t["position"],
+            "card": None,
+            "face_up": False,
+            "free": False,
+            "removed": False,
+        }
+    assert [t["card"] for t in tableau[18:]] == [c.code for c in DEAL_0[18:28]]
+    assert all(t["face_up"] and t["free"] for t in tableau[18:])
+    assert view["waste"] == [DEAL_0[28].code]
+    assert view["waste_top"] == DEAL_0[28].code
+    assert view["stock_count"] == 23
+    assert view["status"] == "in_progress"
+    assert view["cards_left"] == 28
+    assert view["moves_made"] == 0
+    assert view["redeals_left"] == 0
+    assert view["score"]["total"] == 0
+    assert view["rules"] == Rules().to_dict()
+    assert view["legal_moves"][-2:] == ["draw", "concede"]
+    text = json.dumps(view)
+    for card in (*DEAL_0[:18], *DEAL_0[29:]):
+        assert f'"{card.code}"' not in text
+    assert "deal" not in view and "stock" not in view
+
+
+def test_a_card_turns_face_up_when_both_covers_are_gone() -> None:
+    # Deal 0: position 9 lies on 18 and 19; play them once they fit, drawing otherwise.
+    state = new_game(DEAL_0, Rules())
+    while not (state.tableau[18] is None and state.tableau[19] is None) and not state.is_over:
+        playable = [p for p in (18, 19) if f"play {p}" in player_view(state)["legal_moves"]]
+        moves = [f"play {playable[0]}"] if playable else ["draw"]
+        state = play_all(state, moves)
+    assert state.tableau[18] is None and state.tableau[19] is None
+    entry = player_view(state)["tableau"][9]
+    assert entry["face_up"] and entry["free"]
+    assert entry["card"] == DEAL_0[9].code
+
+
+def test_open_peaks_shows_the_whole_tableau_but_not_the_stock() -> None:
+    state = start(DEAL_0, open_peaks=True)
+    view = player_view(state)
+    assert [t["card"] for t in view["tableau"]] == [c.code for c in DEAL_0[:28]]
+    assert all(t["face_up"] for t in view["tableau"])
+    assert [t["free"] for t in view["tableau"]] == [False] * 18 + [True] * 10
+    text = json.dumps(view)
+    for card in DEAL_0[29:]:
+        assert f'"{card.code}"' not in text
+
+
+def test_free_start_view_has_no_waste() -> None:
+    view = player_view(start(DEAL_0, free_start=True))
+    assert view["waste"] == []
+    assert view["waste_top"] is None
+    assert view["stock_count"] == 24
+    assert f'"{DEAL_0[28].code}"' not in json.dumps(view)
