@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from engine_helpers import at, build_deal, play_all, start, tripeaks_deal
 
 from app.engine import (
     CONCEDE,
@@ -26,6 +25,7 @@ from app.engine import (
     parse_card,
     playable_positions,
 )
+from tests.engine.engine_helpers import at, build_deal, play_all, start, tripeaks_deal
 
 # A deal cleared in three streaks with two draws between them.
 #   Streak A: the bottom row 18-27, Ah..Th going up from the waste's Kc (wrap: A on K).

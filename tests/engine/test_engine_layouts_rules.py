@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from engine_helpers import build_deal, play_all
 
 from app.engine import (
     GOLF,
@@ -26,6 +25,7 @@ from app.engine import (
     new_game,
     player_view,
 )
+from tests.engine.engine_helpers import build_deal, play_all
 
 # A six-card pyramid: tip 0 on 1 and 2, which lie on 3-4 and 4-5.
 MINI_PYRAMID: dict[str, Any] = {

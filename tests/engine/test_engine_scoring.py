@@ -5,16 +5,6 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from engine_helpers import (
-    at,
-    build_deal,
-    cards_for_ranks,
-    chain_ranks,
-    clearing_order,
-    play_all,
-    start,
-    tripeaks_deal,
-)
 
 from app.engine import (
     GOLF,
@@ -29,6 +19,16 @@ from app.engine import (
     ordered_deck,
     parse_card,
     playable_positions,
+)
+from tests.engine.engine_helpers import (
+    at,
+    build_deal,
+    cards_for_ranks,
+    chain_ranks,
+    clearing_order,
+    play_all,
+    start,
+    tripeaks_deal,
 )
 
 # All 28 cards in one streak: from the waste's Kc up A..K, A..K, A, 2 (wrap), clearing

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import json
 
-from engine_helpers import play_all, start
-
 from app.engine import Rules, new_game, numbered_deal, player_view
+from tests.engine.engine_helpers import play_all, start
 
 DEAL_0 = numbered_deal(0)
 
