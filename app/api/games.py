@@ -263,10 +263,9 @@ def list_moves(
     offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
     limit: Annotated[int, Query(ge=1, le=1000)] = 1000,
 ) -> MoveHistory:
-    game = service.load(game_id, token)
-    total, rows = service.history(game, offset, limit)
+    row, moves = service.history(game_id, token, offset, limit)
     return MoveHistory(
-        game_id=game.row.id,
-        total=total,
-        moves=[MoveRecord(seq=m.seq, move=m.move, created_at=m.created_at) for m in rows],
+        game_id=row.id,
+        total=row.version,
+        moves=[MoveRecord(seq=m.seq, move=m.move, created_at=m.created_at) for m in moves],
     )

@@ -123,8 +123,8 @@ class Layout:
                     row=int(p["row"]),
                     x=int(p["x"]),
                     covered_by=tuple(int(c) for c in p.get("covered_by", ())),
-                    face_up=bool(p["face_up"]),
-                    peak=bool(p.get("peak", False)),
+                    face_up=_flag(p["face_up"], "face_up"),
+                    peak=_flag(p.get("peak", False), "peak"),
                 )
                 for p in data["positions"]
             )
@@ -140,6 +140,12 @@ class Layout:
             raise
         except (KeyError, TypeError, ValueError) as e:
             raise LayoutError(f"layout data is incomplete or malformed: {e}") from e
+
+
+def _flag(value: object, name: str) -> bool:
+    if not isinstance(value, bool):
+        raise LayoutError(f"{name} must be true or false, not {value!r}")
+    return value
 
 
 def _tripeaks_positions(offset: int = 0, x0: int = 0) -> list[Position]:

@@ -17,7 +17,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app import engine
-from app.db.models import Game, GameStatus
+from app.db.models import Game, GameStatus, Move
 from app.db.repository import GameRepository
 from app.engine import GameState, Outcome, Play
 from app.errors import (
@@ -125,6 +125,11 @@ class GameService:
     # -- loading ----------------------------------------------------------------------
     def load(self, game_id: str, token: str | None, upto: int | None = None) -> LoadedGame:
         """Load, authorise and rehydrate a game (as of move ``upto`` if given)."""
+        row = self.authorize(game_id, token)
+        return LoadedGame(row, self.rehydrate(row, upto))
+
+    def authorize(self, game_id: str, token: str | None) -> Game:
+        """The game's row, once the token is shown to open it."""
         if token is None:
             raise UnauthorizedProblem("this call needs the game's token: Authorization: Bearer")
         row = self.games.get(game_id) if len(game_id) <= MAX_ID_LENGTH else None
@@ -132,7 +137,7 @@ class GameService:
             raise NotFoundProblem(f"no game {game_id[:MAX_ID_LENGTH]!r}")
         if not hmac.compare_digest(hash_token(token), row.token_hash):
             raise ForbiddenProblem("the token does not open this game")
-        return LoadedGame(row, self.rehydrate(row, upto))
+        return row
 
     def rehydrate(self, row: Game, upto: int | None = None) -> GameState:
         rules = engine.Rules.from_dict(row.rules)
@@ -219,9 +224,11 @@ class GameService:
         state = self.rehydrate(game.row, upto=stored.seq)
         return MoveResult(LoadedGame(game.row, state), replayed=True)
 
-    def history(self, game: LoadedGame, offset: int, limit: int) -> tuple[int, list[Any]]:
-        rows = self.games.move_rows(game.row.id, offset, limit)
-        return game.row.version, list(rows)
+    def history(
+        self, game_id: str, token: str | None, offset: int, limit: int
+    ) -> tuple[Game, list[Move]]:
+        row = self.authorize(game_id, token)
+        return row, list(self.games.move_rows(row.id, offset, limit))
 
 
 def _request_hash(move_text: str, expect: dict[str, Any] | None) -> str:

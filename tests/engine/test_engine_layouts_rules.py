@@ -291,3 +291,11 @@ def test_a_layout_name_that_is_not_a_string(bad: Any) -> None:
     with pytest.raises(RulesError) as err:
         Rules.from_dict({"layout": bad})
     assert err.value.option == "layout"
+
+
+def test_layout_flags_must_be_booleans() -> None:
+    data = TRIPEAKS.to_dict()
+    data["name"] = "strict"
+    data["positions"][0]["face_up"] = "false"
+    with pytest.raises(LayoutError, match="face_up must be true or false"):
+        Layout.from_dict(data)
