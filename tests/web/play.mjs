@@ -35,8 +35,9 @@ function assert(condition, message) {
   if (!condition) throw new Error(`assertion failed: ${message}`);
 }
 
+const started = Date.now();
 function step(text) {
-  seen.steps.push(text);
+  seen.steps.push(`${((Date.now() - started) / 1000).toFixed(1)}s ${text}`);
 }
 
 /** The page's own saved game: {id, token}. */

@@ -108,7 +108,7 @@ function render() {
   // Score, streak, cards left, status.
   const s = game.score;
   if (s.scheme === "cards_left") {
-    $("score-label").textContent = "Score (cards left, low wins)";
+    $("score-label").textContent = "Score (cards left)";
     $("score").textContent = String(s.cards_left);
   } else {
     $("score-label").textContent = s.scheme === "msc" ? "Score (MSC)" : "Score";
