@@ -122,7 +122,8 @@ async function shot(page, name) {
 function watch(page) {
   page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
   page.on("console", (m) => {
-    if (m.type() === "error") problems.push(`console error: ${m.text()}`);
+    // The one error answer the run provokes on purpose: the stale move's 412.
+    if (m.type() === "error" && !/status of 412/.test(m.text())) problems.push(`console error: ${m.text()}`);
   });
 }
 
@@ -232,6 +233,23 @@ try {
   await check(page, "after reload");
   step(`reloaded at version ${version}: the game resumed (score ${afterReload.score})`);
 
+  // Another tab plays behind the page's back: the page's next move names a stale version
+  // (If-Match), the server refuses it (412), and the page shows the game as it now is.
+  await page.evaluate(async (position) => {
+    const s = JSON.parse(localStorage.getItem("tripeaks.game"));
+    await fetch(`/v1/games/${s.id}/play`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${s.token}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ position }),
+    });
+  }, order[next]);
+  await page.click(`#table .card[data-position="${order[next]}"]`);
+  await waitVersion(page, ++version);
+  next += 1;
+  assert(/refreshed/.test(await page.textContent("#message")), "a stale move refreshes the table");
+  await check(page, "after a stale move");
+  step("a move made elsewhere: the stale click was refused (412) and the table refreshed");
+
   // The rest by clicks, to the end.
   for (; next < order.length; next++) {
     await playByClick(page, order[next]);
@@ -278,8 +296,53 @@ try {
   await page.waitForFunction(() => document.body.dataset.status === "conceded");
   await check(page, "conceded");
   await page.waitForFunction(() => /verified ✓/.test(document.getElementById("verify").textContent), null, { timeout: 10_000 });
+  await shot(page, "desktop-six-peaks-conceded.png");
   step(`six peaks deal #3 conceded: ${await page.textContent("#verify")}`);
   await desktop.close();
+
+  // ------------------------------------------------------------------ hints
+  // A server with GET /v1/games/{id}/hint (its OpenAPI says so): the button is there and
+  // its answer, a suggested move and a win chance, is shown on the table. (Stubbed here,
+  // in the shape the endpoint answers, so that the page is tested whatever this server has.)
+  const withHints = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  withHints.setDefaultTimeout(10_000);
+  await withHints.route("**/openapi.json", (route) =>
+    route.fulfill({ json: { openapi: "3.1.0", paths: { "/v1/games/{game_id}/hint": { get: {} } } } }),
+  );
+  await withHints.route("**/v1/games/*/hint", (route) =>
+    route.fulfill({
+      json: { move: { move: `play ${order[0]}`, kind: "play", position: order[0], card: deal[order[0]] }, win_chance: 0.93 },
+    }),
+  );
+  const hinting = await withHints.newPage();
+  watch(hinting);
+  await hinting.goto(`${base}/?deal=${deal.join("-")}`);
+  await hinting.waitForFunction(() => document.body.dataset.version === "0");
+  await hinting.waitForSelector("#hint", { state: "visible" });
+  await hinting.keyboard.press("h");
+  await hinting.waitForSelector(`#table .card.hinted[data-position="${order[0]}"]`);
+  seen.hintMessage = await hinting.textContent("#message");
+  assert(/Hint: play .*93%/.test(seen.hintMessage), `the hint is shown: ${seen.hintMessage}`);
+  await playByClick(hinting, order[0]);
+  assert((await hinting.$$("#table .card.hinted")).length === 0, "the hint goes once a move is made");
+  step(`hint shown: '${seen.hintMessage}'`);
+  await withHints.close();
+
+  // A server whose OpenAPI cannot be read: the button is offered, and goes on a 404.
+  const noSpec = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  noSpec.setDefaultTimeout(10_000);
+  await noSpec.route("**/openapi.json", (route) => route.fulfill({ status: 404, json: {} }));
+  await noSpec.route("**/v1/games/*/hint", (route) =>
+    route.fulfill({ status: 404, contentType: "application/problem+json", json: { type: "/problems/not-found", title: "Not found", status: 404, detail: "no resource" } }),
+  );
+  const probing = await noSpec.newPage();
+  await probing.goto(`${base}/?deal=${deal.join("-")}`);
+  await probing.waitForFunction(() => document.body.dataset.version === "0");
+  await probing.click("#hint");
+  await probing.waitForSelector("#hint", { state: "hidden" });
+  assert(/no hints/.test(await probing.textContent("#message")), "a 404 says the server has no hints");
+  step("no hint endpoint: the button goes");
+  await noSpec.close();
 
   // ------------------------------------------------------------------ phone size
   const phone = await browser.newContext({

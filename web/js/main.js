@@ -200,16 +200,11 @@ function renderFairness() {
 }
 
 let verifiedFor = null;
-let dismissedFor = null; // the finished game whose end panel the player closed
 
 function renderEnd() {
   const end = $("end");
-  if (game.status === "in_progress" || dismissedFor === game.id) {
-    end.hidden = true;
-    if (game.status === "in_progress") return;
-  } else {
-    end.hidden = false;
-  }
+  end.hidden = game.status === "in_progress";
+  if (end.hidden) return;
   end.dataset.status = game.status;
   $("end-title").textContent = STATUS_TEXT[game.status];
   const s = game.score;
@@ -264,13 +259,11 @@ async function act(call) {
     const next = await call();
     if (next) show(next);
   } catch (e) {
+    say(problemText(e), "error");
+    // A stale version (412) or a move that lost a race (409): show the game as it is.
     if (e instanceof ApiError && (e.status === 412 || e.status === 409)) {
       say(`${problemText(e)} (the table was refreshed)`, "error");
       await refresh();
-    } else if (e instanceof ApiError && (e.status === 401 || e.status === 403 || (e.status === 404 && e.kind !== "hint"))) {
-      say(problemText(e), "error");
-    } else {
-      say(problemText(e), "error");
     }
   } finally {
     busy = false;
@@ -580,10 +573,6 @@ $("again").addEventListener("click", () => {
   const rules = { ...game.rules };
   delete rules.layout;
   act(() => startGame({ layout: game.layout, rules }).then(() => null));
-});
-$("end-close").addEventListener("click", () => {
-  dismissedFor = game?.id ?? null;
-  render();
 });
 $("commitment").addEventListener("click", () => {
   const el = $("commitment");
