@@ -35,6 +35,7 @@ let busy = false;
 let hintAvailable = null; // true, false, or null while unknown
 let hinted = null; // a position, "stock", or null
 let lastWasteTop = undefined;
+let usingKeyboard = false; // the last input was a key: keep a card focused for the next one
 const layoutCache = new Map(); // name -> promise of the geometry
 const layoutData = new Map(); // name -> the geometry, once it came
 let layoutList = [];
@@ -425,7 +426,7 @@ async function startGame(request, chosenDeal = null) {
   disarmConcede();
   show(state);
   say("");
-  table.focusFirst();
+  if (usingKeyboard) table.focusFirst();
 }
 
 /** A create_game request from form-like values (the panel, or the page's URL). */
@@ -553,7 +554,7 @@ form.addEventListener("submit", async (event) => {
     const { deal: _d, deal_number: _n, ...keep } = values;
     localStorage.setItem(OPTIONS_KEY, JSON.stringify({ ...keep, dealkind: keep.dealkind === "winnable" ? "winnable" : "random" }));
     dialog.close();
-    table.focusFirst();
+    if (usingKeyboard) table.focusFirst();
   } catch (e) {
     $("ng-error").textContent = problemText(e);
   } finally {
@@ -579,7 +580,9 @@ $("commitment").addEventListener("click", () => {
   el.textContent = el.textContent.endsWith("…") ? el.dataset.full : el.dataset.full.slice(0, 16) + "…";
 });
 
+document.addEventListener("pointerdown", () => (usingKeyboard = false), true);
 document.addEventListener("keydown", (e) => {
+  usingKeyboard = true;
   if (dialog.open || e.ctrlKey || e.metaKey || e.altKey) return;
   const target = e.target;
   if (target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement || target instanceof HTMLSelectElement) return;
