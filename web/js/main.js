@@ -164,6 +164,7 @@ function render() {
   $("undo").hidden = !game.rules.undo;
   $("undo").disabled = !game.can_undo || over;
   $("hint").hidden = hintAvailable === false;
+  $("hint-key").hidden = hintAvailable === false;
   $("hint").disabled = over;
   $("concede").disabled = over;
 
