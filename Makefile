@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
 .DEFAULT_GOAL := help
-.PHONY: help setup lint format typecheck test test-only bench
+.PHONY: help setup web-setup lint format typecheck test test-only bench
 
 help: ## List the targets and what they do
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -19,6 +19,25 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 setup: $(STAMP) ## Create the virtual environment and install the project with its dev group
+
+# The browser test (tests/web) drives Debian's Chromium with playwright-core, pinned in
+# tests/web/package-lock.json. Chromium comes from apt (as root) when it is missing.
+CHROMIUM ?= /usr/bin/chromium
+WEB_TESTS := tests/web
+WEB_STAMP := $(WEB_TESTS)/node_modules/.installed
+
+$(WEB_STAMP): $(WEB_TESTS)/package.json $(WEB_TESTS)/package-lock.json
+	cd $(WEB_TESTS) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $(WEB_STAMP)
+
+web-setup: $(WEB_STAMP) ## Install what the browser test needs: Chromium (apt, when missing) and playwright-core (npm ci)
+	@if [ -x $(CHROMIUM) ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "Installing Debian's chromium for the browser test"; \
+		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; \
+	else \
+		echo "No Chromium at $(CHROMIUM): install Debian's chromium package (the browser test skips)"; \
+	fi
 
 lint: setup ## Lint and check formatting (ruff)
 	$(VENV)/bin/ruff check .
@@ -34,7 +53,7 @@ typecheck: setup ## Type-check app, tests and bench (mypy --strict)
 test-only: setup ## Run the test suite alone (pytest; pass ARGS=... for more)
 	$(PY) -m pytest $(ARGS)
 
-test: setup lint typecheck test-only ## Set up, then lint, type-check and run the whole test suite
+test: setup web-setup lint typecheck test-only ## Set up, then lint, type-check and run the whole test suite
 
 bench: setup ## Run the benchmarks and print their figures
 	$(PY) -m bench

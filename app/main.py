@@ -11,6 +11,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from app.api import games, health, layouts
 from app.api.middleware import BodySizeLimit
 from app.api.problems import install_problem_handlers
+from app.api.web import mount_web_client
 from app.db.session import make_engine, make_sessionmaker
 from app.settings import Settings, get_settings
 
@@ -54,6 +55,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(games.router)
     app.include_router(layouts.router)
     app.include_router(health.router)
+    mount_web_client(app)
     app.add_middleware(
         CORSMiddleware,
         allow_origins=settings.cors_origins,
