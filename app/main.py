@@ -12,6 +12,9 @@ from app.api import games, health, layouts
 from app.api.middleware import BodySizeLimit
 from app.api.problems import install_problem_handlers
 from app.db.session import make_engine, make_sessionmaker
+from app.ops import metrics
+from app.ops.logs import configure_logging
+from app.ops.middleware import RequestObservability
 from app.settings import Settings, get_settings
 
 API_VERSION = "1.0.0"
@@ -29,12 +32,14 @@ its deal and salt are revealed, matching the `commitment` given at creation.
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
+    configure_logging(settings.log_level, settings.log_format)
     engine = make_engine(settings)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         yield
         engine.dispose()
+        metrics.mark_process_dead()
 
     app = FastAPI(
         title="TriPeaks server",
@@ -54,6 +59,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(games.router)
     app.include_router(layouts.router)
     app.include_router(health.router)
+    app.include_router(metrics.router)
     app.add_middleware(
         CORSMiddleware,
         allow_origins=settings.cors_origins,
@@ -69,4 +75,5 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         max_age=600,
     )
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(RequestObservability)  # outermost: sees every answer
     return app

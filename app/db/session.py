@@ -26,7 +26,11 @@ def make_engine(settings: Settings) -> Engine:
         database = url.database or ""
         if database and database != ":memory:" and not database.startswith("file:"):
             Path(database).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+        engine = create_engine(
+            url,
+            connect_args={"check_same_thread": False, "timeout": 30},
+            hide_parameters=True,  # errors and logs never show a deal, a token hash...
+        )
         _sqlite_pragmas(engine)
         return engine
     connect_args: dict[str, Any] = {
@@ -37,9 +41,11 @@ def make_engine(settings: Settings) -> Engine:
         url,
         pool_size=settings.db_pool_size,
         max_overflow=settings.db_pool_size * 2,
-        pool_pre_ping=True,
+        pool_pre_ping=True,  # a connection the server dropped is replaced, not used
         pool_timeout=10,
+        pool_recycle=1800,
         connect_args=connect_args,
+        hide_parameters=True,
     )
 
 
