@@ -24,7 +24,9 @@ class Settings(BaseSettings):
         default="sqlite:///./var/tripeaks.sqlite3",
         description="SQLAlchemy URL: a SQLite file, or postgresql+psycopg://user@host/db",
     )
-    host: str = Field(default="127.0.0.1", description="Address the server listens on")
+    host: str = Field(
+        default="127.0.0.1", min_length=1, description="Address the server listens on"
+    )
     port: int = Field(default=8000, ge=1, le=65535, description="Port the server listens on")
     workers: int = Field(default=1, ge=1, le=64, description="Worker processes")
     cors_origins: Annotated[list[str], NoDecode] = Field(
