@@ -125,13 +125,19 @@ def main(argv: list[str]) -> int:
     except ValidationError as e:
         print(describe_error(e), file=sys.stderr)
         return 2
-    backend = settings.database_url.split(":", 1)[0]
-    print(
-        f"configuration ok: database={backend} host={settings.host} port={settings.port} "
-        f"workers={settings.workers} log={settings.log_level}/{settings.log_format} "
-        f"migrate_on_start={str(settings.migrate_on_start).lower()}",
-        file=sys.stderr,
-    )
+    import logging
+
+    from app.ops.logs import FIELDS_ATTR, configure_logging
+
+    configure_logging(settings.log_level, settings.log_format)
+    summary = {
+        "database": settings.database_url.split(":", 1)[0],
+        "host": settings.host,
+        "port": settings.port,
+        "workers": settings.workers,
+        "migrate_on_start": settings.migrate_on_start,
+    }
+    logging.getLogger("app.settings").info("configuration ok", extra={FIELDS_ATTR: summary})
     return 0
 
 

@@ -12,7 +12,9 @@ log is the app's own request log. It does not migrate: the entrypoint does that 
 from __future__ import annotations
 
 import logging
+import signal
 import sys
+from types import FrameType
 
 import uvicorn
 from pydantic import ValidationError
@@ -35,6 +37,10 @@ def main() -> int:
             "WORKERS=%d without PROMETHEUS_MULTIPROC_DIR: /metrics shows one worker's counts",
             settings.workers,
         )
+    # uvicorn re-raises SIGTERM/SIGINT once it has shut down gracefully; with these
+    # handlers in place that ends here, and the process exits 0 (as with several workers).
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, _stopped)
     uvicorn.run(
         "app.main:create_app",
         factory=True,
@@ -51,6 +57,10 @@ def main() -> int:
         timeout_worker_healthcheck=30,  # a busy machine starts workers slowly
     )
     return 0
+
+
+def _stopped(sig: int, _frame: FrameType | None) -> None:
+    log.info("stopped by %s", signal.Signals(sig).name)
 
 
 if __name__ == "__main__":
