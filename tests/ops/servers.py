@@ -36,14 +36,15 @@ def entrypoint_env(database_url: str, tmp: Path, **env: str) -> dict[str, str]:
             "LOG_LEVEL",
         )
     }
-    metrics_dir = tmp / "metrics"
+    port = str(free_port())
+    metrics_dir = tmp / f"metrics-{port}"  # one a server, as in one a container
     metrics_dir.mkdir(exist_ok=True)
     return {
         **base,
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
         "DATABASE_URL": database_url,
         "HOST": "127.0.0.1",
-        "PORT": str(free_port()),
+        "PORT": port,
         "WORKERS": "1",
         "PROMETHEUS_MULTIPROC_DIR": str(metrics_dir),
         "SHUTDOWN_TIMEOUT_S": "20",

@@ -7,7 +7,6 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import psycopg
@@ -59,7 +58,9 @@ def test_a_connection_killed_mid_transaction_is_a_503_and_nothing_is_written(
     with psycopg.connect(_dsn(url)) as lock:
         # Hold the game's row: the move reads it, then waits to update it, mid-transaction.
         lock.execute("SELECT id FROM games WHERE id = %s FOR UPDATE", (created["id"],))
-        mover = threading.Thread(target=lambda: answers.append(c.post(f"{game}/draw", headers=auth)))
+        mover = threading.Thread(
+            target=lambda: answers.append(c.post(f"{game}/draw", headers=auth))
+        )
         mover.start()
         killed, deadline = 0, time.monotonic() + 30
         while killed == 0:
