@@ -20,9 +20,11 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP) ## Create the virtual environment and install the project with its dev group
 
-lint: setup ## Lint and check formatting (ruff)
+lint: setup ## Lint and check formatting (ruff), the Dockerfile (hadolint) and the entrypoint (shellcheck)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/hadolint Dockerfile
+	$(VENV)/bin/shellcheck docker/entrypoint.sh
 
 format: setup ## Reformat the code and apply safe lint fixes
 	$(VENV)/bin/ruff format .
