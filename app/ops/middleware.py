@@ -60,6 +60,25 @@ class RequestObservability:
         start = time.perf_counter()
         in_progress = metrics.HTTP_IN_PROGRESS.labels(method=method)
         in_progress.inc()
+        done = False
+        error: BaseException | None = None
+
+        def finish() -> None:
+            nonlocal done, status
+            if done:
+                return
+            done = True
+            in_progress.dec()
+            if status is None:  # no response started: it failed or the client went away
+                status = _status_of_error(error)
+            self._record(
+                method,
+                _route_of(scope),
+                status,
+                time.perf_counter() - start,
+                scope.get("path_params", {}).get("game_id") or game_id,
+                error,
+            )
 
         async def send_with_id(message: Message) -> None:
             nonlocal status, game_id
@@ -70,22 +89,19 @@ class RequestObservability:
                 location = headers.get("location")
                 if game_id is None and location and location.startswith(GAMES_PREFIX):
                     game_id = location.removeprefix(GAMES_PREFIX).split("/", 1)[0]
+            elif message["type"] == "http.response.body" and not message.get("more_body"):
+                # Counted and logged before the last byte leaves: a client that has its
+                # answer then always finds it in /metrics.
+                finish()
             await send(message)
 
-        error: BaseException | None = None
         try:
             await self.app(scope, receive, send_with_id)
         except BaseException as e:
             error = e
             raise
         finally:
-            in_progress.dec()
-            duration = time.perf_counter() - start
-            if status is None:  # no response started: it failed or the client went away
-                status = _status_of_error(error)
-            route = _route_of(scope)
-            game_id = scope.get("path_params", {}).get("game_id") or game_id
-            self._record(method, route, status, duration, game_id, error)
+            finish()
             if error is None:
                 # On an error the id stays set (this request's context only) so that
                 # the 500 answer the server error handler makes outside still has it.
