@@ -7,6 +7,7 @@ runs it first); the README has the table of every variable.
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from functools import lru_cache
@@ -15,6 +16,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from app.ops.logs import FIELDS_ATTR, configure_logging
 
 
 class Settings(BaseSettings):
@@ -125,10 +128,6 @@ def main(argv: list[str]) -> int:
     except ValidationError as e:
         print(describe_error(e), file=sys.stderr)
         return 2
-    import logging
-
-    from app.ops.logs import FIELDS_ATTR, configure_logging
-
     configure_logging(settings.log_level, settings.log_format)
     summary = {
         "database": settings.database_url.split(":", 1)[0],
