@@ -39,9 +39,11 @@ web-setup: $(WEB_STAMP) ## Install what the browser test needs: Chromium (apt, w
 		echo "No Chromium at $(CHROMIUM): install Debian's chromium package (the browser test skips)"; \
 	fi
 
-lint: setup ## Lint and check formatting (ruff)
+lint: setup ## Lint and check formatting (ruff), the Dockerfile (hadolint) and the entrypoint (shellcheck)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/hadolint Dockerfile
+	$(VENV)/bin/shellcheck docker/entrypoint.sh
 
 format: setup ## Reformat the code and apply safe lint fixes
 	$(VENV)/bin/ruff format .

@@ -13,6 +13,9 @@ from app.api.middleware import BodySizeLimit
 from app.api.problems import install_problem_handlers
 from app.api.web import mount_web_client
 from app.db.session import make_engine, make_sessionmaker
+from app.ops import metrics
+from app.ops.logs import configure_logging
+from app.ops.middleware import RequestObservability
 from app.settings import Settings, get_settings
 
 API_VERSION = "1.0.0"
@@ -30,12 +33,14 @@ its deal and salt are revealed, matching the `commitment` given at creation.
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
+    configure_logging(settings.log_level, settings.log_format)
     engine = make_engine(settings)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         yield
         engine.dispose()
+        metrics.mark_process_dead()
 
     app = FastAPI(
         title="TriPeaks server",
@@ -55,6 +60,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(games.router)
     app.include_router(layouts.router)
     app.include_router(health.router)
+    app.include_router(metrics.router)
     mount_web_client(app)
     app.add_middleware(
         CORSMiddleware,
@@ -71,4 +77,5 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         max_age=600,
     )
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(RequestObservability)  # outermost: sees every answer
     return app

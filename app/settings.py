@@ -1,12 +1,23 @@
-"""Settings, from environment variables (one ``Settings`` class, validated at start)."""
+"""Settings, from environment variables (one ``Settings`` class, validated at start).
+
+``python -m app.settings`` checks the environment and exits 2 with
+``invalid configuration: NAME: reason`` when a value is bad (the container's entrypoint
+runs it first); the README has the table of every variable.
+"""
 
 from __future__ import annotations
 
+import logging
+import os
+import sys
 from functools import lru_cache
+from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from app.ops.logs import FIELDS_ATTR, configure_logging
 
 
 class Settings(BaseSettings):
@@ -16,7 +27,9 @@ class Settings(BaseSettings):
         default="sqlite:///./var/tripeaks.sqlite3",
         description="SQLAlchemy URL: a SQLite file, or postgresql+psycopg://user@host/db",
     )
-    host: str = Field(default="127.0.0.1", description="Address the server listens on")
+    host: str = Field(
+        default="127.0.0.1", min_length=1, description="Address the server listens on"
+    )
     port: int = Field(default=8000, ge=1, le=65535, description="Port the server listens on")
     workers: int = Field(default=1, ge=1, le=64, description="Worker processes")
     cors_origins: Annotated[list[str], NoDecode] = Field(
@@ -29,6 +42,20 @@ class Settings(BaseSettings):
     hint_budget_ms: int = Field(default=250, ge=10, le=10000)
     db_pool_size: int = Field(default=5, ge=1, le=100)
     db_statement_timeout_ms: int = Field(default=10000, ge=100, le=600000)
+    migrate_on_start: bool = Field(
+        default=False, description="The entrypoint runs `alembic upgrade head` before serving"
+    )
+    shutdown_timeout_s: int = Field(
+        default=30, ge=1, le=600, description="On SIGTERM, seconds to let requests in flight end"
+    )
+    forwarded_allow_ips: str = Field(
+        default="127.0.0.1",
+        description="Proxies trusted for X-Forwarded-For/Proto, comma-separated ('*' for any)",
+    )
+    prometheus_multiproc_dir: str | None = Field(
+        default=None,
+        description="A writable directory: /metrics then adds up every worker process",
+    )
 
     @field_validator("cors_origins", mode="before")
     @classmethod
@@ -45,11 +72,73 @@ class Settings(BaseSettings):
     @field_validator("database_url")
     @classmethod
     def _known_database(cls, value: str) -> str:
-        if not value.startswith(("sqlite", "postgresql")):
+        # The usual spellings of a PostgreSQL URL mean the psycopg (3) driver here.
+        for prefix in ("postgres://", "postgresql://"):
+            if value.startswith(prefix):
+                value = "postgresql+psycopg://" + value.removeprefix(prefix)
+        if not value.startswith(("sqlite:", "postgresql+psycopg:")):
             raise ValueError("must be a sqlite:/// or postgresql+psycopg:// URL")
         return value
+
+    @field_validator("prometheus_multiproc_dir")
+    @classmethod
+    def _writable_dir(cls, value: str | None) -> str | None:
+        if value is None or value == "":
+            return None
+        if not Path(value).is_dir() or not os.access(value, os.W_OK):
+            raise ValueError(f"{value!r} is not a writable directory")
+        return value
+
+
+SECRET_FIELDS = frozenset({"database_url"})
+
+
+def describe_error(error: ValidationError) -> str:
+    """``invalid configuration: PORT: reason (got 'x')``, one clause a bad variable."""
+    parts = []
+    for err in error.errors():
+        field = str(err["loc"][0]) if err.get("loc") else "?"
+        text = f"{field.upper()}: {str(err['msg']).removeprefix('Value error, ')}"
+        if field not in SECRET_FIELDS and isinstance(err.get("input"), str | int):
+            text += f" (got {str(err['input'])[:80]!r})"
+        parts.append(text)
+    return "invalid configuration: " + "; ".join(parts)
+
+
+def load_settings() -> Settings:
+    """The settings from the environment; a bad value exits with a one-line message."""
+    try:
+        return Settings()
+    except ValidationError as e:
+        raise SystemExit(describe_error(e)) from None
 
 
 @lru_cache
 def get_settings() -> Settings:
-    return Settings()
+    return load_settings()
+
+
+def main(argv: list[str]) -> int:
+    """``python -m app.settings [check]``: validate the environment, print a summary."""
+    if argv and argv[0] not in ("check",):
+        print("usage: python -m app.settings [check]", file=sys.stderr)
+        return 2
+    try:
+        settings = Settings()
+    except ValidationError as e:
+        print(describe_error(e), file=sys.stderr)
+        return 2
+    configure_logging(settings.log_level, settings.log_format)
+    summary = {
+        "database": settings.database_url.split(":", 1)[0],
+        "host": settings.host,
+        "port": settings.port,
+        "workers": settings.workers,
+        "migrate_on_start": settings.migrate_on_start,
+    }
+    logging.getLogger("app.settings").info("configuration ok", extra={FIELDS_ATTR: summary})
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

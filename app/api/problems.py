@@ -3,24 +3,30 @@
 from __future__ import annotations
 
 import logging
+import sqlite3
 from typing import Any
 
+import psycopg
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.errors import (
     PROBLEM_BASE,
+    ConflictProblem,
     InternalProblem,
     MethodNotAllowedProblem,
     NotFoundProblem,
+    PreconditionFailedProblem,
     ProblemError,
     ServiceUnavailableProblem,
     ValidationProblem,
 )
+from app.ops import metrics
+from app.ops.logs import current_request_id
 from app.schemas.common import Problem
 
 PROBLEM_JSON = "application/problem+json"
@@ -38,11 +44,43 @@ def problem_response(
         "instance": request.url.path,
         **problem.extensions,
     }
+    extra = {"X-Request-ID": rid} if (rid := current_request_id()) else {}
     return JSONResponse(
         body,
         status_code=problem.status,
         media_type=PROBLEM_JSON,
-        headers={**problem.headers, **(headers or {})},
+        headers={**problem.headers, **(headers or {}), **extra},
+    )
+
+
+_UNAVAILABLE = (
+    OperationalError,  # sqlalchemy: server gone, connection refused, lock timeout...
+    InterfaceError,
+    PoolTimeoutError,
+    psycopg.OperationalError,
+    sqlite3.OperationalError,  # database is locked
+)
+
+
+def database_unavailable(exc: BaseException) -> bool:
+    """True when ``exc``, or an error it was raised from, says the database is away
+    (a lost or refused connection, a pool timeout, a lock timeout): a 503, not a 500."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, DBAPIError) and current.connection_invalidated:
+            return True
+        if isinstance(current, _UNAVAILABLE):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def _unavailable(request: Request, exc: BaseException) -> JSONResponse:
+    log.warning("database unavailable: %s", type(exc).__name__)
+    return problem_response(
+        request, ServiceUnavailableProblem("the database is unavailable; retry shortly")
     )
 
 
@@ -82,6 +120,8 @@ def _validation_errors(exc: RequestValidationError) -> list[dict[str, Any]]:
 def install_problem_handlers(app: FastAPI) -> None:
     @app.exception_handler(ProblemError)
     async def _problem(request: Request, exc: ProblemError) -> JSONResponse:
+        if isinstance(exc, ConflictProblem | PreconditionFailedProblem):
+            metrics.conflict(exc.status)
         return problem_response(request, exc)
 
     @app.exception_handler(RequestValidationError)
@@ -108,24 +148,27 @@ def install_problem_handlers(app: FastAPI) -> None:
     @app.exception_handler(OperationalError)
     @app.exception_handler(PoolTimeoutError)
     async def _database_down(request: Request, exc: Exception) -> JSONResponse:
-        log.warning("database unavailable: %s", type(exc).__name__)
-        return problem_response(
-            request, ServiceUnavailableProblem("the database is unavailable; retry shortly")
-        )
+        return _unavailable(request, exc)
 
     @app.exception_handler(DBAPIError)
     async def _database_error(request: Request, exc: DBAPIError) -> JSONResponse:
-        if exc.connection_invalidated:
-            return problem_response(
-                request, ServiceUnavailableProblem("the database connection was lost; retry")
-            )
-        log.exception("database error")
+        if database_unavailable(exc):
+            return _unavailable(request, exc)
+        log.error("database error: %s", type(exc.orig).__name__, exc_info=exc)
         return problem_response(request, InternalProblem("an unexpected database error"))
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        if database_unavailable(exc):  # e.g. psycopg's own error, or one raised from it
+            return _unavailable(request, exc)
         log.exception("unhandled error")
         return problem_response(request, InternalProblem("an unexpected error; it was logged"))
 
 
-__all__ = ["PROBLEM_BASE", "PROBLEM_JSON", "install_problem_handlers", "problem_responses"]
+__all__ = [
+    "PROBLEM_BASE",
+    "PROBLEM_JSON",
+    "database_unavailable",
+    "install_problem_handlers",
+    "problem_responses",
+]

@@ -9,15 +9,19 @@ decides races there.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.settings import Settings
+
+log = logging.getLogger("app.db")
 
 
 def make_engine(settings: Settings) -> Engine:
@@ -26,7 +30,11 @@ def make_engine(settings: Settings) -> Engine:
         database = url.database or ""
         if database and database != ":memory:" and not database.startswith("file:"):
             Path(database).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+        engine = create_engine(
+            url,
+            connect_args={"check_same_thread": False, "timeout": 30},
+            hide_parameters=True,  # errors and logs never show a deal, a token hash...
+        )
         _sqlite_pragmas(engine)
         return engine
     connect_args: dict[str, Any] = {
@@ -37,9 +45,11 @@ def make_engine(settings: Settings) -> Engine:
         url,
         pool_size=settings.db_pool_size,
         max_overflow=settings.db_pool_size * 2,
-        pool_pre_ping=True,
+        pool_pre_ping=True,  # a connection the server dropped is replaced, not used
         pool_timeout=10,
+        pool_recycle=1800,
         connect_args=connect_args,
+        hide_parameters=True,
     )
 
 
@@ -59,8 +69,27 @@ def _sqlite_pragmas(engine: Engine) -> None:
         connection.exec_driver_sql("BEGIN IMMEDIATE")
 
 
+class RequestSession(Session):
+    """A session whose closing survives a connection the database dropped.
+
+    Closing rolls back whatever is open; when the server has terminated the connection
+    in the meantime that rollback fails, although there is nothing left to undo (the
+    server dropped the transaction with the connection). The request has been answered by
+    then, so the error must not escape: the connection is discarded instead.
+    """
+
+    def close(self) -> None:
+        try:
+            super().close()
+        except DBAPIError as e:
+            if not (e.connection_invalidated or isinstance(e, OperationalError)):
+                raise
+            log.warning("database connection lost at session close: %s", type(e.orig).__name__)
+            self.invalidate()
+
+
 def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:
-    return sessionmaker(engine, expire_on_commit=False, autoflush=False)
+    return sessionmaker(engine, class_=RequestSession, expire_on_commit=False, autoflush=False)
 
 
 def session_scope(factory: sessionmaker[Session]) -> Iterator[Session]:

@@ -31,6 +31,7 @@ from app.errors import (
     UnauthorizedProblem,
     ValidationProblem,
 )
+from app.ops import metrics
 from app.schemas.games import CreateGameRequest
 
 MAX_ID_LENGTH = 32
@@ -86,6 +87,7 @@ class GameService:
         )
         self.games.add(row)
         self.session.commit()
+        metrics.game_created(layout.name)
         return LoadedGame(row, state), token
 
     @staticmethod
@@ -209,6 +211,7 @@ class GameService:
                 "another move was applied to this game first; reload it"
             ) from None
         self.session.refresh(row)
+        metrics.move_applied(move.kind, new.outcome.value)
         return MoveResult(LoadedGame(row, new), replayed=False)
 
     def _replay_idempotent(

@@ -1,0 +1,55 @@
+# syntax=docker/dockerfile:1
+# The TriPeaks server: `docker build -t tripeaks .`, then
+#   docker run -p 8000:8000 -e DATABASE_URL=postgresql+psycopg://user:pw@db/tripeaks \
+#     -e MIGRATE_ON_START=true tripeaks
+# Every setting is an environment variable (README: Configuration). Lint: `make lint`.
+
+ARG PYTHON_IMAGE=python:3.11-slim-bookworm
+
+# --- build: the dependencies in a virtualenv -----------------------------------------
+FROM ${PYTHON_IMAGE} AS build
+ENV PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    PYTHONDONTWRITEBYTECODE=1
+WORKDIR /src
+RUN python -m venv /opt/venv
+ENV PATH=/opt/venv/bin:$PATH
+# Only pyproject.toml: the dependency layer is rebuilt when the dependencies change.
+COPY pyproject.toml ./
+RUN python -c "import tomllib; deps = tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']; open('requirements.txt', 'w').write('\n'.join(deps) + '\n')" \
+    && pip install --no-cache-dir -r requirements.txt
+
+# --- runtime: the app's source, the virtualenv, a non-root user -----------------------
+FROM ${PYTHON_IMAGE} AS runtime
+LABEL org.opencontainers.image.title="tripeaks" \
+      org.opencontainers.image.description="A JSON/HTTP game server for TriPeaks Solitaire"
+ENV PATH=/opt/venv/bin:$PATH \
+    PYTHONPATH=/app \
+    PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    APP_HOME=/app \
+    HOST=0.0.0.0 \
+    PORT=8000 \
+    WORKERS=2 \
+    LOG_FORMAT=json \
+    MIGRATE_ON_START=false \
+    DATABASE_URL=sqlite:////data/tripeaks.sqlite3 \
+    PROMETHEUS_MULTIPROC_DIR=/tmp/tripeaks-metrics
+RUN groupadd --system --gid 10001 tripeaks \
+    && useradd --system --uid 10001 --gid tripeaks --home-dir /app --no-create-home \
+       --shell /usr/sbin/nologin tripeaks \
+    && mkdir -p /data /tmp/tripeaks-metrics \
+    && chown tripeaks:tripeaks /data /tmp/tripeaks-metrics
+COPY --from=build /opt/venv /opt/venv
+WORKDIR /app
+COPY alembic.ini ./
+COPY migrations ./migrations
+COPY app ./app
+COPY docker/entrypoint.sh docker/healthcheck.py ./docker/
+USER 10001:10001
+EXPOSE 8000
+VOLUME ["/data"]
+HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
+    CMD ["python", "/app/docker/healthcheck.py"]
+ENTRYPOINT ["/app/docker/entrypoint.sh"]
+CMD ["python", "-m", "app.ops.serve"]

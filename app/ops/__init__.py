@@ -1,0 +1,1 @@
+"""Operations: JSON logs with request ids, Prometheus metrics, the production server."""

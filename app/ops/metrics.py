@@ -1,0 +1,153 @@
+"""Prometheus metrics, served at ``GET /metrics`` (kept out of the OpenAPI schema).
+
+Labels are bounded: a route is its template (``/v1/games/{game_id}``, or ``unmatched``),
+never a raw path, so no id ever becomes a label value.
+
+With several worker processes set ``PROMETHEUS_MULTIPROC_DIR`` to a fresh, writable
+directory (the container's entrypoint does): every worker then writes its values there
+and ``/metrics`` adds them up, whichever worker answers. prometheus_client reads that
+variable when it is first imported, so it must be set before the server starts.
+
+The solver and hint endpoints time their work with ``observe_solver`` and
+``observe_hint`` (or ``with timed(SOLVER_SECONDS, result=...)``).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from fastapi import APIRouter
+from fastapi.responses import Response
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    REGISTRY,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+    multiprocess,
+)
+
+NAMESPACE = "tripeaks"
+LATENCY_BUCKETS = (0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+SOLVER_BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
+
+HTTP_REQUESTS = Counter(
+    "http_requests",
+    "HTTP requests answered, by method, route template and status",
+    ["method", "route", "status"],
+    namespace=NAMESPACE,
+)
+HTTP_LATENCY = Histogram(
+    "http_request_duration_seconds",
+    "Time to answer an HTTP request, by method and route template",
+    ["method", "route"],
+    namespace=NAMESPACE,
+    buckets=LATENCY_BUCKETS,
+)
+HTTP_IN_PROGRESS = Gauge(
+    "http_requests_in_progress",
+    "HTTP requests being served now, by method",
+    ["method"],
+    namespace=NAMESPACE,
+    multiprocess_mode="livesum",
+)
+GAMES_CREATED = Counter(
+    "games_created", "Games created, by layout", ["layout"], namespace=NAMESPACE
+)
+GAMES_ENDED = Counter(
+    "games_ended",
+    "Games ended, by outcome (won, lost, conceded)",
+    ["outcome"],
+    namespace=NAMESPACE,
+)
+MOVES_APPLIED = Counter(
+    "moves_applied",
+    "Moves applied and stored, by kind (play, draw, redeal, undo, concede)",
+    ["kind"],
+    namespace=NAMESPACE,
+)
+CONFLICTS = Counter(
+    "conflicts",
+    "Moves refused because the game changed: 409 (a racing move won) or 412 (stale If-Match)",
+    ["status"],
+    namespace=NAMESPACE,
+)
+SOLVER_SECONDS = Histogram(
+    "solver_seconds",
+    "Time the solver spent on one search, by result (solved, unsolvable, budget_exhausted)",
+    ["result"],
+    namespace=NAMESPACE,
+    buckets=SOLVER_BUCKETS,
+)
+HINT_SECONDS = Histogram(
+    "hint_seconds",
+    "Time to answer a hint, by result (found, none, budget_exhausted)",
+    ["result"],
+    namespace=NAMESPACE,
+    buckets=SOLVER_BUCKETS,
+)
+
+
+def game_created(layout: str) -> None:
+    GAMES_CREATED.labels(layout=layout).inc()
+
+
+def move_applied(kind: str, outcome: str) -> None:
+    """One stored move; ``outcome`` is the game's status after it."""
+    MOVES_APPLIED.labels(kind=kind).inc()
+    if outcome in ("won", "lost", "conceded"):
+        GAMES_ENDED.labels(outcome=outcome).inc()
+
+
+def conflict(status: int) -> None:
+    CONFLICTS.labels(status=str(status)).inc()
+
+
+def observe_solver(seconds: float, result: str = "solved") -> None:
+    SOLVER_SECONDS.labels(result=result).observe(seconds)
+
+
+def observe_hint(seconds: float, result: str = "found") -> None:
+    HINT_SECONDS.labels(result=result).observe(seconds)
+
+
+@contextmanager
+def timed(histogram: Histogram, **labels: str) -> Iterator[None]:
+    """Observe the time the ``with`` block takes (labels fixed at the start)."""
+    start = time.perf_counter()
+    try:
+        yield
+    finally:
+        histogram.labels(**labels).observe(time.perf_counter() - start)
+
+
+def multiprocess_dir() -> str | None:
+    return os.environ.get("PROMETHEUS_MULTIPROC_DIR") or None
+
+
+def render() -> bytes:
+    """The exposition text: this process's metrics, or every worker's in multiprocess mode."""
+    if multiprocess_dir():
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+        return generate_latest(registry)
+    return generate_latest(REGISTRY)
+
+
+def mark_process_dead() -> None:
+    """A worker that stops drops its live gauges (requests in progress) from the sum."""
+    if multiprocess_dir():
+        multiprocess.mark_process_dead(os.getpid())  # type: ignore[no-untyped-call]
+
+
+router = APIRouter()
+
+
+@router.get("/metrics", include_in_schema=False)
+def metrics() -> Response:
+    return Response(render(), media_type=CONTENT_TYPE_LATEST)

@@ -1,0 +1,67 @@
+"""The production server: ``python -m app.ops.serve`` (the container's command).
+
+uvicorn with ``WORKERS`` worker processes on ``HOST:PORT``, every setting from the
+environment (validated first: a bad one exits 2 with ``invalid configuration: ...``).
+uvicorn's supervisor restarts a worker that dies; on SIGTERM or SIGINT each worker stops
+accepting connections, lets the requests in flight finish (up to ``SHUTDOWN_TIMEOUT_S``)
+and exits, then the supervisor exits 0. Logs are JSON lines (``LOG_FORMAT``); the access
+log is the app's own request log. It does not migrate: the entrypoint does that when
+``MIGRATE_ON_START`` is true.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import sys
+from types import FrameType
+
+import uvicorn
+from pydantic import ValidationError
+
+from app.ops.logs import configure_logging
+from app.settings import Settings, describe_error
+
+log = logging.getLogger("app.serve")
+
+
+def main() -> int:
+    try:
+        settings = Settings()
+    except ValidationError as e:
+        print(describe_error(e), file=sys.stderr)
+        return 2
+    configure_logging(settings.log_level, settings.log_format)
+    if settings.workers > 1 and not settings.prometheus_multiproc_dir:
+        log.warning(
+            "WORKERS=%d without PROMETHEUS_MULTIPROC_DIR: /metrics shows one worker's counts",
+            settings.workers,
+        )
+    # uvicorn re-raises SIGTERM/SIGINT once it has shut down gracefully; with these
+    # handlers in place that ends here, and the process exits 0 (as with several workers).
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, _stopped)
+    uvicorn.run(
+        "app.main:create_app",
+        factory=True,
+        host=settings.host,
+        port=settings.port,
+        workers=settings.workers,
+        timeout_graceful_shutdown=settings.shutdown_timeout_s,
+        proxy_headers=True,
+        forwarded_allow_ips=settings.forwarded_allow_ips,
+        log_config=None,  # the app's JSON/text logging, set up above and in each worker
+        log_level=settings.log_level,
+        access_log=False,
+        server_header=False,
+        timeout_worker_healthcheck=30,  # a busy machine starts workers slowly
+    )
+    return 0
+
+
+def _stopped(sig: int, _frame: FrameType | None) -> None:
+    log.info("stopped by %s", signal.Signals(sig).name)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

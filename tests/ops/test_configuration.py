@@ -1,0 +1,123 @@
+"""Configuration: every setting from the environment, a bad one refused at start with a
+one-line message (never a traceback), and every setting in the README's table."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from app.settings import Settings, get_settings, load_settings, main
+from tests.ops.servers import entrypoint_env, run_entrypoint
+from tests.support import ROOT
+
+BAD_VALUES = [
+    ("PORT", "abc"),
+    ("PORT", "70000"),
+    ("HOST", ""),
+    ("WORKERS", "0"),
+    ("LOG_LEVEL", "loud"),
+    ("LOG_FORMAT", "xml"),
+    ("MAX_BODY_BYTES", "12"),
+    ("HINT_BUDGET_MS", "-5"),
+    ("DB_POOL_SIZE", "many"),
+    ("DB_STATEMENT_TIMEOUT_MS", "1"),
+    ("MIGRATE_ON_START", "maybe"),
+    ("SHUTDOWN_TIMEOUT_S", "0"),
+    ("PROMETHEUS_MULTIPROC_DIR", "/nonexistent/metrics"),
+    ("DATABASE_URL", "mysql://root:hunter2@db/tripeaks"),
+]
+
+
+@pytest.mark.parametrize(("name", "value"), BAD_VALUES)
+def test_a_bad_value_is_named_in_one_line(
+    name: str, value: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv(name, value)
+    assert main(["check"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"invalid configuration: {name}: "), err
+    assert "\n" not in err and "Traceback" not in err
+    assert "hunter2" not in err  # a database URL's password is never echoed
+
+
+def test_good_values_are_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    env = {
+        "DATABASE_URL": "postgres://u@db:5432/tripeaks",
+        "HOST": "0.0.0.0",
+        "PORT": "9000",
+        "WORKERS": "4",
+        "CORS_ORIGINS": "https://a.example, https://b.example",
+        "LOG_LEVEL": "WARNING",
+        "LOG_FORMAT": "Text",
+        "MAX_BODY_BYTES": "2048",
+        "HINT_BUDGET_MS": "500",
+        "DB_POOL_SIZE": "7",
+        "DB_STATEMENT_TIMEOUT_MS": "2000",
+        "MIGRATE_ON_START": "yes",
+        "SHUTDOWN_TIMEOUT_S": "12",
+        "FORWARDED_ALLOW_IPS": "10.0.0.1",
+    }
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    s = load_settings()
+    assert s.database_url == "postgresql+psycopg://u@db:5432/tripeaks"
+    assert (s.host, s.port, s.workers) == ("0.0.0.0", 9000, 4)
+    assert s.cors_origins == ["https://a.example", "https://b.example"]
+    assert (s.log_level, s.log_format) == ("warning", "text")
+    assert (s.max_body_bytes, s.hint_budget_ms, s.db_pool_size) == (2048, 500, 7)
+    assert s.db_statement_timeout_ms == 2000
+    assert s.migrate_on_start is True
+    assert s.shutdown_timeout_s == 12
+    assert s.forwarded_allow_ips == "10.0.0.1"
+
+
+def test_the_app_refuses_to_start_on_a_bad_value(monkeypatch: pytest.MonkeyPatch) -> None:
+    from app.main import create_app
+
+    monkeypatch.setenv("PORT", "eighty")
+    get_settings.cache_clear()
+    try:
+        with pytest.raises(SystemExit, match=r"^invalid configuration: PORT: "):
+            create_app()
+    finally:
+        get_settings.cache_clear()
+
+
+def test_the_server_command_refuses_a_bad_value_without_a_traceback() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "app.ops.serve"],
+        cwd=ROOT,
+        env={"PATH": "/usr/bin:/bin", "WORKERS": "none", "LOG_FORMAT": "json"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert result.stderr.strip().startswith("invalid configuration: WORKERS: ")
+    assert "Traceback" not in result.stderr
+
+
+def test_the_entrypoint_refuses_a_bad_value_before_migrating(tmp_path: Path) -> None:
+    db = tmp_path / "never.sqlite3"
+    env = entrypoint_env(
+        f"sqlite:///{db}", tmp_path, PORT="abc", LOG_FORMAT="xml", MIGRATE_ON_START="true"
+    )
+    result = run_entrypoint(env, tmp_path / "x.log")
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("invalid configuration: PORT: ")
+    assert "LOG_FORMAT: " in lines[0]
+    assert not db.exists()  # nothing was migrated
+
+
+def test_every_setting_is_in_the_readme_table() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    documented = set(re.findall(r"^\| `([A-Z][A-Z0-9_]*)` \|", readme, flags=re.MULTILINE))
+    settings = {name.upper() for name in Settings.model_fields}
+    assert settings <= documented, f"undocumented: {sorted(settings - documented)}"
