@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -79,6 +80,33 @@ def _validation_errors(exc: RequestValidationError) -> list[dict[str, Any]]:
     return out
 
 
+HTTP_METHODS = frozenset({"get", "put", "post", "delete", "options", "head", "patch", "trace"})
+
+
+def _allowed_methods(request: Request) -> str:
+    """Every method the API serves at this path, from its OpenAPI paths (the framework
+    names only those of the one route that refused the request)."""
+    table: list[tuple[re.Pattern[str], set[str]]] | None = getattr(
+        request.app.state, "allow_table", None
+    )
+    if table is None:
+        table = []
+        for template, item in request.app.openapi()["paths"].items():
+            pieces = re.split(r"\{[^/{}]+\}", template)
+            pattern = re.compile("^" + "[^/]+".join(re.escape(p) for p in pieces) + "$")
+            methods = {m.upper() for m in item if m in HTTP_METHODS}
+            if "GET" in methods:
+                methods.add("HEAD")
+            table.append((pattern, methods))
+        request.app.state.allow_table = table
+    path = request.url.path
+    allowed: set[str] = set()
+    for pattern, methods in table:
+        if pattern.match(path):
+            allowed |= methods
+    return ", ".join(sorted(allowed))
+
+
 def install_problem_handlers(app: FastAPI) -> None:
     @app.exception_handler(ProblemError)
     async def _problem(request: Request, exc: ProblemError) -> JSONResponse:
@@ -96,14 +124,20 @@ def install_problem_handlers(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         problem: ProblemError
+        headers = dict(exc.headers or {})
         if exc.status_code == 404:
             problem = NotFoundProblem(f"no resource at {request.url.path}")
         elif exc.status_code == 405:
             problem = MethodNotAllowedProblem(f"{request.method} is not allowed here")
+            headers["Allow"] = _allowed_methods(request) or headers.get("Allow", "")
+        elif exc.status_code == 400:
+            # The framework could not read the body (not UTF-8, say): an invalid request,
+            # answered as every other invalid request is.
+            problem = ValidationProblem(f"the request body could not be read: {exc.detail}")
         else:
             problem = ProblemError(str(exc.detail))
             problem.status = exc.status_code  # type: ignore[misc]
-        return problem_response(request, problem, dict(exc.headers or {}))
+        return problem_response(request, problem, headers)
 
     @app.exception_handler(OperationalError)
     @app.exception_handler(PoolTimeoutError)
