@@ -61,10 +61,36 @@ def problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
         422: "Invalid request body, parameter or rule option",
         503: "The database or solver is unavailable; retry later",
     }
+    # FastAPI files the model's schema under application/json; the empty problem+json
+    # entry marks the response for _problem_media_type, which moves the schema there.
     return {
         s: {"model": Problem, "description": descriptions[s], "content": {PROBLEM_JSON: {}}}
         for s in statuses
     }
+
+
+def _problem_media_type(spec: dict[str, Any]) -> dict[str, Any]:
+    """Declare problem responses as what they are: application/problem+json with the
+    Problem schema (and not application/json, which the server never sends for them), so
+    that generated clients parse them into a typed Problem."""
+    for item in spec.get("paths", {}).values():
+        for operation in item.values():
+            if not isinstance(operation, dict):
+                continue
+            for response in operation.get("responses", {}).values():
+                content = response.get("content", {})
+                if PROBLEM_JSON in content and "application/json" in content:
+                    content[PROBLEM_JSON] = content.pop("application/json")
+    return spec
+
+
+def install_problem_openapi(app: FastAPI) -> None:
+    generate = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        return _problem_media_type(generate())
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def _validation_errors(exc: RequestValidationError) -> list[dict[str, Any]]:
@@ -108,6 +134,7 @@ def _allowed_methods(request: Request) -> str:
 
 
 def install_problem_handlers(app: FastAPI) -> None:
+    install_problem_openapi(app)
     @app.exception_handler(ProblemError)
     async def _problem(request: Request, exc: ProblemError) -> JSONResponse:
         return problem_response(request, exc)
