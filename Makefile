@@ -18,7 +18,16 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e . --group dev
 	@touch $(STAMP)
 
-setup: $(STAMP) ## Create the virtual environment and install the project with its dev group
+# The TypeScript client check (tests/clients/test_typescript.py): the npm packages that
+# clients/ts/package-lock.json pins, installed by `npm ci` under the machine's Node.js.
+TS_DIR := clients/ts
+TS_STAMP := $(TS_DIR)/node_modules/.installed
+
+$(TS_STAMP): $(TS_DIR)/package.json $(TS_DIR)/package-lock.json
+	cd $(TS_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $(TS_STAMP)
+
+setup: $(STAMP) $(TS_STAMP) ## Create the virtual environment and install the project with its dev group, and the TypeScript client's npm packages
 
 lint: setup ## Lint and check formatting (ruff)
 	$(VENV)/bin/ruff check .
