@@ -135,6 +135,7 @@ def _allowed_methods(request: Request) -> str:
 
 def install_problem_handlers(app: FastAPI) -> None:
     install_problem_openapi(app)
+
     @app.exception_handler(ProblemError)
     async def _problem(request: Request, exc: ProblemError) -> JSONResponse:
         return problem_response(request, exc)
