@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
 .DEFAULT_GOAL := help
-.PHONY: help setup lint format typecheck test test-only bench
+.PHONY: help setup lint format typecheck test test-only bench fuzz
 
 help: ## List the targets and what they do
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -44,6 +44,9 @@ test-only: setup ## Run the test suite alone (pytest; pass ARGS=... for more)
 	$(PY) -m pytest $(ARGS)
 
 test: setup lint typecheck test-only ## Set up, then lint, type-check and run the whole test suite
+
+fuzz: setup ## Run schemathesis alone against a live server, printing its report (FUZZ_SEED=N for another seed)
+	$(PY) -m pytest tests/clients/test_fuzz.py -s -q
 
 bench: setup ## Run the benchmarks and print their figures
 	$(PY) -m bench
