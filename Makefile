@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
 .DEFAULT_GOAL := help
-.PHONY: help setup web-setup lint format typecheck test test-only bench
+.PHONY: help setup web-setup lint format typecheck test test-only bench fuzz
 
 help: ## List the targets and what they do
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -18,7 +18,16 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e . --group dev
 	@touch $(STAMP)
 
-setup: $(STAMP) ## Create the virtual environment and install the project with its dev group
+# The TypeScript client check (tests/clients/test_typescript.py): the npm packages that
+# clients/ts/package-lock.json pins, installed by `npm ci` under the machine's Node.js.
+TS_DIR := clients/ts
+TS_STAMP := $(TS_DIR)/node_modules/.installed
+
+$(TS_STAMP): $(TS_DIR)/package.json $(TS_DIR)/package-lock.json
+	cd $(TS_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $(TS_STAMP)
+
+setup: $(STAMP) $(TS_STAMP) ## Create the virtual environment and install the project with its dev group, and the TypeScript client's npm packages
 
 # The browser test (tests/web) drives Debian's Chromium with playwright-core, pinned in
 # tests/web/package-lock.json. Chromium comes from apt (as root) when it is missing.
@@ -56,6 +65,9 @@ test-only: setup ## Run the test suite alone (pytest; pass ARGS=... for more)
 	$(PY) -m pytest $(ARGS)
 
 test: setup web-setup lint typecheck test-only ## Set up, then lint, type-check and run the whole test suite
+
+fuzz: setup ## Run schemathesis alone against a live server, printing its report (FUZZ_SEED=N for another seed)
+	$(PY) -m pytest tests/clients/test_fuzz.py -s -q
 
 bench: setup ## Run the benchmarks and print their figures
 	$(PY) -m bench

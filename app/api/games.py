@@ -36,6 +36,51 @@ router = APIRouter(prefix="/v1/games", tags=["games"])
 READ_ERRORS = problem_responses(401, 403, 404, 422, 503)
 MOVE_ERRORS = problem_responses(400, 401, 403, 404, 409, 412, 413, 422, 503)
 
+# OpenAPI links: how a client (or a stateful fuzzer) follows a game from one answer to the
+# next call. The game id is in every game body; the token only in create_game's answer.
+GAME_OPERATIONS = (
+    "get_game",
+    "list_legal_moves",
+    "make_move",
+    "play_card",
+    "draw_card",
+    "concede_game",
+    "get_score",
+    "list_moves",
+)
+
+
+def game_links(
+    id_pointer: str, *, token: bool = False, legal_move: str | None = None
+) -> dict[str, Any]:
+    """Links from an answer naming a game (at ``id_pointer``) to every call on that game;
+    ``token`` when the answer carries the player token, ``legal_move`` a pointer to a legal
+    move in it, which make_move accepts unchanged."""
+    links: dict[str, Any] = {}
+    for operation in GAME_OPERATIONS:
+        parameters = {"path.game_id": f"$response.body#{id_pointer}"}
+        if token:
+            parameters["header.Authorization"] = "Bearer {$response.body#/token}"
+        link: dict[str, Any] = {
+            "operationId": operation,
+            "parameters": parameters,
+            "description": f"Call {operation} on this game",
+        }
+        if operation == "make_move" and legal_move is not None:
+            link["requestBody"] = f"$response.body#{legal_move}"
+            link["description"] = "Post one of the game's legal moves back unchanged"
+        links[operation] = link
+    return links
+
+
+def ok_with_links(
+    status_code: int, id_pointer: str, **options: Any
+) -> dict[int | str, dict[str, Any]]:
+    return {status_code: {"links": game_links(id_pointer, **options)}}
+
+
+MOVE_RESPONSES = {**ok_with_links(200, "/id", legal_move="/legal_moves/0"), **MOVE_ERRORS}
+
 
 def legal_move_objects(state: GameState) -> list[LegalMove]:
     out = []
@@ -97,7 +142,10 @@ def _move_answer(result: MoveResult, response: Response) -> GameOut:
     operation_id="create_game",
     status_code=status.HTTP_201_CREATED,
     response_model=CreatedGame,
-    responses=problem_responses(413, 422, 503),
+    responses={
+        **ok_with_links(201, "/id", token=True, legal_move="/legal_moves/0"),
+        **problem_responses(413, 422, 503),
+    },
     summary="Create a game",
 )
 def create_game(
@@ -113,7 +161,7 @@ def create_game(
     "/{game_id}",
     operation_id="get_game",
     response_model=GameOut,
-    responses=READ_ERRORS,
+    responses={**ok_with_links(200, "/id", legal_move="/legal_moves/0"), **READ_ERRORS},
     summary="The game's state as its player sees it",
 )
 def get_game(
@@ -128,7 +176,7 @@ def get_game(
     "/{game_id}/legal-moves",
     operation_id="list_legal_moves",
     response_model=LegalMoves,
-    responses=READ_ERRORS,
+    responses={**ok_with_links(200, "/game_id", legal_move="/moves/0"), **READ_ERRORS},
     summary="Every legal move, each as make_move accepts it",
 )
 def list_legal_moves(
@@ -148,7 +196,7 @@ def list_legal_moves(
     "/{game_id}/moves",
     operation_id="make_move",
     response_model=GameOut,
-    responses=MOVE_ERRORS,
+    responses=MOVE_RESPONSES,
     summary="Apply one move (a legal-move object posted back unchanged, or its string)",
 )
 def make_move(
@@ -176,7 +224,7 @@ def make_move(
     "/{game_id}/play",
     operation_id="play_card",
     response_model=GameOut,
-    responses=MOVE_ERRORS,
+    responses=MOVE_RESPONSES,
     summary="Play the free card at a position onto the waste",
 )
 def play_card(
@@ -221,7 +269,7 @@ def _simple_move(move: str, operation_id: str, summary: str) -> None:
         methods=["POST"],
         operation_id=operation_id,
         response_model=GameOut,
-        responses=MOVE_ERRORS,
+        responses=MOVE_RESPONSES,
         summary=summary,
     )
 
@@ -234,7 +282,7 @@ _simple_move("concede", "concede_game", "Give up; the score stands and the deal 
     "/{game_id}/score",
     operation_id="get_score",
     response_model=ScoreOut,
-    responses=READ_ERRORS,
+    responses={**ok_with_links(200, "/game_id"), **READ_ERRORS},
     summary="The score and how it was made",
 )
 def get_score(game_id: GameIdPath, token: TokenDep, service: GameServiceDep) -> ScoreOut:
@@ -253,7 +301,7 @@ def get_score(game_id: GameIdPath, token: TokenDep, service: GameServiceDep) -> 
     "/{game_id}/moves",
     operation_id="list_moves",
     response_model=MoveHistory,
-    responses=READ_ERRORS,
+    responses={**ok_with_links(200, "/game_id"), **READ_ERRORS},
     summary="The move history, oldest first",
 )
 def list_moves(

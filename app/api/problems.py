@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import sqlite3
 from typing import Any
 
@@ -98,10 +99,36 @@ def problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
         422: "Invalid request body, parameter or rule option",
         503: "The database or solver is unavailable; retry later",
     }
+    # FastAPI files the model's schema under application/json; the empty problem+json
+    # entry marks the response for _problem_media_type, which moves the schema there.
     return {
         s: {"model": Problem, "description": descriptions[s], "content": {PROBLEM_JSON: {}}}
         for s in statuses
     }
+
+
+def _problem_media_type(spec: dict[str, Any]) -> dict[str, Any]:
+    """Declare problem responses as what they are: application/problem+json with the
+    Problem schema (and not application/json, which the server never sends for them), so
+    that generated clients parse them into a typed Problem."""
+    for item in spec.get("paths", {}).values():
+        for operation in item.values():
+            if not isinstance(operation, dict):
+                continue
+            for response in operation.get("responses", {}).values():
+                content = response.get("content", {})
+                if PROBLEM_JSON in content and "application/json" in content:
+                    content[PROBLEM_JSON] = content.pop("application/json")
+    return spec
+
+
+def install_problem_openapi(app: FastAPI) -> None:
+    generate = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        return _problem_media_type(generate())
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def _validation_errors(exc: RequestValidationError) -> list[dict[str, Any]]:
@@ -117,7 +144,36 @@ def _validation_errors(exc: RequestValidationError) -> list[dict[str, Any]]:
     return out
 
 
+HTTP_METHODS = frozenset({"get", "put", "post", "delete", "options", "head", "patch", "trace"})
+
+
+def _allowed_methods(request: Request) -> str:
+    """Every method the API serves at this path, from its OpenAPI paths (the framework
+    names only those of the one route that refused the request)."""
+    table: list[tuple[re.Pattern[str], set[str]]] | None = getattr(
+        request.app.state, "allow_table", None
+    )
+    if table is None:
+        table = []
+        for template, item in request.app.openapi()["paths"].items():
+            pieces = re.split(r"\{[^/{}]+\}", template)
+            pattern = re.compile("^" + "[^/]+".join(re.escape(p) for p in pieces) + "$")
+            methods = {m.upper() for m in item if m in HTTP_METHODS}
+            if "GET" in methods:
+                methods.add("HEAD")
+            table.append((pattern, methods))
+        request.app.state.allow_table = table
+    path = request.url.path
+    allowed: set[str] = set()
+    for pattern, methods in table:
+        if pattern.match(path):
+            allowed |= methods
+    return ", ".join(sorted(allowed))
+
+
 def install_problem_handlers(app: FastAPI) -> None:
+    install_problem_openapi(app)
+
     @app.exception_handler(ProblemError)
     async def _problem(request: Request, exc: ProblemError) -> JSONResponse:
         if isinstance(exc, ConflictProblem | PreconditionFailedProblem):
@@ -136,14 +192,20 @@ def install_problem_handlers(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         problem: ProblemError
+        headers = dict(exc.headers or {})
         if exc.status_code == 404:
             problem = NotFoundProblem(f"no resource at {request.url.path}")
         elif exc.status_code == 405:
             problem = MethodNotAllowedProblem(f"{request.method} is not allowed here")
+            headers["Allow"] = _allowed_methods(request) or headers.get("Allow", "")
+        elif exc.status_code == 400:
+            # The framework could not read the body (not UTF-8, say): an invalid request,
+            # answered as every other invalid request is.
+            problem = ValidationProblem(f"the request body could not be read: {exc.detail}")
         else:
             problem = ProblemError(str(exc.detail))
             problem.status = exc.status_code  # type: ignore[misc]
-        return problem_response(request, problem, dict(exc.headers or {}))
+        return problem_response(request, problem, headers)
 
     @app.exception_handler(OperationalError)
     @app.exception_handler(PoolTimeoutError)

@@ -3,16 +3,43 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, StrictBool, StrictInt
+from pydantic import BaseModel, BeforeValidator, Field, StrictBool, StrictInt
 
 from app.engine.deals import MAX_DEAL_NUMBER
+from app.engine.layouts import LAYOUTS
 from app.schemas.common import Strict
 
-CardCode = Annotated[str, Field(min_length=2, max_length=3, examples=["7h"])]
+
+def _whole_number(value: Any) -> Any:
+    """JSON Schema's integers include 3.0: take it as 3 (still never "3" nor true)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+WHOLE = BeforeValidator(_whole_number)  # after the bounds, so that they stay in the schema
+CardCode = Annotated[
+    str,
+    Field(
+        min_length=2,
+        max_length=3,
+        description="A rank (A, 2-9, T or 10, J, Q, K) and a suit (c, d, h, s), or JK",
+        examples=["7h"],
+    ),
+]
 ScoringName = Literal["classic", "cards_left", "msc"]
-LayoutName = Annotated[str, Field(min_length=1, max_length=32, pattern=r"^[a-z0-9_]+$")]
+LayoutName = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=32,
+        pattern=r"^[a-z0-9_]+$",
+        json_schema_extra={"enum": list(LAYOUTS)},
+        description="One of the layouts list_layouts names",
+    ),
+]
 MoveKind = Literal["play", "draw", "redeal", "undo", "concede"]
 
 
@@ -23,12 +50,12 @@ class RulesIn(Strict):
     king_stops: StrictBool | None = None
     open_peaks: StrictBool | None = None
     free_start: StrictBool | None = None
-    jokers: Annotated[StrictInt, Field(ge=0, le=2)] | None = None
-    redeals: Annotated[StrictInt, Field(ge=0, le=9)] | None = None
+    jokers: Annotated[StrictInt, Field(ge=0, le=2), WHOLE] | None = None
+    redeals: Annotated[StrictInt, Field(ge=0, le=9), WHOLE] | None = None
     undo: StrictBool | None = None
     scoring: ScoringName | None = None
-    draw_penalty: Annotated[StrictInt, Field(ge=0, le=1000)] | None = None
-    deal_cost: Annotated[StrictInt, Field(ge=0, le=1000)] | None = None
+    draw_penalty: Annotated[StrictInt, Field(ge=0, le=1000), WHOLE] | None = None
+    deal_cost: Annotated[StrictInt, Field(ge=0, le=1000), WHOLE] | None = None
 
 
 class Rules(BaseModel):
@@ -48,7 +75,7 @@ class Rules(BaseModel):
 class CreateGameRequest(Strict):
     layout: LayoutName = "tripeaks"
     rules: RulesIn | None = None
-    deal_number: Annotated[StrictInt, Field(ge=0, le=MAX_DEAL_NUMBER)] | None = Field(
+    deal_number: Annotated[StrictInt, Field(ge=0, le=MAX_DEAL_NUMBER), WHOLE] | None = Field(
         default=None, description="Play numbered deal N (docs/deals.md); public in the game."
     )
     deal: Annotated[list[CardCode], Field(max_length=110)] | None = Field(
@@ -130,14 +157,22 @@ class CreatedGame(GameOut):
 class MoveRequest(Strict):
     """A move: its string, optionally with the rest of a legal-move object."""
 
-    move: Annotated[str, Field(min_length=1, max_length=32, examples=["play 21", "draw"])]
+    move: Annotated[
+        str,
+        Field(
+            min_length=1,
+            max_length=32,
+            description="'play <position>', 'draw', 'redeal', 'undo' or 'concede'",
+            examples=["play 21", "draw"],
+        ),
+    ]
     kind: MoveKind | None = None
-    position: Annotated[StrictInt, Field(ge=0, le=1000)] | None = None
+    position: Annotated[StrictInt, Field(ge=0, le=1000), WHOLE] | None = None
     card: CardCode | None = None
 
 
 class PlayRequest(Strict):
-    position: Annotated[StrictInt, Field(ge=0, le=1000)]
+    position: Annotated[StrictInt, Field(ge=0, le=1000), WHOLE]
     card: CardCode | None = Field(
         default=None, description="If given, the play is refused unless this card is there"
     )

@@ -1,0 +1,147 @@
+// Plays TriPeaks through a client that knows nothing but openapi/openapi.json: types made
+// by openapi-typescript (src/generated/api.ts, generated at test time, never committed)
+// and requests made by openapi-fetch. Run by tests/clients/test_typescript.py:
+//
+//   node dist/play.js BASE_URL PLAN_JSON
+//
+// PLAN_JSON: {"win": {"deal": [...], "order": [...]}, "lose": {"deal": [...]}}. Prints one
+// JSON object describing what happened; exits non-zero when anything was not as expected.
+import createClient from "openapi-fetch";
+
+import type { components, paths } from "./generated/api.js";
+
+type GameOut = components["schemas"]["GameOut"];
+type LegalMove = components["schemas"]["LegalMove"];
+type Problem = components["schemas"]["Problem"];
+
+interface Plan {
+  win: { deal: string[]; order: number[] };
+  lose: { deal: string[] };
+}
+
+interface Played {
+  status: GameOut["status"];
+  moves: number;
+  score: number;
+  revealed: boolean;
+}
+
+const MAX_MOVES = 500;
+
+function fail(message: string): never {
+  throw new Error(message);
+}
+
+const [baseUrl, planJson] = process.argv.slice(2);
+if (baseUrl === undefined || planJson === undefined) {
+  fail("usage: node dist/play.js BASE_URL PLAN_JSON");
+}
+const plan = JSON.parse(planJson) as Plan;
+const anonymous = createClient<paths>({ baseUrl });
+
+function playerClient(token: string) {
+  return createClient<paths>({ baseUrl, headers: { Authorization: `Bearer ${token}` } });
+}
+
+async function createGame(deal: string[]) {
+  const { data, error, response } = await anonymous.POST("/v1/games", { body: { deal } });
+  if (data === undefined) {
+    fail(`create_game answered ${response.status}: ${error?.type} ${error?.detail}`);
+  }
+  if (response.status !== 201 || response.headers.get("Location") !== `/v1/games/${data.id}`) {
+    fail(`create_game: status ${response.status}, Location ${response.headers.get("Location")}`);
+  }
+  return { game: data, player: playerClient(data.token) };
+}
+
+function choose(moves: LegalMove[], order: number[], played: number): LegalMove {
+  const plays = moves.filter((m) => m.kind === "play");
+  const next = order[played];
+  const wanted = plays.find((m) => m.position === next) ?? plays[0];
+  const chosen = wanted ?? moves.find((m) => m.kind === "draw");
+  if (chosen === undefined) {
+    fail(`no play and no draw among ${moves.map((m) => m.move).join(", ")}`);
+  }
+  return chosen;
+}
+
+async function play(deal: string[], order: number[]): Promise<Played> {
+  const { game, player } = await createGame(deal);
+  const path = { game_id: game.id };
+  let state: GameOut = game;
+  let plays = 0;
+  for (let turn = 0; state.status === "in_progress"; turn++) {
+    if (turn >= MAX_MOVES) fail(`still playing after ${MAX_MOVES} moves`);
+    const legal = await player.GET("/v1/games/{game_id}/legal-moves", { params: { path } });
+    if (legal.data === undefined) fail(`list_legal_moves: ${legal.error?.detail}`);
+    if (legal.data.version !== state.version) fail("legal moves of another version");
+    const move = choose(legal.data.moves, order, plays);
+    // The legal-move object goes back unchanged, guarded by the version it was read at.
+    const posted = await player.POST("/v1/games/{game_id}/moves", {
+      params: { path, header: { "if-match": `"v${legal.data.version}"` } },
+      body: move,
+    });
+    if (posted.data === undefined) {
+      fail(`make_move ${move.move}: ${posted.response.status} ${posted.error?.type}`);
+    }
+    if (posted.response.headers.get("ETag") !== `"v${posted.data.version}"`) {
+      fail(`ETag ${posted.response.headers.get("ETag")} for version ${posted.data.version}`);
+    }
+    if (move.kind === "play") plays++;
+    state = posted.data;
+  }
+  const score = await player.GET("/v1/games/{game_id}/score", { params: { path } });
+  if (score.data === undefined) fail(`get_score: ${score.error?.detail}`);
+  return {
+    status: state.status,
+    moves: state.version,
+    score: score.data.score.total,
+    revealed: JSON.stringify(state.reveal?.deal) === JSON.stringify(deal),
+  };
+}
+
+// The error of a call is typed from the spec as the Problem schema: this line compiles only
+// while every declared error of these operations is application/problem+json -> Problem.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+
+async function problems(deal: string[]) {
+  const { game, player } = await createGame(deal);
+  const path = { game_id: game.id };
+
+  const illegal = await player.POST("/v1/games/{game_id}/play", {
+    params: { path },
+    body: { position: 0 },
+  });
+  const illegalIsProblem: Same<NonNullable<typeof illegal.error>, Problem> = true;
+
+  const stranger = playerClient("not-the-token");
+  const forbidden = await stranger.GET("/v1/games/{game_id}", { params: { path } });
+  const forbiddenIsProblem: Same<NonNullable<typeof forbidden.error>, Problem> = true;
+
+  const over = await player.POST("/v1/games/{game_id}/concede", { params: { path } });
+  const again = await player.POST("/v1/games/{game_id}/draw", { params: { path } });
+  return {
+    typed: illegalIsProblem && forbiddenIsProblem,
+    illegal: { status: illegal.response.status, type: illegal.error?.type },
+    illegal_content_type: illegal.response.headers.get("Content-Type"),
+    forbidden: { status: forbidden.response.status, type: forbidden.error?.type },
+    conceded: over.data?.status,
+    game_over: { status: again.response.status, type: again.error?.type },
+  };
+}
+
+async function main(): Promise<void> {
+  const layouts = await anonymous.GET("/v1/layouts");
+  const result = {
+    layouts: layouts.data?.layouts.map((l) => l.name) ?? [],
+    won: await play(plan.win.deal, plan.win.order),
+    lost: await play(plan.lose.deal, []),
+    problems: await problems(plan.win.deal),
+  };
+  console.log(JSON.stringify(result));
+}
+
+main().catch((e: unknown) => {
+  console.error(e instanceof Error ? e.message : e);
+  process.exitCode = 1;
+});

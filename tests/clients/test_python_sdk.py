@@ -1,0 +1,297 @@
+"""A Python client generated from the committed spec plays whole games on a real server.
+
+openapi-python-client generates the client into a temporary folder (nothing generated is
+committed); the test imports it and plays against a uvicorn process on 127.0.0.1, reading
+the legal moves and posting them back, as an SDK user would. Errors come back parsed into
+the generated Problem model, which proves that the problem+json responses are declared.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.openapi import SPEC_PATH
+from tests.support import (
+    TRIPEAKS_CLEAR_ORDER,
+    chain_deal,
+    live_server,
+    losing_deal,
+    verify_commitment,
+)
+
+PACKAGE = "tripeaks_client"
+GAME_OPERATIONS = {
+    "create_game",
+    "get_game",
+    "list_legal_moves",
+    "make_move",
+    "play_card",
+    "draw_card",
+    "concede_game",
+    "get_score",
+    "list_moves",
+}
+
+
+def _generator() -> str:
+    found = shutil.which("openapi-python-client", path=str(Path(sys.executable).parent))
+    if found is None:  # pragma: no cover - the dev group installs it
+        pytest.fail("openapi-python-client is not installed: run `make setup`")
+    return found
+
+
+@pytest.fixture(scope="module")
+def sdk(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """The generated package, imported from a temporary folder."""
+    out = tmp_path_factory.mktemp("sdk")
+    bin_dir = str(Path(sys.executable).parent)
+    result = subprocess.run(
+        [
+            _generator(),
+            "generate",
+            "--path",
+            str(SPEC_PATH),
+            "--meta",
+            "none",
+            "--output-path",
+            str(out / PACKAGE),
+            "--fail-on-warning",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        # Its post-generation hook runs ruff, which lives beside this interpreter.
+        env={**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"},
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    sys.path.insert(0, str(out))
+    try:
+        yield importlib.import_module(PACKAGE)
+    finally:
+        sys.path.remove(str(out))
+        for name in [m for m in sys.modules if m == PACKAGE or m.startswith(PACKAGE + ".")]:
+            del sys.modules[name]
+
+
+@pytest.fixture(scope="module")
+def base_url(database_url: str) -> Iterator[str]:
+    with live_server(database_url) as url:
+        yield url
+
+
+def _api(sdk: Any, group: str, operation: str) -> Any:
+    return importlib.import_module(f"{PACKAGE}.api.{group}.{operation}")
+
+
+def _models(sdk: Any) -> Any:
+    return importlib.import_module(f"{PACKAGE}.models")
+
+
+def test_operations_become_readable_modules(sdk: Any) -> None:
+    root = Path(sdk.__file__).parent / "api"
+    modules = {p.stem for p in root.glob("*/*.py") if p.stem != "__init__"}
+    assert {p.stem for p in (root / "games").glob("*.py")} >= GAME_OPERATIONS
+    assert {"list_layouts", "get_layout", "get_health", "get_readiness"} <= modules
+    assert {p.stem for p in (root / "layouts").glob("*.py")} >= {"list_layouts", "get_layout"}
+    # Every problem response is parsed into the one Problem model.
+    make_move = (root / "games" / "make_move.py").read_text(encoding="utf-8")
+    for status in (400, 401, 403, 404, 409, 412, 422):
+        assert f"response_{status} = Problem.from_dict(response.json())" in make_move
+
+
+class Clients:
+    """Generated clients on one server, each closed at the end of the test."""
+
+    def __init__(self, sdk: Any, base_url: str) -> None:
+        self.sdk = sdk
+        self.base_url = base_url
+        self.opened: list[Any] = []
+        self.anonymous = self._open(sdk.Client(base_url=base_url, raise_on_unexpected_status=True))
+
+    def _open(self, client: Any) -> Any:
+        self.opened.append(client)
+        return client
+
+    def player(self, token: str) -> Any:
+        return self._open(
+            self.sdk.AuthenticatedClient(
+                base_url=self.base_url, token=token, raise_on_unexpected_status=True
+            )
+        )
+
+    def create(self, **body: Any) -> tuple[Any, Any]:
+        models = _models(self.sdk)
+        request = models.CreateGameRequest.from_dict(body)
+        create_game = _api(self.sdk, "games", "create_game")
+        answer = create_game.sync_detailed(client=self.anonymous, body=request)
+        assert answer.status_code == 201, answer.content
+        created = answer.parsed
+        assert isinstance(created, models.CreatedGame)
+        assert answer.headers["Location"] == f"/v1/games/{created.id}"
+        return created, self.player(created.token)
+
+    def close(self) -> None:
+        for client in self.opened:
+            client.__exit__(None, None, None)
+
+
+@pytest.fixture
+def clients(sdk: Any, base_url: str) -> Iterator[Clients]:
+    c = Clients(sdk, base_url)
+    try:
+        yield c
+    finally:
+        c.close()
+
+
+def test_a_generated_client_wins_a_game(sdk: Any, clients: Clients) -> None:
+    models = _models(sdk)
+    games = {op: _api(sdk, "games", op) for op in GAME_OPERATIONS}
+    game, player = clients.create(deal=chain_deal())
+    assert game.status == models.CreatedGameStatus.IN_PROGRESS
+    commitment = game.commitment
+    state: Any = game
+    for turn, position in enumerate(TRIPEAKS_CLEAR_ORDER):
+        legal = games["list_legal_moves"].sync(game.id, client=player)
+        assert isinstance(legal, models.LegalMoves)
+        plays = {m.position: m for m in legal.moves if m.kind == models.LegalMoveKind.PLAY}
+        assert position in plays, (position, [m.move for m in legal.moves])
+        chosen = plays[position]
+        if turn % 2 == 0:
+            # The legal-move object, posted back unchanged.
+            body = models.MoveRequest.from_dict(chosen.to_dict())
+            state = games["make_move"].sync(
+                game.id, client=player, body=body, if_match=f'"v{turn}"'
+            )
+        else:
+            body = models.PlayRequest(position=position, card=chosen.card)
+            state = games["play_card"].sync(game.id, client=player, body=body)
+        assert isinstance(state, models.GameOut), state
+        assert state.version == turn + 1
+    assert state.status == models.GameOutStatus.WON
+    assert state.cards_left == 0
+    assert state.reveal is not None
+    assert state.reveal.deal == chain_deal()
+    assert verify_commitment(commitment, state.reveal.deal, state.reveal.salt)
+    score = games["get_score"].sync(game.id, client=player)
+    assert isinstance(score, models.ScoreOut)
+    assert score.status == "won"
+    assert score.score.longest_streak == len(TRIPEAKS_CLEAR_ORDER)
+    history = games["list_moves"].sync(game.id, client=player)
+    assert isinstance(history, models.MoveHistory)
+    assert history.total == len(TRIPEAKS_CLEAR_ORDER)
+    assert [m.move for m in history.moves] == [f"play {p}" for p in TRIPEAKS_CLEAR_ORDER]
+    # A move on a finished game: a typed game-over problem.
+    over = games["draw_card"].sync_detailed(game.id, client=player)
+    assert over.status_code == 409
+    assert isinstance(over.parsed, models.Problem)
+    assert over.parsed.type_ == "/problems/game-over"
+
+
+def test_a_generated_client_loses_a_game(sdk: Any, clients: Clients) -> None:
+    models = _models(sdk)
+    games = {op: _api(sdk, "games", op) for op in GAME_OPERATIONS}
+    game, player = clients.create(deal=losing_deal())
+    state: Any = games["get_game"].sync(game.id, client=player)
+    draws = 0
+    while state.status == models.GameOutStatus.IN_PROGRESS:
+        legal = games["list_legal_moves"].sync(game.id, client=player)
+        kinds = {m.kind for m in legal.moves}
+        assert models.LegalMoveKind.PLAY not in kinds
+        assert models.LegalMoveKind.DRAW in kinds
+        state = games["draw_card"].sync(game.id, client=player)
+        assert isinstance(state, models.GameOut), state
+        draws += 1
+    assert draws == 23
+    assert state.status == models.GameOutStatus.LOST
+    assert state.stock_count == 0
+    assert state.legal_moves == []
+    assert state.reveal is not None and state.reveal.deal == losing_deal()
+    assert verify_commitment(game.commitment, state.reveal.deal, state.reveal.salt)
+
+
+def test_errors_come_back_as_typed_problems(sdk: Any, clients: Clients) -> None:
+    models = _models(sdk)
+    games = {op: _api(sdk, "games", op) for op in GAME_OPERATIONS}
+    game, player = clients.create(deal=chain_deal())
+
+    # An illegal move: position 0 is a peak, still covered.
+    illegal = games["play_card"].sync_detailed(
+        game.id, client=player, body=models.PlayRequest(position=0)
+    )
+    assert illegal.status_code == 400
+    problem = illegal.parsed
+    assert isinstance(problem, models.Problem)
+    assert problem.type_ == "/problems/illegal-move"
+    assert problem.status == 400
+    assert problem.additional_properties["move"] == "play 0"
+    assert illegal.headers["content-type"] == "application/problem+json"
+
+    # Another game's token opens nothing here.
+    other, _ = clients.create()
+    stranger = clients.player(other.token)
+    forbidden = games["get_game"].sync_detailed(game.id, client=stranger)
+    assert forbidden.status_code == 403
+    assert isinstance(forbidden.parsed, models.Problem)
+    assert forbidden.parsed.type_ == "/problems/forbidden"
+    forger = clients.player("not-a-token")
+    wrong = games["make_move"].sync_detailed(
+        game.id, client=forger, body=models.MoveRequest(move="draw")
+    )
+    assert isinstance(wrong.parsed, models.Problem)
+    assert wrong.parsed.type_ == "/problems/forbidden"
+
+    # A stale If-Match and an unknown game.
+    stale = games["draw_card"].sync_detailed(game.id, client=player, if_match='"v7"')
+    assert stale.status_code == 412
+    assert isinstance(stale.parsed, models.Problem)
+    assert stale.parsed.type_ == "/problems/precondition-failed"
+    missing = games["get_score"].sync_detailed("no-such-game", client=player)
+    assert missing.status_code == 404
+    assert isinstance(missing.parsed, models.Problem)
+    assert missing.parsed.type_ == "/problems/not-found"
+
+    # Invalid rules: a validation problem listing what was refused.
+    bad = _api(sdk, "games", "create_game").sync_detailed(
+        client=clients.anonymous,
+        body=models.CreateGameRequest.from_dict({"rules": {"wrap": True, "king_stops": True}}),
+    )
+    assert bad.status_code == 422
+    assert isinstance(bad.parsed, models.Problem)
+    assert bad.parsed.type_ == "/problems/validation"
+
+    # Conceding ends the game and reveals the deal.
+    conceded = games["concede_game"].sync(game.id, client=player)
+    assert isinstance(conceded, models.GameOut)
+    assert conceded.status == models.GameOutStatus.CONCEDED
+    assert conceded.reveal is not None and conceded.reveal.deal == chain_deal()
+
+
+def test_layouts_and_health_through_the_client(sdk: Any, clients: Clients) -> None:
+    models = _models(sdk)
+    anonymous = clients.anonymous
+    listed = _api(sdk, "layouts", "list_layouts").sync(client=anonymous)
+    assert isinstance(listed, models.LayoutList)
+    names = [lay.name for lay in listed.layouts]
+    assert "tripeaks" in names
+    for name in names:
+        layout = _api(sdk, "layouts", "get_layout").sync(name, client=anonymous)
+        assert isinstance(layout, models.LayoutOut)
+        assert len(layout.positions) == next(s.cards for s in listed.layouts if s.name == name)
+    unknown = _api(sdk, "layouts", "get_layout").sync_detailed("nope", client=anonymous)
+    assert isinstance(unknown.parsed, models.Problem)
+    assert unknown.parsed.type_ == "/problems/not-found"
+    health = _api(sdk, "operations", "get_health").sync_detailed(client=anonymous)
+    assert health.status_code == 200
+    ready = _api(sdk, "operations", "get_readiness").sync_detailed(client=anonymous)
+    assert ready.status_code == 200

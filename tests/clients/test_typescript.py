@@ -1,0 +1,93 @@
+"""A TypeScript client made from the committed spec plays whole games on a real server.
+
+openapi-typescript turns openapi/openapi.json into types (clients/ts/src/generated, not
+committed), tsc type-checks clients/ts/src/play.ts against them (strict), and node runs it
+with openapi-fetch against a uvicorn process on 127.0.0.1: it wins a game, loses one, and
+gets typed problems for an illegal move, a wrong token and a move after the end. The npm
+packages are pinned by clients/ts/package-lock.json and installed by `make setup`
+(`npm ci`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support import ROOT, TRIPEAKS_CLEAR_ORDER, chain_deal, live_server, losing_deal
+
+TS_DIR = ROOT / "clients" / "ts"
+BIN = TS_DIR / "node_modules" / ".bin"
+
+
+def _run(*args: str, timeout: float = 180) -> str:
+    result = subprocess.run(
+        args, cwd=TS_DIR, capture_output=True, text=True, timeout=timeout, check=False
+    )
+    assert result.returncode == 0, f"{' '.join(args)}:\n{result.stdout}\n{result.stderr}"
+    return result.stdout
+
+
+@pytest.fixture(scope="module")
+def compiled() -> Path:
+    """clients/ts built: types generated from the spec, then play.ts type-checked by tsc."""
+    node = shutil.which("node")
+    if node is None or not (BIN / "tsc").exists():
+        reason = "Node.js and clients/ts/node_modules are needed: run `make setup`"
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must run the TypeScript client: {reason}")
+        pytest.skip(reason)
+    version = _run(node, "--version").strip()
+    major = re.match(r"v(\d+)", version)
+    assert major is not None and int(major.group(1)) >= 20, version
+    shutil.rmtree(TS_DIR / "dist", ignore_errors=True)
+    shutil.rmtree(TS_DIR / "src" / "generated", ignore_errors=True)
+    _run(
+        str(BIN / "openapi-typescript"),
+        str(ROOT / "openapi" / "openapi.json"),
+        "--default-non-nullable=false",
+        "--output",
+        "src/generated/api.ts",
+    )
+    _run(str(BIN / "tsc"), "-p", "tsconfig.json")
+    script = TS_DIR / "dist" / "play.js"
+    assert script.exists()
+    return script
+
+
+@pytest.fixture
+def base_url(database_url: str) -> Iterator[str]:
+    with live_server(database_url) as url:
+        yield url
+
+
+def test_a_typescript_client_plays_whole_games(compiled: Path, base_url: str) -> None:
+    plan = {
+        "win": {"deal": chain_deal(), "order": TRIPEAKS_CLEAR_ORDER},
+        "lose": {"deal": losing_deal()},
+    }
+    out = _run("node", str(compiled), base_url, json.dumps(plan), timeout=120)
+    result: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
+    assert "tripeaks" in result["layouts"]
+    assert result["won"] == {
+        "status": "won",
+        "moves": len(TRIPEAKS_CLEAR_ORDER),
+        "score": result["won"]["score"],
+        "revealed": True,
+    }
+    assert result["won"]["score"] > 0
+    assert result["lost"] == {"status": "lost", "moves": 23, "score": -5 * 23, "revealed": True}
+    problems = result["problems"]
+    assert problems["typed"] is True
+    assert problems["illegal"] == {"status": 400, "type": "/problems/illegal-move"}
+    assert problems["illegal_content_type"] == "application/problem+json"
+    assert problems["forbidden"] == {"status": 403, "type": "/problems/forbidden"}
+    assert problems["conceded"] == "conceded"
+    assert problems["game_over"] == {"status": 409, "type": "/problems/game-over"}
