@@ -137,7 +137,8 @@ class GameService:
     def rehydrate(self, row: Game, upto: int | None = None) -> GameState:
         rules = engine.Rules.from_dict(row.rules)
         layout = engine.get_layout(row.layout)
-        deal = engine.parse_deal(row.deal, layout.decks, rules.jokers)
+        # Read the cards only: replay (new_game) validates the deal, once.
+        deal = engine.parse_cards(row.deal)
         return engine.replay(deal, rules, self.games.moves(row.id, upto), layout)
 
     # -- moves ------------------------------------------------------------------------
@@ -203,7 +204,6 @@ class GameService:
             raise ConflictProblem(
                 "another move was applied to this game first; reload it"
             ) from None
-        self.session.refresh(row)
         return MoveResult(LoadedGame(row, new), replayed=False)
 
     def _replay_idempotent(
