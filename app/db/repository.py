@@ -15,6 +15,7 @@ from app.db.models import Game, GameStatus, Move, utcnow
 # add cost); the SET and VALUES columns come from the parameters given at execution.
 GAMES: Table = Game.__table__  # type: ignore[assignment]
 MOVES: Table = Move.__table__  # type: ignore[assignment]
+_GAME = select(Game).where(Game.id == bindparam("game_id"))
 _MOVES = select(Move.move).where(Move.game_id == bindparam("game_id")).order_by(Move.seq)
 _MOVES_UPTO = _MOVES.where(Move.seq <= bindparam("upto"))
 _BUMP_VERSION = update(GAMES).where(
@@ -28,7 +29,7 @@ class GameRepository:
         self.session = session
 
     def get(self, game_id: str) -> Game | None:
-        return self.session.get(Game, game_id)
+        return self.session.scalars(_GAME, {"game_id": game_id}).one_or_none()
 
     def add(self, game: Game) -> None:
         self.session.add(game)

@@ -134,6 +134,13 @@ class GameService:
             raise ForbiddenProblem("the token does not open this game")
         return LoadedGame(row, self.rehydrate(row, upto))
 
+    def view(self, game_id: str, token: str | None) -> LoadedGame:
+        """``load`` for a read: its transaction ends at once (on SQLite it holds the write
+        lock), and the session is then closed without a trip through the threadpool."""
+        game = self.load(game_id, token)
+        self.session.commit()
+        return game
+
     def rehydrate(self, row: Game, upto: int | None = None) -> GameState:
         rules = engine.Rules.from_dict(row.rules)
         layout = engine.get_layout(row.layout)
