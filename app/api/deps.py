@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from typing import Annotated
 
 from fastapi import Depends, Header, Path, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.orm import Session
+from starlette.concurrency import run_in_threadpool
 
 from app.errors import UnauthorizedProblem
 from app.services.games import GameService
@@ -15,25 +16,32 @@ from app.services.games import GameService
 _bearer = HTTPBearer(auto_error=False, description="The player token returned by create_game")
 
 
-def get_session(request: Request) -> Iterator[Session]:
+async def get_session(request: Request) -> AsyncIterator[Session]:
+    # Async, to spare two hops through the threadpool per request: making a session does
+    # no I/O, nor does closing one with no transaction open (a move has committed). Only
+    # ending an open transaction (a read's) waits on the database: that goes to a thread.
     session: Session = request.app.state.sessions()
     try:
         yield session
     finally:
-        session.close()
+        if session.in_transaction():
+            await run_in_threadpool(session.close)
+        else:
+            session.close()
 
 
 SessionDep = Annotated[Session, Depends(get_session)]
 
 
-def get_game_service(session: SessionDep) -> GameService:
+# No I/O below either, so async: a sync dependency costs a hop through the threadpool.
+async def get_game_service(session: SessionDep) -> GameService:
     return GameService(session)
 
 
 GameServiceDep = Annotated[GameService, Depends(get_game_service)]
 
 
-def get_token(
+async def get_token(
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> str:
     if credentials is None or not credentials.credentials:

@@ -167,7 +167,7 @@ def create_game(
 def get_game(
     game_id: GameIdPath, token: TokenDep, service: GameServiceDep, response: Response
 ) -> GameOut:
-    game = service.load(game_id, token)
+    game = service.view(game_id, token)
     response.headers["ETag"] = etag(game.state.moves_made)
     return GameOut.model_validate(game_out(game))
 
@@ -182,7 +182,7 @@ def get_game(
 def list_legal_moves(
     game_id: GameIdPath, token: TokenDep, service: GameServiceDep, response: Response
 ) -> LegalMoves:
-    game = service.load(game_id, token)
+    game = service.view(game_id, token)
     response.headers["ETag"] = etag(game.state.moves_made)
     return LegalMoves(
         game_id=game.row.id,
@@ -286,7 +286,7 @@ _simple_move("concede", "concede_game", "Give up; the score stands and the deal 
     summary="The score and how it was made",
 )
 def get_score(game_id: GameIdPath, token: TokenDep, service: GameServiceDep) -> ScoreOut:
-    game = service.load(game_id, token)
+    game = service.view(game_id, token)
     return ScoreOut.model_validate(
         {
             "game_id": game.row.id,

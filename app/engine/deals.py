@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from typing import Final
 
 from app.engine.cards import JOKER, STANDARD_CARDS, Card, parse_card
@@ -86,9 +87,19 @@ def parse_deal(codes: str | Iterable[str], decks: int = 1, jokers: int = 0) -> D
     return tuple(cards)
 
 
+@lru_cache(maxsize=16)
+def _deck_counts(decks: int, jokers: int) -> Counter[Card]:
+    """How many of each card a deck holds (shared: never change it)."""
+    return Counter(ordered_deck(decks, jokers))
+
+
 def validate_deal(cards: Sequence[Card], decks: int = 1, jokers: int = 0) -> None:
-    expected = Counter(ordered_deck(decks, jokers))
+    expected = _deck_counts(decks, jokers)
     got = Counter(cards)
+    # Every game is rebuilt from its deal at each request, so be quick when all is well:
+    # plain dict equality runs in C, where Counter's own == walks both in Python.
+    if dict.__eq__(got, expected):
+        return
     problems: list[str] = []
     deck = f"{decks} deck{'s' if decks > 1 else ''} and {jokers} joker{'s' if jokers != 1 else ''}"
     for card, n in got.items():

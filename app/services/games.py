@@ -141,10 +141,18 @@ class GameService:
             raise ForbiddenProblem("the token does not open this game")
         return row
 
+    def view(self, game_id: str, token: str | None) -> LoadedGame:
+        """``load`` for a read: its transaction ends at once (on SQLite it holds the write
+        lock), and the session is then closed without a trip through the threadpool."""
+        game = self.load(game_id, token)
+        self.session.commit()
+        return game
+
     def rehydrate(self, row: Game, upto: int | None = None) -> GameState:
         rules = engine.Rules.from_dict(row.rules)
         layout = engine.get_layout(row.layout)
-        deal = engine.parse_deal(row.deal, layout.decks, rules.jokers)
+        # Read the cards only: replay (new_game) validates the deal, once.
+        deal = engine.parse_cards(row.deal)
         return engine.replay(deal, rules, self.games.moves(row.id, upto), layout)
 
     # -- moves ------------------------------------------------------------------------
@@ -210,7 +218,6 @@ class GameService:
             raise ConflictProblem(
                 "another move was applied to this game first; reload it"
             ) from None
-        self.session.refresh(row)
         metrics.move_applied(move.kind, new.outcome.value)
         return MoveResult(LoadedGame(row, new), replayed=False)
 

@@ -1,0 +1,50 @@
+"""The app the HTTP benchmark serves: the real ``create_app`` plus bare routes.
+
+The bare routes are the yardstick: they go through the same server, middleware and
+(for the sync one) the same threadpool as the game endpoints, and do nothing else.
+``/bench/db`` adds one database round trip (a session and ``SELECT 1``) to show what the
+database alone costs; ``/bench/signature/{game_id}`` takes make_move's parameters and
+dependencies (path, JSON body, token, service and session, two headers) and does nothing
+with them, to show what the framework alone costs for a move.
+"""
+
+from __future__ import annotations
+
+from fastapi import FastAPI, Request
+from sqlalchemy import text
+
+from app.api.deps import GameIdPath, GameServiceDep, IdempotencyKeyHeader, IfMatchHeader, TokenDep
+from app.main import create_app
+from app.schemas.games import MoveRequest
+
+
+def create_bench_app() -> FastAPI:
+    app = create_app()
+
+    @app.get("/bench/bare", include_in_schema=False)
+    def bare() -> dict[str, bool]:
+        return {"ok": True}
+
+    @app.get("/bench/bare-async", include_in_schema=False)
+    async def bare_async() -> dict[str, bool]:
+        return {"ok": True}
+
+    @app.get("/bench/db", include_in_schema=False)
+    def db(request: Request) -> dict[str, bool]:
+        with request.app.state.sessions() as session:
+            session.execute(text("SELECT 1"))
+            session.commit()
+        return {"ok": True}
+
+    @app.post("/bench/signature/{game_id}", include_in_schema=False)
+    def signature(
+        game_id: GameIdPath,
+        body: MoveRequest,
+        token: TokenDep,
+        service: GameServiceDep,
+        if_match: IfMatchHeader = None,
+        idempotency_key: IdempotencyKeyHeader = None,
+    ) -> dict[str, bool]:
+        return {"ok": True}
+
+    return app
