@@ -7,9 +7,8 @@ from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Engine, text
+from sqlalchemy import Engine, inspect, text
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -40,7 +39,11 @@ def migration_status(engine: Engine) -> tuple[bool, str, str | None]:
     try:
         with engine.connect() as conn:
             conn.execute(text("SELECT 1"))
-            current = MigrationContext.configure(conn).get_current_revision()
+            # Read the version table directly: MigrationContext logs at INFO on every call.
+            if inspect(conn).has_table("alembic_version"):
+                current = conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
+            else:
+                current = None
     except Exception as e:  # any failure to reach the database means "not ready"
         return False, f"database unreachable: {type(e).__name__}", None
     head = head_revision()
