@@ -53,6 +53,7 @@ cluster. ``king_stops`` only forbids plays, so both rules stay sound under it.
 
 from __future__ import annotations
 
+import random
 import sys
 import time
 from collections.abc import Sequence
@@ -60,10 +61,10 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from app.engine.cards import JOKER_RANK, KING, Card, ranks_adjacent
-from app.engine.deals import Deal
+from app.engine.deals import MAX_DEAL_NUMBER, Deal, numbered_deal
 from app.engine.errors import TriPeaksError
 from app.engine.game import GameState, Outcome, apply, new_game
-from app.engine.layouts import Layout
+from app.engine.layouts import Layout, get_layout
 from app.engine.rules import Rules, Scoring
 from app.engine.scoring import card_points, draw_cost, peak_bonus
 
@@ -235,11 +236,38 @@ class _Table:
         self.rank_mask = tuple(
             sum(1 << p for p in range(n) if self.rank[p] == r) for r in range(14)
         )
+        # sup_ranks[r]: the ranks a card of rank r may go on; sup_mask[r]: the positions
+        # holding them; above[p]: the positions that can only go after p (it covers them,
+        # directly or not).
+        self.sup_ranks = tuple(
+            sum(1 << s for s in range(14) if _fits(r, s, rules)) for r in range(14)
+        )
+        self.sup_mask = tuple(
+            sum(1 << p for p in range(n) if self.sup_ranks[r] >> self.rank[p] & 1)
+            for r in range(14)
+        )
+        above = [0] * n
+        for p in range(n):  # covering positions come later, so covered ones are done
+            for q in layout.covers[p]:
+                above[p] |= 1 << q | above[q]
+        self.above = tuple(above)
+        self.positions_of_ranks: dict[int, int] = {}
         # Playing order: the card that holds up the most cards first, then the higher one.
         weight = [0] * n
         for p in range(n - 1, -1, -1):
             weight[p] = len(layout.covers[p])
         self.weight = tuple(weight)
+
+    def ranks_positions(self, ranks: int) -> int:
+        """The positions whose card has one of the ``ranks`` (bits)."""
+        found = self.positions_of_ranks.get(ranks)
+        if found is None:
+            found = 0
+            for r in range(14):
+                if ranks >> r & 1:
+                    found |= self.rank_mask[r]
+            self.positions_of_ranks[ranks] = found
+        return found
 
     def free_of(self, mask: int) -> int:
         free = 0
@@ -279,7 +307,9 @@ class _Search:
     analysis ask about successive positions), sharing what it has learnt.
     """
 
-    def __init__(self, layout: Layout, rules: Rules, start: _Start, budget: Budget) -> None:
+    def __init__(
+        self, layout: Layout, rules: Rules, start: _Start, budget: Budget, prune: bool = False
+    ) -> None:
         self.table = _Table(layout, rules, start.ranks)
         self.layout = layout
         self.rules = rules
@@ -291,6 +321,16 @@ class _Search:
         self.deadline = time.perf_counter() + budget.seconds if budget.seconds is not None else None
         self.dead: set[object] = set()
         self.line: list[int] = []
+        # stock_ranks[i]: the ranks in the stock from index i on (bits)
+        suffix = [0] * (len(self.stock) + 1)
+        for i in range(len(self.stock) - 1, -1, -1):
+            suffix[i] = suffix[i + 1] | 1 << self.stock[i]
+        self.stock_ranks = tuple(suffix)
+        # The two pruning rules are sound but, measured, cost more than they save on
+        # classic deals in this Python search (bench/solver.py --prune shows it); they
+        # are on when asked for, and the tests check they never change an answer.
+        self.support_rule = prune and rules.jokers == 0
+        self.cluster_rule_below = 3 if prune else 0
 
     def tick(self) -> None:
         self.nodes += 1
@@ -324,7 +364,12 @@ class _Search:
             idx = len(self.stock) - len(start.stock)
             if idx < 0 or self.stock[idx:] != start.stock:
                 raise ValueError("a search answers about one deal's stock")
-            ok = self._wins(start.mask, free, idx, start.top)
+            if self.support_rule and self._unsupported(
+                start.mask, free, idx, start.top, (1 << 14) - 1
+            ):
+                ok = False
+            else:
+                ok = self._wins(start.mask, free, idx, start.top)
         self.line.reverse()
         return ok
 
@@ -337,6 +382,34 @@ class _Search:
         first = any(bits & touching for bits, _ in clusters)
         return len(clusters) > draws_left + (1 if first else 0)
 
+    def _unsupported(self, mask: int, free: int, idx: int, top: int, ranks: int) -> bool:
+        """Whether a card left of one of ``ranks`` can never be played (no joker in play).
+
+        Sound: a card goes onto the waste's top at that moment, which is the current top
+        (only if nothing reaches the waste before, so the card must be free now), a card
+        still in the stock, or a tableau card still in place that is played before it
+        (so not one that the card covers, even indirectly). With none of these of a rank
+        it may go on, it stays, and the table cannot be cleared. Redeals bring waste
+        cards back, so this rule is only used without them.
+        """
+        t = self.table
+        in_stock = self.stock_ranks[idx]
+        check = t.ranks_positions(ranks) & ~mask
+        while check:
+            b = check & -check
+            check ^= b
+            p = b.bit_length() - 1
+            r = t.rank[p]
+            sr = t.sup_ranks[r]
+            if in_stock & sr:
+                continue
+            if free & b and (top == NO_TOP or sr >> top & 1):
+                continue
+            if t.sup_mask[r] & ~mask & ~t.above[p]:
+                continue
+            return True
+        return False
+
     def _wins(self, mask: int, free: int, idx: int, top: int) -> bool:
         key = mask << 12 | idx << 4 | (top + 1)
         if key in self.dead:
@@ -345,10 +418,12 @@ class _Search:
         t = self.table
         stock = self.stock
         draws_left = len(stock) - idx
-        if draws_left < 6 and self._lost_by_clusters(mask, top, draws_left):
+        if draws_left < self.cluster_rule_below and self._lost_by_clusters(mask, top, draws_left):
             self.dead.add(key)
             return False
         playable = free & t.fit[top + 1]
+        support = self.support_rule
+        fit_ranks = t.fit_ranks
         if playable:
             order = []
             weight = t.weight
@@ -371,10 +446,25 @@ class _Search:
                 for q, cq in uncovers[p]:
                     if cq & m2 == cq:
                         f2 |= 1 << q
-                if self._wins(m2, f2, idx, rank[p]):
+                r = rank[p]
+                # What lost support: cards that went on the old top, or on this card.
+                if support and self._unsupported(
+                    m2, f2, idx, r, fit_ranks[top + 1] | fit_ranks[r + 1]
+                ):
+                    continue
+                if self._wins(m2, f2, idx, r):
                     self.line.append(p)
                     return True
-        if draws_left and self._wins(mask, free, idx + 1, stock[idx]):
+        if (
+            draws_left
+            and not (
+                support
+                and self._unsupported(
+                    mask, free, idx + 1, stock[idx], fit_ranks[top + 1] | fit_ranks[stock[idx] + 1]
+                )
+            )
+            and self._wins(mask, free, idx + 1, stock[idx])
+        ):
             self.line.append(DRAW)
             return True
         self.dead.add(key)
@@ -686,8 +776,11 @@ def _check_line(state: GameState, line: Sequence[str]) -> GameState:
     return state
 
 
-def solve_clear(state: GameState, budget: Budget | None = None) -> ClearAnswer:
-    """Whether the game can still be cleared from ``state``, with a winning line."""
+def solve_clear(
+    state: GameState, budget: Budget | None = None, *, prune: bool = False
+) -> ClearAnswer:
+    """Whether the game can still be cleared from ``state``, with a winning line.
+    ``prune`` turns on the two pruning rules (module docstring)."""
     began = time.perf_counter()
     budget = budget or Budget()
     if state.outcome is Outcome.WON:
@@ -695,7 +788,7 @@ def solve_clear(state: GameState, budget: Budget | None = None) -> ClearAnswer:
     if state.is_over:
         return ClearAnswer(False, (), 0, time.perf_counter() - began)
     start = start_of(state)
-    search = _Search(state.layout, state.rules, start, budget)
+    search = _Search(state.layout, state.rules, start, budget, prune)
     try:
         ok = search.wins(start)
     except BudgetExhausted:
@@ -751,11 +844,49 @@ def solve_deal(
 
 @dataclass(frozen=True, slots=True)
 class WinnableDeal:
+    """A deal the solver proved winnable, its number (None for an explicit random order),
+    how many deals were tried, and a winning line (kept secret from players)."""
+
     deal: Deal
-    number: int | None  # the deal number, or None for a random deal
+    number: int | None
     tried: int
     line: tuple[str, ...] = field(default=())
 
 
 class NoWinnableDealError(TriPeaksError):
-    """No deal proved winnable within the budget."""
+    """No deal was proved winnable within the budget."""
+
+
+def winnable_deal(
+    rules: Rules,
+    layout: Layout | None = None,
+    *,
+    first_number: int | None = None,
+    rng: random.Random | None = None,
+    max_deals: int = 100,
+    budget: Budget | None = None,
+) -> WinnableDeal:
+    """Deal until the solver proves a deal winnable under ``rules``.
+
+    Deals are numbered deals ``first_number``, ``first_number + 1``, ... when it is given,
+    else numbered deals drawn from ``rng`` (default: the system's secure generator, so a
+    player cannot predict the number). A deal whose search runs out of ``budget`` (default
+    200,000 nodes each) counts as not winnable. After ``max_deals`` deals with no proof,
+    ``NoWinnableDealError``.
+    """
+    lay = layout if layout is not None else get_layout(rules.layout)
+    budget = budget or Budget(max_nodes=200_000)
+    chooser = rng if rng is not None else random.SystemRandom()
+    for tried in range(1, max_deals + 1):
+        if first_number is not None:
+            number = first_number + tried - 1
+        else:
+            number = chooser.randrange(MAX_DEAL_NUMBER + 1)
+        deal = numbered_deal(number, lay.decks, rules.jokers)
+        answer = solve_clear(new_game(deal, rules, lay), budget)
+        if answer.winnable:
+            return WinnableDeal(deal, number, tried, answer.line)
+    raise NoWinnableDealError(
+        f"no deal proved winnable in {max_deals} deals under these rules "
+        f"(budget {budget.max_nodes} nodes / {budget.seconds} s per deal)"
+    )
