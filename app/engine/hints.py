@@ -41,9 +41,9 @@ from app.engine.layouts import Layout, get_layout
 from app.engine.moves import Move, Play, parse_move
 from app.engine.rules import Rules
 from app.engine.solver import (
-    DRAW,
+    DRAW_CODE,
     NO_TOP,
-    REDEAL,
+    REDEAL_CODE,
     BestAnswer,
     Budget,
     BudgetExhausted,
@@ -70,7 +70,7 @@ class Hint:
     samples: int
     exact: bool
     wins: dict[str, int] = field(default_factory=dict)
-    unknown: int = 0  # (sample, move) searches that ran out of budget
+    unknown: int = 0  # samples whose search ran out of budget (counted as not won)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -90,7 +90,7 @@ class HintError(TriPeaksError):
 def _after(start: _Start, code: int, ranks: Sequence[int]) -> _Start:
     """The compact position after a move (the search's own terms)."""
     under = (*start.waste, start.top) if start.top != NO_TOP else start.waste
-    if code == DRAW:
+    if code == DRAW_CODE:
         return _Start(
             ranks,
             start.mask,
@@ -101,7 +101,7 @@ def _after(start: _Start, code: int, ranks: Sequence[int]) -> _Start:
             0,
             start.total,
         )
-    if code == REDEAL:
+    if code == REDEAL_CODE:
         return _Start(
             ranks,
             start.mask,
@@ -127,7 +127,7 @@ def _after(start: _Start, code: int, ranks: Sequence[int]) -> _Start:
 def _move_code(move: Move) -> int | None:
     if isinstance(move, Play):
         return move.position
-    return {"draw": DRAW, "redeal": REDEAL}.get(str(move))
+    return {"draw": DRAW_CODE, "redeal": REDEAL_CODE}.get(str(move))
 
 
 def hint(
@@ -188,7 +188,16 @@ def hint(
     wranks = tuple(c.rank for c in waste)
     exact = len(pool) <= 1
     rng = random.Random(seed)
-    codes = [(str(m), _move_code(m)) for m in candidates]
+    # Equal counts go to the move a simple player would choose: a play before a draw, the
+    # card holding up the most cards first.
+    candidates.sort(
+        key=lambda m: (
+            (0, -len(lay.covers[m.position]), lay.positions[m.position].row)
+            if isinstance(m, Play)
+            else (1, 0, 0)
+        )
+    )
+    codes = [(str(m), code) for m in candidates if (code := _move_code(m)) is not None]
     wins = dict.fromkeys((text for text, _ in codes), 0)
     samples = 0
     unknown_count = 0
@@ -212,15 +221,17 @@ def hint(
             int(score["total"]),
         )
         search = _Search(lay, rules, root, sample_budget)
-        for text, code in codes:
-            assert code is not None
-            child = _after(root, code, root.ranks)
-            try:
-                if search.wins(child):
-                    wins[text] += 1
-            except BudgetExhausted:
-                unknown_count += 1
-                search.nodes = 0  # the next move gets its own try
+        try:
+            # The whole position first: when it is lost in this sample every move is,
+            # and when it is won the search's first move is a winner, and what the
+            # search learnt serves the other moves.
+            if search.wins(root):
+                winner = search.line[0]
+                for text, code in codes:
+                    if code == winner or search.wins(_after(root, code, root.ranks)):
+                        wins[text] += 1
+        except BudgetExhausted:
+            unknown_count += 1
         samples += 1
         if exact:
             break
@@ -230,7 +241,7 @@ def hint(
             break
         if max_samples is None and time_budget is None:
             break
-    best_text = max(wins, key=lambda t: wins[t])  # the first of equals: legal-move order
+    best_text = max(wins, key=lambda t: wins[t])  # the first of equals
     return Hint(best_text, wins[best_text] / samples, samples, exact, wins, unknown_count)
 
 

@@ -68,9 +68,22 @@ from app.engine.layouts import Layout, get_layout
 from app.engine.rules import Rules, Scoring
 from app.engine.scoring import card_points, draw_cost, peak_bonus
 
+__all__ = [
+    "BestAnswer",
+    "Budget",
+    "ClearAnswer",
+    "NoWinnableDealError",
+    "Solution",
+    "WinnableDeal",
+    "solve_best",
+    "solve_clear",
+    "solve_deal",
+    "winnable_deal",
+]
+
 NO_TOP: Final = -1  # free_start: no card on the waste yet
-DRAW: Final = -1  # move codes inside the search: a position >= 0 is a play
-REDEAL: Final = -2
+DRAW_CODE: Final = -1  # move codes inside the search: a position >= 0 is a play
+REDEAL_CODE: Final = -2
 DEFAULT_MAX_NODES: Final = 5_000_000
 _ALL_RANKS: Final = (1 << 14) - 2  # bits 1..13
 
@@ -465,7 +478,7 @@ class _Search:
             )
             and self._wins(mask, free, idx + 1, stock[idx])
         ):
-            self.line.append(DRAW)
+            self.line.append(DRAW_CODE)
             return True
         self.dead.add(key)
         return False
@@ -517,7 +530,7 @@ class _Search:
                     return True
         if idx < len(stock):
             if self._wins_tracked(mask, free, stock[idx], stock, idx + 1, under, redeals_left):
-                self.line.append(DRAW)
+                self.line.append(DRAW_CODE)
                 return True
         elif (
             redeals_left
@@ -525,7 +538,7 @@ class _Search:
             # The waste but its top becomes the stock, its bottom card on top.
             and self._wins_tracked(mask, free, top, waste, 0, (), redeals_left - 1)
         ):
-            self.line.append(REDEAL)
+            self.line.append(REDEAL_CODE)
             return True
         self.dead.add(key)
         return False
@@ -607,7 +620,7 @@ class _BestSearch(_Search):
             line.extend(plan.path)
             if plan.then is None:
                 break
-            line.append(DRAW)
+            line.append(DRAW_CODE)
             plan = self.tt[plan.then][1]
         return value, line
 
@@ -730,7 +743,7 @@ class _BestSearch(_Search):
                 skey = ("redeal", mask, top, waste, rl)
                 if skey not in seen:
                     seen.add(skey)
-                    stack.append((mask, free, top, waste, 0, (), rl - 1, (*path, REDEAL)))
+                    stack.append((mask, free, top, waste, 0, (), rl - 1, (*path, REDEAL_CODE)))
             playable = free & t.fit[top + 1]
             while playable:
                 b = playable & -playable
@@ -762,9 +775,9 @@ class _BestSearch(_Search):
 
 
 def _move_text(code: int) -> str:
-    if code == DRAW:
+    if code == DRAW_CODE:
         return "draw"
-    if code == REDEAL:
+    if code == REDEAL_CODE:
         return "redeal"
     return f"play {code}"
 
