@@ -70,7 +70,7 @@ class Hint:
     samples: int
     exact: bool
     wins: dict[str, int] = field(default_factory=dict)
-    unknown: int = 0  # samples whose search ran out of budget (counted as not won)
+    unknown: int = 0  # searches (of a sample or a move in it) out of budget: not won
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -225,13 +225,19 @@ def hint(
             # The whole position first: when it is lost in this sample every move is,
             # and when it is won the search's first move is a winner, and what the
             # search learnt serves the other moves.
-            if search.wins(root):
-                winner = search.line[0]
-                for text, code in codes:
-                    if code == winner or search.wins(_after(root, code, root.ranks)):
-                        wins[text] += 1
+            root_won = search.wins(root)
         except BudgetExhausted:
             unknown_count += 1
+            root_won = False
+        if root_won:
+            winner = search.line[0]
+            for text, code in codes:
+                search.nodes = 0  # each move gets the whole budget
+                try:
+                    if code == winner or search.wins(_after(root, code, root.ranks)):
+                        wins[text] += 1
+                except BudgetExhausted:
+                    unknown_count += 1
         samples += 1
         if exact:
             break
