@@ -237,7 +237,7 @@ def _cmd_stats(args: argparse.Namespace, stdout: TextIO) -> int:
 
 def _random_strategy(rng: random.Random) -> Strategy:
     def choose(view: dict[str, Any], game: int) -> str:
-        moves = [m for m in view["legal_moves"] if m not in ("undo", "concede")]
+        moves: list[str] = [m for m in view["legal_moves"] if m not in ("undo", "concede")]
         return rng.choice(moves)
 
     return choose
@@ -248,7 +248,8 @@ def _greedy_strategy(layout: Layout) -> Strategy:
     the table), else draw, else redeal."""
 
     def choose(view: dict[str, Any], game: int) -> str:
-        plays = [m for m in view["legal_moves"] if m.startswith("play ")]
+        legal: list[str] = view["legal_moves"]
+        plays = [m for m in legal if m.startswith("play ")]
         if plays:
 
             def weight(m: str) -> tuple[int, int]:
@@ -257,7 +258,7 @@ def _greedy_strategy(layout: Layout) -> Strategy:
 
             return max(plays, key=weight)
         for m in ("draw", "redeal"):
-            if m in view["legal_moves"]:
+            if m in legal:
                 return m
         return "concede"  # pragma: no cover - a game with no move is over
 
@@ -266,7 +267,7 @@ def _greedy_strategy(layout: Layout) -> Strategy:
 
 def _hint_strategy(rules: Rules, layout: Layout, samples: int, nodes: int) -> Strategy:
     def choose(view: dict[str, Any], game: int) -> str:
-        moves = [m for m in view["legal_moves"] if m not in ("undo", "concede")]
+        moves: list[str] = [m for m in view["legal_moves"] if m not in ("undo", "concede")]
         if len(moves) == 1:
             return moves[0]
         h = hint(

@@ -87,7 +87,7 @@ class HintError(TriPeaksError):
     """The view cannot be read as a TriPeaks position."""
 
 
-def _after(start: _Start, code: int, ranks: Sequence[int]) -> _Start:
+def _after(start: _Start, code: int, ranks: tuple[int, ...]) -> _Start:
     """The compact position after a move (the search's own terms)."""
     under = (*start.waste, start.top) if start.top != NO_TOP else start.waste
     if code == DRAW_CODE:

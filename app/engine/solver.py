@@ -740,9 +740,9 @@ class _BestSearch(_Search):
                 if ckey not in children:
                     children[ckey] = (now, (mask, free, drawn, stock, idx + 1, under, rl), path)
             elif rl and waste:
-                skey = ("redeal", mask, top, waste, rl)
-                if skey not in seen:
-                    seen.add(skey)
+                rkey = ("redeal", mask, top, waste, rl)
+                if rkey not in seen:
+                    seen.add(rkey)
                     stack.append((mask, free, top, waste, 0, (), rl - 1, (*path, REDEAL_CODE)))
             playable = free & t.fit[top + 1]
             while playable:
@@ -759,8 +759,8 @@ class _BestSearch(_Search):
                     if cq & m2 == cq:
                         f2 |= 1 << q
                 stack.append((m2, f2, t.rank[p], stock, idx, under, rl, (*path, p)))
-        for ckey, (now, child, path) in children.items():
-            c = now - sc.penalty + self._value(ckey, child, 0)[0]
+        for child_key, (now, child, path) in children.items():
+            c = now - sc.penalty + self._value(child_key, child, 0)[0]
             if c > best:
                 best = c
                 best_plan = _Plan(path, ckey)

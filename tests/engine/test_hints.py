@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 
 from app.engine import (
+    Deal,
+    GameState,
     Outcome,
     Rules,
     apply,
@@ -19,7 +21,7 @@ from app.engine.solver import Budget, solve_clear
 CLASSIC = Rules.for_layout("tripeaks")
 
 
-def swapped(deal, i, j):  # type: ignore[no-untyped-def]
+def swapped(deal: Deal, i: int, j: int) -> Deal:
     cards = list(deal)
     cards[i], cards[j] = cards[j], cards[i]
     return tuple(cards)
@@ -81,7 +83,7 @@ def test_hint_with_a_time_budget() -> None:
     assert h.move is not None
 
 
-def _greedy_game(deal, rules):  # type: ignore[no-untyped-def]
+def _greedy_game(deal: Deal, rules: Rules) -> tuple[list[str], GameState]:
     """Draw whenever possible: a sure way to lose a winnable deal."""
     state = new_game(deal, rules)
     moves = []

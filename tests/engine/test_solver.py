@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from app.engine import Layout, Outcome, Rules, apply, new_game, numbered_deal, parse_deal
+from app.engine import GameState, Layout, Outcome, Rules, apply, new_game, numbered_deal, parse_deal
 from app.engine.solver import (
     Budget,
     NoWinnableDealError,
@@ -19,7 +19,7 @@ from app.engine.solver import (
 CLASSIC = Rules.for_layout("tripeaks")
 
 
-def replay_line(state, line):  # type: ignore[no-untyped-def]
+def replay_line(state: GameState, line: tuple[str, ...]) -> GameState:
     for move in line:
         state = apply(state, move)
     return state
@@ -60,8 +60,14 @@ def test_a_perfect_deal_scores_a_single_streak() -> None:
         {
             "name": "line",
             "positions": [
-                {"index": i, "row": 0, "x": 2 * i, "covered_by": [i + 1] if i < 3 else [],
-                 "face_up": i == 3, "peak": i == 0}
+                {
+                    "index": i,
+                    "row": 0,
+                    "x": 2 * i,
+                    "covered_by": [i + 1] if i < 3 else [],
+                    "face_up": i == 3,
+                    "peak": i == 0,
+                }
                 for i in range(4)
             ],
         }
@@ -73,9 +79,12 @@ def test_a_perfect_deal_scores_a_single_streak() -> None:
         rules = Rules.for_layout("line")
         # positions 0..3 hold 5 4 3 2 (position 3 free first), waste A: A-2-3-4-5
         deck = parse_deal(
-            "5c 4c 3c 2c Ac " + " ".join(
-                f"{r}{s}" for s in "cdhs" for r in "A23456789TJQK" if f"{r}{s}" not in
-                ("5c", "4c", "3c", "2c", "Ac")
+            "5c 4c 3c 2c Ac "
+            + " ".join(
+                f"{r}{s}"
+                for s in "cdhs"
+                for r in "A23456789TJQK"
+                if f"{r}{s}" not in ("5c", "4c", "3c", "2c", "Ac")
             )
         )
         state = new_game(deck, rules, layout)
