@@ -14,38 +14,15 @@ import random
 import pytest
 
 from app.engine import (
-    DRAW,
     GameState,
-    Play,
     Rules,
     apply,
-    get_layout,
-    legal_moves,
     new_game,
     numbered_deal,
 )
-from app.engine.solver import Budget, solve_best, solve_clear
+from app.engine.solver import solve_best, solve_clear
 from bench.plain_dfs import plain_best, plain_clear
-
-
-def position(number: int, rules: Rules, rng: random.Random, stock_left: int) -> GameState:
-    """Deal ``number`` played forward until at most ``stock_left`` stock cards remain."""
-    layout = get_layout(rules.layout)
-    state = new_game(numbered_deal(number, layout.decks, rules.jokers), rules, layout)
-    line: list[str] = []
-    if number % 2 == 0:
-        answer = solve_clear(state, Budget(max_nodes=20_000))
-        line = list(answer.line) if answer.winnable else []
-    while len(state.stock) > stock_left and not state.is_over:
-        if line:
-            state = apply(state, line.pop(0))
-            continue
-        plays = [m for m in legal_moves(state) if isinstance(m, Play)]
-        if plays and rng.random() < 0.9:
-            state = apply(state, rng.choice(plays))
-        else:
-            state = apply(state, DRAW)
-    return state
+from bench.positions import position
 
 
 def check(state: GameState, *, prune: bool = False, plain_nodes: int | None = None) -> int:
