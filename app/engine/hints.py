@@ -143,8 +143,10 @@ def hint(
     """Suggest a move from the player's view alone (``player_view(state)``).
 
     Sampling stops at ``max_samples`` samples or when ``time_budget`` seconds have
-    passed, whichever comes first (at least one sample is always solved). Each sample's
-    searches share ``sample_budget`` (default 20,000 nodes).
+    passed, whichever comes first (at least one sample is always tried, and no search
+    runs past the time budget). Each search (a sample's position, then each move in it)
+    has ``sample_budget`` (default 20,000 nodes). For a result that depends only on the
+    view and the seed, give ``max_samples`` and ``time_budget=None``.
     """
     began = time.perf_counter()
     rules = rules if rules is not None else Rules.from_dict(view["rules"])
@@ -220,7 +222,13 @@ def hint(
             int(score["current_streak"]),
             int(score["total"]),
         )
-        search = _Search(lay, rules, root, sample_budget)
+        budget = sample_budget
+        if time_budget is not None:
+            # No sample may run past the hint's time (its searches then count as unknown).
+            left = max(0.0, time_budget - (time.perf_counter() - began))
+            if budget.seconds is None or budget.seconds > left:
+                budget = Budget(budget.max_nodes, left)
+        search = _Search(lay, rules, root, budget)
         try:
             # The whole position first: when it is lost in this sample every move is,
             # and when it is won the search's first move is a winner, and what the

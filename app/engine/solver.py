@@ -21,34 +21,33 @@ the free cards are kept as a bitmask, and the playable ones are ``free & fit[top
 
 Clearing is a depth-first search with a transposition table of the positions proved lost
 (the game graph is acyclic: every move removes a card, takes a stock card or spends a
-redeal, so a position fully searched without a win is lost). One sound pruning rule:
-the rank clusters (below).
+redeal, so a position fully searched without a win is lost), playing first the card that
+holds up the most cards. Two sound pruning rules (below) are available with
+``prune=True``; measured on classic deals they cut the nodes by a third but cost more time
+than they save in Python, so they are off by default (bench/solver.py --prune).
 
 Best score uses the fact that a draw ends the streak: the points still to come from a
 position reached by a draw do not depend on how it was reached, and its waste top is the
-card just drawn. So the search works on "draw positions" (removed mask, stock index) and,
-from each, enumerates the streaks that can be played before the next draw (the chain of
-plays, deduplicated by the mask reached: the points of a streak depend only on how many
-cards it takes and which peaks, both fixed by the mask). It is a branch and bound with a
-fail-soft bound in the transposition table, pruning with the cluster bound below.
+card just drawn. So the search is a dynamic programme over "draw positions" (removed mask,
+stock index): from each it enumerates the masks a streak can reach before the next draw
+(the walk deduplicated on mask and top; the points of a streak depend only on how many
+cards it takes and which peaks, both fixed by the mask), then stops or draws. The streak
+never enters the key, which keeps the table small; the search is exhaustive (a branch and
+bound on the cluster bound below pruned too little to pay for itself).
 
-Rank clusters (the one pruning argument, used by both questions). Take the ranks of the
-tableau cards still in place and split them into clusters: maximal runs of consecutive
-ranks present (King-Ace consecutive under wrap). Inside one streak each card is one rank
-from the previous one, and both are tableau cards still in place, so a whole streak lies
-in one cluster (clusters only split as cards go). A streak that does not continue the
-current one starts after a draw, and distinct streaks need distinct draws. Hence:
-- clearing needs every cluster to get a streak: if the clusters outnumber the draws left
-  (plus one when some cluster touches the waste top) the position is lost;
-- the points still to come are at most, for the cluster that continues the current streak
-  (it must touch the top), the points of one streak taking all of it, plus for each other
-  cluster (no more of them than draws left) the points of one streak taking all of it less
-  one draw penalty, or nothing. One streak is best because the points of a streak are
-  superadditive (``pts(a) + pts(b) <= pts(a + b)`` for classic, msc and cards_left), and a
-  second streak in a cluster costs another draw. Plus every peak bonus not yet taken.
-A joker in the tableau joins all clusters, so then the bound treats all remaining cards as
-one cluster (and clearing skips the rule); a joker or no card on the waste touches every
-cluster. ``king_stops`` only forbids plays, so both rules stay sound under it.
+Pruning rules for clearing (sound; each removes only positions that cannot be cleared):
+- Rank clusters. Split the ranks of the tableau cards still in place into clusters:
+  maximal runs of consecutive ranks present (King-Ace consecutive under wrap). Inside one
+  streak each card is one rank from the one before, and both are tableau cards still in
+  place, so a streak lies in one cluster (clusters only split as cards go). A streak that
+  does not continue the current one starts after a draw, and distinct streaks need
+  distinct draws. Every cluster needs a streak, so if the clusters outnumber the draws
+  left (plus one when a cluster touches the waste top) the position is lost. A joker in
+  the tableau joins every cluster: the rule is then not used. ``king_stops`` only forbids
+  plays, so the rule stays sound under it.
+- Support (``_Search._unsupported``): a card can only be played onto the current top
+  (if it is free now), a card still in the stock, or a tableau card still in place that
+  it does not cover; with none of a rank it may go on, it can never be played.
 """
 
 from __future__ import annotations
