@@ -762,7 +762,7 @@ class _BestSearch(_Search):
             c = now - sc.penalty + self._value(child_key, child, 0)[0]
             if c > best:
                 best = c
-                best_plan = _Plan(path, ckey)
+                best_plan = _Plan(path, child_key)
         found = (best, best_plan)
         if key is not None:
             self.tt[key] = found
