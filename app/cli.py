@@ -1,0 +1,385 @@
+"""The ``tripeaks`` command: solve deals, measure rules, let bots play.
+
+tripeaks solve [FILE] [rule flags] [budget flags]
+    Deals one a line (card codes separated by spaces, in the engine's deal order:
+    tableau positions, the waste card unless --free-start, then the stock from the
+    top) from FILE or standard input; one JSON object a line out.
+tripeaks stats --deals N --seed S [rule flags] [budget flags]
+    The share of winnable deals among deals S, S+1, ... with its 95% (Wilson)
+    interval, the mean best score and the solving time per deal.
+tripeaks bot --games N --strategy random|greedy|hint [rule flags]
+    N games played in process by a bot that sees only the player's view.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TextIO
+
+from app.engine import (
+    GameState,
+    Layout,
+    Rules,
+    Scoring,
+    TriPeaksError,
+    apply,
+    get_layout,
+    new_game,
+    numbered_deal,
+    parse_deal,
+    player_view,
+)
+from app.engine.hints import hint
+from app.engine.solver import Budget, solve_best, solve_clear
+
+Strategy = Callable[[dict[str, Any], int], str]
+
+
+def wilson(successes: int, trials: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a proportion (95% for z = 1.96)."""
+    if trials == 0:
+        return (0.0, 1.0)
+    p = successes / trials
+    denominator = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denominator
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The q-quantile (0-1) by the nearest rank; 0 for no values."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    k = max(0, min(len(ordered) - 1, math.ceil(q * len(ordered)) - 1))
+    return ordered[k]
+
+
+# ---------------------------------------------------------------------------------------
+# Flags
+
+
+def _add_rule_flags(parser: argparse.ArgumentParser) -> None:
+    g = parser.add_argument_group("rules")
+    g.add_argument("--layout", default="tripeaks", help="tripeaks, six_peaks or golf")
+    wrap = g.add_mutually_exclusive_group()
+    wrap.add_argument("--wrap", dest="wrap", action="store_true", default=None)
+    wrap.add_argument("--no-wrap", dest="wrap", action="store_false")
+    g.add_argument("--king-stops", action="store_true", default=None)
+    g.add_argument("--open-peaks", action="store_true", default=None)
+    g.add_argument("--free-start", action="store_true", default=None)
+    g.add_argument("--jokers", type=int, default=None)
+    g.add_argument("--redeals", type=int, default=None)
+    g.add_argument("--scoring", choices=[s.value for s in Scoring], default=None)
+    g.add_argument("--draw-penalty", type=int, default=None)
+    g.add_argument("--deal-cost", type=int, default=None)
+
+
+def _add_budget_flags(parser: argparse.ArgumentParser, nodes: int, seconds: float) -> None:
+    g = parser.add_argument_group("budget (per deal and question; out of budget: unknown)")
+    g.add_argument("--max-nodes", type=int, default=nodes, help=f"default {nodes}")
+    g.add_argument("--time-limit", type=float, default=seconds, help=f"seconds, default {seconds}")
+
+
+def _rules(args: argparse.Namespace) -> tuple[Rules, Layout]:
+    options = {
+        name: getattr(args, name)
+        for name in (
+            "wrap",
+            "king_stops",
+            "open_peaks",
+            "free_start",
+            "jokers",
+            "redeals",
+            "scoring",
+            "draw_penalty",
+            "deal_cost",
+        )
+        if getattr(args, name) is not None
+    }
+    layout = get_layout(args.layout)
+    if options.get("king_stops") and "wrap" not in options:
+        options["wrap"] = False
+    return Rules.for_layout(layout, **options), layout
+
+
+def _budget(args: argparse.Namespace) -> Budget:
+    return Budget(
+        max_nodes=args.max_nodes if args.max_nodes > 0 else None,
+        seconds=args.time_limit if args.time_limit > 0 else None,
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# solve
+
+
+def _solve_one(state: GameState, budget: Budget, clear: bool, best: bool) -> dict[str, object]:
+    began = time.perf_counter()
+    out: dict[str, object] = {}
+    if clear:
+        c = solve_clear(state, budget)
+        out["winnable"] = c.winnable
+        out["win_line"] = list(c.line) if c.winnable else None
+        out["clear_seconds"] = round(c.seconds, 6)
+    if best:
+        b = solve_best(state, budget)
+        out["scoring"] = state.rules.scoring.value
+        out["best_score"] = b.score
+        out["best_line"] = list(b.line) if b.score is not None else None
+        out["best_seconds"] = round(b.seconds, 6)
+    out["seconds"] = round(time.perf_counter() - began, 6)
+    return out
+
+
+def _cmd_solve(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
+    rules, layout = _rules(args)
+    budget = _budget(args)
+    clear = args.question in ("clear", "both")
+    best = args.question in ("best", "both")
+    errors = 0
+
+    def lines() -> Iterable[str]:
+        if args.file in (None, "-"):
+            yield from stdin
+        else:
+            with open(args.file, encoding="utf-8") as f:  # noqa: PTH123 - plain text in
+                yield from f
+
+    for number, text in enumerate(lines(), start=1):
+        if not text.strip() or text.lstrip().startswith("#"):
+            continue
+        record: dict[str, object] = {"line": number}
+        try:
+            deal = parse_deal(text, layout.decks, rules.jokers)
+            record.update(_solve_one(new_game(deal, rules, layout), budget, clear, best))
+        except TriPeaksError as e:
+            errors += 1
+            record["error"] = str(e)
+        stdout.write(json.dumps(record) + "\n")
+        stdout.flush()
+    return 1 if errors else 0
+
+
+# ---------------------------------------------------------------------------------------
+# stats
+
+
+def _cmd_stats(args: argparse.Namespace, stdout: TextIO) -> int:
+    rules, layout = _rules(args)
+    budget = _budget(args)
+    winnable = unknown = 0
+    best_scores: list[int] = []
+    best_unknown = 0
+    clear_times: list[float] = []
+    best_times: list[float] = []
+    for i in range(args.deals):
+        state = new_game(numbered_deal(args.seed + i, layout.decks, rules.jokers), rules, layout)
+        c = solve_clear(state, budget)
+        clear_times.append(c.seconds)
+        if c.winnable is None:
+            unknown += 1
+        elif c.winnable:
+            winnable += 1
+        if args.best:
+            b = solve_best(state, budget)
+            best_times.append(b.seconds)
+            if b.score is None:
+                best_unknown += 1
+            else:
+                best_scores.append(b.score)
+    known = args.deals - unknown
+    low, high = wilson(winnable, known)
+    report: dict[str, object] = {
+        "rules": rules.to_dict(),
+        "deals": args.deals,
+        "first_deal": args.seed,
+        "winnable": winnable,
+        "unknown": unknown,
+        "winnable_share": round(winnable / known, 4) if known else None,
+        "winnable_ci95": [round(low, 4), round(high, 4)],
+        "clear_seconds_p50": round(percentile(clear_times, 0.5), 6),
+        "clear_seconds_p99": round(percentile(clear_times, 0.99), 6),
+    }
+    if args.best:
+        report["mean_best_score"] = round(statistics.fmean(best_scores), 3) if best_scores else None
+        report["best_unknown"] = best_unknown
+        report["best_seconds_p50"] = round(percentile(best_times, 0.5), 6)
+        report["best_seconds_p99"] = round(percentile(best_times, 0.99), 6)
+    if args.json:
+        stdout.write(json.dumps(report) + "\n")
+    else:
+        share = report["winnable_share"]
+        stdout.write(
+            f"deals {args.deals} (from {args.seed}): winnable {winnable}/{known}"
+            f" = {share} (95% CI {low:.4f}-{high:.4f}), unknown {unknown}\n"
+            f"clear: p50 {report['clear_seconds_p50']} s, p99 {report['clear_seconds_p99']} s\n"
+        )
+        if args.best:
+            stdout.write(
+                f"best score ({rules.scoring.value}): mean {report['mean_best_score']}"
+                f" (unknown {best_unknown}); p50 {report['best_seconds_p50']} s,"
+                f" p99 {report['best_seconds_p99']} s\n"
+            )
+    return 0
+
+
+# ---------------------------------------------------------------------------------------
+# bot
+
+
+def _random_strategy(rng: random.Random) -> Strategy:
+    def choose(view: dict[str, Any], game: int) -> str:
+        moves: list[str] = [m for m in view["legal_moves"] if m not in ("undo", "concede")]
+        return rng.choice(moves)
+
+    return choose
+
+
+def _greedy_strategy(layout: Layout) -> Strategy:
+    """Play a card when one fits (the one holding up the most cards, then the highest on
+    the table), else draw, else redeal."""
+
+    def choose(view: dict[str, Any], game: int) -> str:
+        legal: list[str] = view["legal_moves"]
+        plays = [m for m in legal if m.startswith("play ")]
+        if plays:
+
+            def weight(m: str) -> tuple[int, int]:
+                p = int(m.split()[1])
+                return (len(layout.covers[p]), -layout.positions[p].row)
+
+            return max(plays, key=weight)
+        for m in ("draw", "redeal"):
+            if m in legal:
+                return m
+        return "concede"  # pragma: no cover - a game with no move is over
+
+    return choose
+
+
+def _hint_strategy(rules: Rules, layout: Layout, samples: int, nodes: int) -> Strategy:
+    def choose(view: dict[str, Any], game: int) -> str:
+        moves: list[str] = [m for m in view["legal_moves"] if m not in ("undo", "concede")]
+        if len(moves) == 1:
+            return moves[0]
+        h = hint(
+            view,
+            rules,
+            layout,
+            seed=game * 1000 + int(view["moves_made"]),
+            time_budget=None,
+            max_samples=samples,
+            sample_budget=Budget(max_nodes=nodes),
+        )
+        assert h.move is not None
+        return h.move
+
+    return choose
+
+
+def play_games(
+    strategy: Strategy, rules: Rules, layout: Layout, games: int, first: int
+) -> tuple[int, list[int]]:
+    """Play deals first, first+1, ...; the number won and the final scores."""
+    won = 0
+    scores = []
+    for i in range(games):
+        state = new_game(numbered_deal(first + i, layout.decks, rules.jokers), rules, layout)
+        while not state.is_over:
+            state = apply(state, strategy(player_view(state), i))
+        won += state.outcome.value == "won"
+        scores.append(state.score.total)
+    return won, scores
+
+
+def _cmd_bot(args: argparse.Namespace, stdout: TextIO) -> int:
+    rules, layout = _rules(args)
+    if args.strategy == "random":
+        strategy = _random_strategy(random.Random(args.seed))
+    elif args.strategy == "greedy":
+        strategy = _greedy_strategy(layout)
+    else:
+        strategy = _hint_strategy(rules, layout, args.hint_samples, args.hint_nodes)
+    began = time.perf_counter()
+    won, scores = play_games(strategy, rules, layout, args.games, args.seed)
+    low, high = wilson(won, args.games)
+    report = {
+        "strategy": args.strategy,
+        "games": args.games,
+        "first_deal": args.seed,
+        "won": won,
+        "win_rate": round(won / args.games, 4) if args.games else None,
+        "win_rate_ci95": [round(low, 4), round(high, 4)],
+        "mean_score": round(statistics.fmean(scores), 3) if scores else None,
+        "seconds": round(time.perf_counter() - began, 3),
+    }
+    if args.json:
+        stdout.write(json.dumps(report) + "\n")
+    else:
+        stdout.write(
+            f"{args.strategy}: won {won}/{args.games} = {report['win_rate']}"
+            f" (95% CI {low:.4f}-{high:.4f}), mean score {report['mean_score']},"
+            f" {report['seconds']} s\n"
+        )
+    return 0
+
+
+# ---------------------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tripeaks", description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    solve = sub.add_parser("solve", help="solve deals read one a line")
+    solve.add_argument("file", nargs="?", help="a file of deals; '-' or none: standard input")
+    solve.add_argument("--question", choices=("clear", "best", "both"), default="both")
+    _add_rule_flags(solve)
+    _add_budget_flags(solve, nodes=5_000_000, seconds=0)
+
+    stats = sub.add_parser("stats", help="share of winnable deals, best scores, times")
+    stats.add_argument("--deals", type=int, default=100)
+    stats.add_argument("--seed", type=int, default=0, help="the first deal number")
+    stats.add_argument("--no-best", dest="best", action="store_false", help="clear only")
+    stats.add_argument("--json", action="store_true")
+    _add_rule_flags(stats)
+    _add_budget_flags(stats, nodes=5_000_000, seconds=0)
+
+    bot = sub.add_parser("bot", help="let a bot play games that it cannot peek into")
+    bot.add_argument("--games", type=int, default=100)
+    bot.add_argument("--seed", type=int, default=0, help="the first deal number")
+    bot.add_argument("--strategy", choices=("random", "greedy", "hint"), default="greedy")
+    bot.add_argument("--hint-samples", type=int, default=20)
+    bot.add_argument("--hint-nodes", type=int, default=20_000, help="node budget a sample")
+    bot.add_argument("--json", action="store_true")
+    _add_rule_flags(bot)
+    return parser
+
+
+def main(
+    argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout: TextIO | None = None
+) -> int:
+    args = build_parser().parse_args(argv)
+    stdin = stdin if stdin is not None else sys.stdin
+    stdout = stdout if stdout is not None else sys.stdout
+    try:
+        if args.command == "solve":
+            return _cmd_solve(args, stdin, stdout)
+        if args.command == "stats":
+            return _cmd_stats(args, stdout)
+        return _cmd_bot(args, stdout)
+    except TriPeaksError as e:
+        print(f"tripeaks: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,374 @@
+"""Hints that never peek, and the analysis of a finished game.
+
+``hint`` takes what the player sees, ``player_view(state)``, and nothing else of the
+game: it cannot depend on a hidden card because it is never given one. The cards the
+player cannot see (face-down tableau cards and the stock) are exactly the deck less the
+visible tableau cards and the waste; the hint deals them at random, consistently with the
+view, many times, solves each sample exactly, and suggests the move that wins in the most
+samples, with the share of samples it wins as the estimated chance of winning.
+
+Choices:
+- Under ``open_peaks`` the tableau is visible but the stock is still face down, so only
+  the stock is sampled (solving the true stock would peek). When at most one card is
+  hidden there is nothing to sample and the answer is exact.
+- After a redeal the stock is made of former waste cards, whose order a player who
+  watched the waste knows; the view does not carry it, so the hint samples it like any
+  hidden card. That can only make the hint weaker, never leak.
+- A sample whose search runs out of its node budget counts as not won for that move (a
+  hard sample is most often a lost one), so the chance is a cautious estimate.
+- The samples come from ``random.Random(seed)``; with a sample count instead of a time
+  budget the hint is fully deterministic for a seed.
+
+``analysis`` looks back at a finished game with the whole deal known: whether the deal
+could be cleared, its best score, and, when the player lost a winnable deal, the move
+after which a win was no longer possible.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.engine.cards import Card, parse_card
+from app.engine.deals import ordered_deck
+from app.engine.errors import TriPeaksError
+from app.engine.game import GameState, Outcome, apply, new_game
+from app.engine.layouts import Layout, get_layout
+from app.engine.moves import Move, Play, parse_move
+from app.engine.rules import Rules
+from app.engine.solver import (
+    DRAW_CODE,
+    NO_TOP,
+    REDEAL_CODE,
+    BestAnswer,
+    Budget,
+    BudgetExhausted,
+    ClearAnswer,
+    _Search,
+    _Start,
+    solve_best,
+    solve_clear,
+    start_of,
+)
+
+DEFAULT_HINT_SECONDS = 0.25
+DEFAULT_SAMPLE_NODES = 20_000
+
+
+@dataclass(frozen=True, slots=True)
+class Hint:
+    """``move`` is None only when the game is over. ``win_chance`` is the share of the
+    samples the move wins (exact when ``exact``); ``wins`` counts the winning samples of
+    every move considered."""
+
+    move: str | None
+    win_chance: float
+    samples: int
+    exact: bool
+    wins: dict[str, int] = field(default_factory=dict)
+    unknown: int = 0  # searches (of a sample or a move in it) out of budget: not won
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "move": self.move,
+            "win_chance": round(self.win_chance, 4),
+            "samples": self.samples,
+            "exact": self.exact,
+            "wins": dict(self.wins),
+            "unknown": self.unknown,
+        }
+
+
+class HintError(TriPeaksError):
+    """The view cannot be read as a TriPeaks position."""
+
+
+def _after(start: _Start, code: int, ranks: tuple[int, ...]) -> _Start:
+    """The compact position after a move (the search's own terms)."""
+    under = (*start.waste, start.top) if start.top != NO_TOP else start.waste
+    if code == DRAW_CODE:
+        return _Start(
+            ranks,
+            start.mask,
+            start.stock[0],
+            under,
+            start.stock[1:],
+            start.redeals_left,
+            0,
+            start.total,
+        )
+    if code == REDEAL_CODE:
+        return _Start(
+            ranks,
+            start.mask,
+            start.top,
+            (),
+            start.waste,
+            start.redeals_left - 1,
+            start.streak,
+            start.total,
+        )
+    return _Start(
+        ranks,
+        start.mask | 1 << code,
+        ranks[code],
+        under,
+        start.stock,
+        start.redeals_left,
+        start.streak + 1,
+        start.total,
+    )
+
+
+def _move_code(move: Move) -> int | None:
+    if isinstance(move, Play):
+        return move.position
+    return {"draw": DRAW_CODE, "redeal": REDEAL_CODE}.get(str(move))
+
+
+def hint(
+    view: Mapping[str, Any],
+    rules: Rules | None = None,
+    layout: Layout | None = None,
+    *,
+    seed: int = 0,
+    time_budget: float | None = DEFAULT_HINT_SECONDS,
+    max_samples: int | None = None,
+    sample_budget: Budget | None = None,
+) -> Hint:
+    """Suggest a move from the player's view alone (``player_view(state)``).
+
+    Sampling stops at ``max_samples`` samples or when ``time_budget`` seconds have
+    passed, whichever comes first (at least one sample is always tried, and no search
+    runs past the time budget). Each search (a sample's position, then each move in it)
+    has ``sample_budget`` (default 20,000 nodes). For a result that depends only on the
+    view and the seed, give ``max_samples`` and ``time_budget=None``.
+    """
+    began = time.perf_counter()
+    rules = rules if rules is not None else Rules.from_dict(view["rules"])
+    lay = layout if layout is not None else get_layout(rules.layout)
+    if view.get("status", "in_progress") != "in_progress":
+        return Hint(None, 0.0, 0, True)
+    sample_budget = sample_budget or Budget(max_nodes=DEFAULT_SAMPLE_NODES)
+    candidates = [
+        m for m in (parse_move(t) for t in view["legal_moves"]) if _move_code(m) is not None
+    ]
+    if not candidates:
+        raise HintError("the view has no move to suggest")
+    tableau = view["tableau"]
+    if len(tableau) != lay.size:
+        raise HintError(f"the view has {len(tableau)} positions, the layout {lay.size}")
+    visible: dict[int, Card] = {}
+    hidden: list[int] = []
+    mask = 0
+    for entry in tableau:
+        p = int(entry["position"])
+        if entry["removed"]:
+            mask |= 1 << p
+        elif entry["card"] is not None:
+            visible[p] = parse_card(entry["card"])
+        else:
+            hidden.append(p)
+    waste = [parse_card(c) for c in view["waste"]]
+    unknown = Counter(ordered_deck(lay.decks, rules.jokers))
+    unknown.subtract(visible.values())
+    unknown.subtract(waste)
+    if any(n < 0 for n in unknown.values()):
+        raise HintError("the view shows a card more often than the deck holds it")
+    pool = sorted(unknown.elements(), key=lambda c: (c.rank, c.suit))
+    stock_count = int(view["stock_count"])
+    if len(pool) != len(hidden) + stock_count:
+        raise HintError(
+            f"{len(pool)} cards are unseen but the view hides {len(hidden)} tableau cards "
+            f"and {stock_count} stock cards"
+        )
+    score = view["score"]
+    wranks = tuple(c.rank for c in waste)
+    exact = len(pool) <= 1
+    rng = random.Random(seed)
+    # Equal counts go to the move a simple player would choose: a play before a draw, the
+    # card holding up the most cards first.
+    candidates.sort(
+        key=lambda m: (
+            (0, -len(lay.covers[m.position]), lay.positions[m.position].row)
+            if isinstance(m, Play)
+            else (1, 0, 0)
+        )
+    )
+    codes = [(str(m), code) for m in candidates if (code := _move_code(m)) is not None]
+    wins = dict.fromkeys((text for text, _ in codes), 0)
+    samples = 0
+    unknown_count = 0
+    while True:
+        order = list(pool)
+        rng.shuffle(order)
+        ranks = [0] * lay.size
+        for p, card in visible.items():
+            ranks[p] = card.rank
+        for p, card in zip(hidden, order, strict=False):
+            ranks[p] = card.rank
+        stock = tuple(c.rank for c in order[len(hidden) :])
+        root = _Start(
+            tuple(ranks),
+            mask,
+            wranks[-1] if wranks else NO_TOP,
+            wranks[:-1],
+            stock,
+            int(view["redeals_left"]),
+            int(score["current_streak"]),
+            int(score["total"]),
+        )
+        budget = sample_budget
+        if time_budget is not None:
+            # No sample may run past the hint's time (its searches then count as unknown).
+            left = max(0.0, time_budget - (time.perf_counter() - began))
+            if budget.seconds is None or budget.seconds > left:
+                budget = Budget(budget.max_nodes, left)
+        search = _Search(lay, rules, root, budget)
+        try:
+            # The whole position first: when it is lost in this sample every move is,
+            # and when it is won the search's first move is a winner, and what the
+            # search learnt serves the other moves.
+            root_won = search.wins(root)
+        except BudgetExhausted:
+            unknown_count += 1
+            root_won = False
+        if root_won:
+            winner = search.line[0]
+            for text, code in codes:
+                search.nodes = 0  # each move gets the whole budget
+                try:
+                    if code == winner or search.wins(_after(root, code, root.ranks)):
+                        wins[text] += 1
+                except BudgetExhausted:
+                    unknown_count += 1
+        samples += 1
+        if exact:
+            break
+        if max_samples is not None and samples >= max_samples:
+            break
+        if time_budget is not None and time.perf_counter() - began >= time_budget:
+            break
+        if max_samples is None and time_budget is None:
+            break
+    best_text = max(wins, key=lambda t: wins[t])  # the first of equals
+    return Hint(best_text, wins[best_text] / samples, samples, exact, wins, unknown_count)
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """A finished game looked back on with the whole deal known.
+
+    ``lost_at`` is the index (from 0) in the move list of the move after which the
+    game could no longer be won, and ``lost_move`` that move; both None when the deal
+    was not winnable, the game was won, or a search ran out of budget (``complete``
+    False)."""
+
+    winnable: bool | None
+    win_line: tuple[str, ...]
+    best_score: int | None
+    best_line: tuple[str, ...]
+    final_score: int
+    outcome: str
+    lost_at: int | None
+    lost_move: str | None
+    complete: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "winnable": self.winnable,
+            "win_line": list(self.win_line),
+            "best_score": self.best_score,
+            "best_line": list(self.best_line),
+            "final_score": self.final_score,
+            "outcome": self.outcome,
+            "lost_at": self.lost_at,
+            "lost_move": self.lost_move,
+            "complete": self.complete,
+        }
+
+
+def analysis(
+    deal: Sequence[Card],
+    rules: Rules,
+    moves: Sequence[Move | str],
+    layout: Layout | None = None,
+    *,
+    budget: Budget | None = None,
+    best: bool = True,
+) -> Analysis:
+    """Whether the deal could be cleared, its best score, and where a winnable game was
+    lost. With undo in the move list the answer is the last move that turned a winnable
+    position into a lost one (a position won back by an undo was not lost yet)."""
+    budget = budget or Budget()
+    first = new_game(deal, rules, layout)
+    states: list[GameState] = [first]
+    for move in moves:
+        states.append(apply(states[-1], move))
+    texts = [str(parse_move(m) if isinstance(m, str) else m) for m in moves]
+    clear: ClearAnswer = solve_clear(first, budget)
+    best_answer: BestAnswer | None = solve_best(first, budget) if best else None
+    final = states[-1]
+    lost_at: int | None = None
+    complete = clear.winnable is not None
+    if clear.winnable and final.outcome is not Outcome.WON:
+        start = start_of(first)
+        search = _Search(first.layout, rules, start, budget)
+        known: dict[int, bool | None] = {0: True}
+
+        def winnable(i: int) -> bool | None:
+            if i not in known:
+                s = states[i]
+                if s.outcome is Outcome.WON:
+                    known[i] = True
+                elif s.is_over:
+                    known[i] = False
+                else:
+                    try:
+                        search.nodes = 0
+                        known[i] = search.wins(start_of(s))
+                    except BudgetExhausted:
+                        known[i] = None
+            return known[i]
+
+        last = len(states) - 1
+        if "undo" not in texts:
+            # Without undo every later position is reachable from an earlier one, so
+            # winnable positions come first: the last winnable one by bisection.
+            lo, hi = 0, last  # winnable(lo) True, winnable(hi) False (the game was not won)
+            known[last] = winnable(last)
+            while complete and hi - lo > 1:
+                mid = (lo + hi) // 2
+                w = winnable(mid)
+                if w is None:
+                    complete = False
+                elif w:
+                    lo = mid
+                else:
+                    hi = mid
+            if complete and known[last] is False:
+                lost_at = lo
+        else:
+            for i in range(last, 0, -1):
+                w_before, w_after = winnable(i - 1), winnable(i)
+                if w_before is None or w_after is None:
+                    complete = False
+                    break
+                if w_before and not w_after:
+                    lost_at = i - 1
+                    break
+    return Analysis(
+        winnable=clear.winnable,
+        win_line=clear.line,
+        best_score=best_answer.score if best_answer is not None else None,
+        best_line=best_answer.line if best_answer is not None else (),
+        final_score=final.score.total,
+        outcome=final.outcome.value,
+        lost_at=lost_at,
+        lost_move=texts[lost_at] if lost_at is not None else None,
+        complete=complete and (best_answer is None or best_answer.score is not None),
+    )

@@ -1,0 +1,904 @@
+"""The solver: exact answers for a game whose every card is known.
+
+Two questions, for any layout and rule option (undo is irrelevant to the optimum and
+``open_peaks`` to a solver that sees every card):
+
+- ``solve_clear``: can the tableau be cleared, and by which line of moves;
+- ``solve_best``: the highest final score reachable when the player may also stop
+  (concede) at any moment, under the game's scoring scheme, and a line that reaches it
+  (for ``cards_left`` the fewest cards left).
+
+Both take a ``GameState`` (the start of a deal or any position of a game), so an HTTP
+endpoint, the hints and the analysis call them directly; ``solve_deal`` is the form for a
+deal. Each search has a ``Budget`` (nodes and/or seconds); when it runs out the answer is
+``None`` ("unknown"), never a guess.
+
+How it is fast. The search never touches ``GameState``: a position is a bitmask of the
+removed tableau positions, the index of the next stock card, the waste top's rank, and
+(only when redeals are allowed) the stock and waste as tuples of ranks. Suits never
+matter, so cards are ranks (0 for a joker). Covering is a precomputed bitmask per position,
+the free cards are kept as a bitmask, and the playable ones are ``free & fit[top]``.
+
+Clearing is a depth-first search with a transposition table of the positions proved lost
+(the game graph is acyclic: every move removes a card, takes a stock card or spends a
+redeal, so a position fully searched without a win is lost), playing first the card that
+holds up the most cards. Two sound pruning rules (below) are available with
+``prune=True``; measured on classic deals they cut the nodes by a third but cost more time
+than they save in Python, so they are off by default (bench/solver.py --prune).
+
+Best score uses the fact that a draw ends the streak: the points still to come from a
+position reached by a draw do not depend on how it was reached, and its waste top is the
+card just drawn. So the search is a dynamic programme over "draw positions" (removed mask,
+stock index): from each it enumerates the masks a streak can reach before the next draw
+(the walk deduplicated on mask and top; the points of a streak depend only on how many
+cards it takes and which peaks, both fixed by the mask), then stops or draws. The streak
+never enters the key, which keeps the table small; the search is exhaustive (a branch and
+bound on the cluster bound below pruned too little to pay for itself).
+
+Pruning rules for clearing (sound; each removes only positions that cannot be cleared):
+- Rank clusters. Split the ranks of the tableau cards still in place into clusters:
+  maximal runs of consecutive ranks present (King-Ace consecutive under wrap). Inside one
+  streak each card is one rank from the one before, and both are tableau cards still in
+  place, so a streak lies in one cluster (clusters only split as cards go). A streak that
+  does not continue the current one starts after a draw, and distinct streaks need
+  distinct draws. Every cluster needs a streak, so if the clusters outnumber the draws
+  left (plus one when a cluster touches the waste top) the position is lost. A joker in
+  the tableau joins every cluster: the rule is then not used. ``king_stops`` only forbids
+  plays, so the rule stays sound under it.
+- Support (``_Search._unsupported``): a card can only be played onto the current top
+  (if it is free now), a card still in the stock, or a tableau card still in place that
+  it does not cover; with none of a rank it may go on, it can never be played.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+from app.engine.cards import JOKER_RANK, KING, Card, ranks_adjacent
+from app.engine.deals import MAX_DEAL_NUMBER, Deal, numbered_deal
+from app.engine.errors import TriPeaksError
+from app.engine.game import GameState, Outcome, apply, new_game
+from app.engine.layouts import Layout, get_layout
+from app.engine.rules import Rules, Scoring
+from app.engine.scoring import card_points, draw_cost, peak_bonus
+
+__all__ = [
+    "BestAnswer",
+    "Budget",
+    "ClearAnswer",
+    "NoWinnableDealError",
+    "Solution",
+    "WinnableDeal",
+    "solve_best",
+    "solve_clear",
+    "solve_deal",
+    "winnable_deal",
+]
+
+NO_TOP: Final = -1  # free_start: no card on the waste yet
+DRAW_CODE: Final = -1  # move codes inside the search: a position >= 0 is a play
+REDEAL_CODE: Final = -2
+DEFAULT_MAX_NODES: Final = 5_000_000
+_ALL_RANKS: Final = (1 << 14) - 2  # bits 1..13
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """How much work one search may do: search nodes and/or wall-clock seconds."""
+
+    max_nodes: int | None = DEFAULT_MAX_NODES
+    seconds: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ClearAnswer:
+    """``winnable`` is None when the budget ran out; ``line`` is a winning line of move
+    strings from the position solved (empty unless winnable)."""
+
+    winnable: bool | None
+    line: tuple[str, ...]
+    nodes: int
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class BestAnswer:
+    """``score`` is the best final score (for ``cards_left`` the fewest cards left), None
+    when the budget ran out. ``line`` reaches it from the position solved; it ends with
+    ``concede`` when the best is to stop before the game ends."""
+
+    score: int | None
+    scheme: Scoring
+    line: tuple[str, ...]
+    nodes: int
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class Solution:
+    """Both answers for one deal (``solve_deal``)."""
+
+    clear: ClearAnswer | None
+    best: BestAnswer | None
+
+    @property
+    def seconds(self) -> float:
+        return sum(a.seconds for a in (self.clear, self.best) if a is not None)
+
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {}
+        if self.clear is not None:
+            out["winnable"] = self.clear.winnable
+            out["win_line"] = list(self.clear.line) if self.clear.winnable else None
+        if self.best is not None:
+            out["scoring"] = self.best.scheme.value
+            out["best_score"] = self.best.score
+            out["best_line"] = list(self.best.line) if self.best.score is not None else None
+        out["nodes"] = sum(a.nodes for a in (self.clear, self.best) if a is not None)
+        out["seconds"] = round(self.seconds, 6)
+        return out
+
+
+class BudgetExhausted(Exception):
+    """Raised inside a search when its budget has run out."""
+
+
+# ---------------------------------------------------------------------------------------
+# The compact problem
+
+
+def _fits(rank: int, top: int, rules: Rules) -> bool:
+    """``game.fits`` on ranks; ``top`` is NO_TOP when the waste is empty."""
+    if top == NO_TOP:
+        return True
+    if rules.king_stops and top == KING:
+        return False
+    if rank == JOKER_RANK or top == JOKER_RANK:
+        return True
+    return ranks_adjacent(rank, top, wrap=rules.wrap)
+
+
+_CLUSTER_CACHE: dict[tuple[bool, int], tuple[int, ...]] = {}
+
+
+def _rank_clusters(present: int, wrap: bool) -> tuple[int, ...]:
+    """The clusters (as rank bitmasks) of the ranks present (bits 1..13)."""
+    key = (wrap, present)
+    found = _CLUSTER_CACHE.get(key)
+    if found is not None:
+        return found
+    clusters: list[int] = []
+    current = 0
+    for r in range(1, 14):
+        if present >> r & 1:
+            current |= 1 << r
+        elif current:
+            clusters.append(current)
+            current = 0
+    if current:
+        clusters.append(current)
+    if wrap and len(clusters) > 1 and present & 2 and present & (1 << KING):
+        last = clusters.pop()
+        clusters[0] |= last
+    out = tuple(clusters)
+    _CLUSTER_CACHE[key] = out
+    return out
+
+
+@dataclass(slots=True)
+class _Start:
+    """A position to search from, in the search's terms."""
+
+    ranks: tuple[int, ...]  # per tableau position (any value where removed)
+    mask: int  # removed positions
+    top: int  # waste top rank or NO_TOP
+    waste: tuple[int, ...]  # ranks under the top, bottom first (only matters with redeals)
+    stock: tuple[int, ...]  # ranks, top first
+    redeals_left: int
+    streak: int
+    total: int  # score so far (classic/msc: points; cards_left: cards left)
+
+
+def start_of(state: GameState) -> _Start:
+    n = state.layout.size
+    ranks = tuple(
+        (c.rank if c is not None else (state.deal[i].rank if i < len(state.deal) else 0))
+        for i, c in enumerate(state.tableau)
+    )
+    mask = sum(1 << i for i in range(n) if state.tableau[i] is None)
+    waste = tuple(c.rank for c in state.waste)
+    return _Start(
+        ranks=ranks,
+        mask=mask,
+        top=waste[-1] if waste else NO_TOP,
+        waste=waste[:-1],
+        stock=tuple(c.rank for c in state.stock),
+        redeals_left=state.redeals_left,
+        streak=state.score.current_streak,
+        total=state.score.total,
+    )
+
+
+class _Table:
+    """Everything about the layout, the rules and the tableau ranks, precomputed."""
+
+    def __init__(self, layout: Layout, rules: Rules, ranks: Sequence[int]) -> None:
+        n = layout.size
+        self.n = n
+        self.full = (1 << n) - 1
+        self.rank = tuple(ranks)
+        self.rules = rules
+        self.wrap = rules.wrap
+        cover = tuple(sum(1 << c for c in pos.covered_by) for pos in layout.positions)
+        self.cover = cover
+        self.uncovers = tuple(tuple((q, cover[q]) for q in layout.covers[p]) for p in range(n))
+        self.peak_mask = sum(1 << p for p in layout.peaks)
+        # fit[top + 1]: positions whose card may go on ``top``; fit_ranks: the same as ranks
+        self.fit = tuple(
+            sum(1 << p for p in range(n) if _fits(self.rank[p], t, rules)) for t in range(-1, 14)
+        )
+        self.fit_ranks = tuple(
+            sum(1 << r for r in range(1, 14) if _fits(r, t, rules)) for t in range(-1, 14)
+        )
+        self.rank_mask = tuple(
+            sum(1 << p for p in range(n) if self.rank[p] == r) for r in range(14)
+        )
+        # sup_ranks[r]: the ranks a card of rank r may go on; sup_mask[r]: the positions
+        # holding them; above[p]: the positions that can only go after p (it covers them,
+        # directly or not).
+        self.sup_ranks = tuple(
+            sum(1 << s for s in range(14) if _fits(r, s, rules)) for r in range(14)
+        )
+        self.sup_mask = tuple(
+            sum(1 << p for p in range(n) if self.sup_ranks[r] >> self.rank[p] & 1)
+            for r in range(14)
+        )
+        above = [0] * n
+        for p in range(n):  # covering positions come later, so covered ones are done
+            for q in layout.covers[p]:
+                above[p] |= 1 << q | above[q]
+        self.above = tuple(above)
+        self.positions_of_ranks: dict[int, int] = {}
+        # Playing order: the card that holds up the most cards first, then the higher one.
+        weight = [0] * n
+        for p in range(n - 1, -1, -1):
+            weight[p] = len(layout.covers[p])
+        self.weight = tuple(weight)
+
+    def ranks_positions(self, ranks: int) -> int:
+        """The positions whose card has one of the ``ranks`` (bits)."""
+        found = self.positions_of_ranks.get(ranks)
+        if found is None:
+            found = 0
+            for r in range(14):
+                if ranks >> r & 1:
+                    found |= self.rank_mask[r]
+            self.positions_of_ranks[ranks] = found
+        return found
+
+    def free_of(self, mask: int) -> int:
+        free = 0
+        for p in range(self.n):
+            if not mask >> p & 1 and self.cover[p] & mask == self.cover[p]:
+                free |= 1 << p
+        return free
+
+    def clusters(self, mask: int) -> tuple[tuple[int, int], ...] | None:
+        """The rank clusters of the cards left as (rank bits, cards); None when a joker
+        is left (it joins everything)."""
+        left = ~mask & self.full
+        rm = self.rank_mask
+        if rm[0] & left:
+            return None
+        present = 0
+        counts = [0] * 14
+        for r in range(1, 14):
+            c = (rm[r] & left).bit_count()
+            if c:
+                present |= 1 << r
+                counts[r] = c
+        out = []
+        for bits in _rank_clusters(present, self.wrap):
+            size = 0
+            for r in range(1, 14):
+                if bits >> r & 1:
+                    size += counts[r]
+            out.append((bits, size))
+        return tuple(out)
+
+
+class _Search:
+    """One search's state: the table, the stock, the budget and the transposition tables.
+
+    A ``_Search`` may answer several questions on positions of the same deal (hints and
+    analysis ask about successive positions), sharing what it has learnt.
+    """
+
+    def __init__(
+        self, layout: Layout, rules: Rules, start: _Start, budget: Budget, prune: bool = False
+    ) -> None:
+        self.table = _Table(layout, rules, start.ranks)
+        self.layout = layout
+        self.rules = rules
+        self.stock = start.stock
+        self.track = rules.redeals > 0  # the waste's order matters only if it can come back
+        self.budget = budget
+        self.nodes = 0
+        self.max_nodes = budget.max_nodes if budget.max_nodes is not None else 1 << 62
+        self.deadline = time.perf_counter() + budget.seconds if budget.seconds is not None else None
+        self.dead: set[object] = set()
+        self.line: list[int] = []
+        # stock_ranks[i]: the ranks in the stock from index i on (bits)
+        suffix = [0] * (len(self.stock) + 1)
+        for i in range(len(self.stock) - 1, -1, -1):
+            suffix[i] = suffix[i + 1] | 1 << self.stock[i]
+        self.stock_ranks = tuple(suffix)
+        # The two pruning rules are sound but, measured, cost more than they save on
+        # classic deals in this Python search (bench/solver.py --prune shows it); they
+        # are on when asked for, and the tests check they never change an answer.
+        self.support_rule = prune and rules.jokers == 0
+        self.cluster_rule_below = 3 if prune else 0
+
+    def tick(self) -> None:
+        self.nodes += 1
+        if self.nodes > self.max_nodes:
+            raise BudgetExhausted
+        if (
+            self.deadline is not None
+            and self.nodes & 1023 == 0
+            and time.perf_counter() > self.deadline
+        ):
+            raise BudgetExhausted
+
+    # -- clearing ----------------------------------------------------------------------
+
+    def wins(self, start: _Start) -> bool:
+        """Whether ``start`` can be cleared; the line is left in ``self.line``."""
+        self.line = []
+        t = self.table
+        if start.mask == t.full:
+            return True
+        free = t.free_of(start.mask)
+        limit = sys.getrecursionlimit()
+        need = t.n + len(start.stock) * (1 + start.redeals_left) + 200
+        if limit < need:
+            sys.setrecursionlimit(need)
+        if self.track:
+            ok = self._wins_tracked(
+                start.mask, free, start.top, start.stock, 0, start.waste, start.redeals_left
+            )
+        else:
+            idx = len(self.stock) - len(start.stock)
+            if idx < 0 or self.stock[idx:] != start.stock:
+                raise ValueError("a search answers about one deal's stock")
+            if self.support_rule and self._unsupported(
+                start.mask, free, idx, start.top, (1 << 14) - 1
+            ):
+                ok = False
+            else:
+                ok = self._wins(start.mask, free, idx, start.top)
+        self.line.reverse()
+        return ok
+
+    def _lost_by_clusters(self, mask: int, top: int, draws_left: int) -> bool:
+        """Sound: see the module's docstring (rank clusters)."""
+        clusters = self.table.clusters(mask)
+        if clusters is None or len(clusters) <= draws_left:
+            return False
+        touching = self.table.fit_ranks[top + 1]
+        first = any(bits & touching for bits, _ in clusters)
+        return len(clusters) > draws_left + (1 if first else 0)
+
+    def _unsupported(self, mask: int, free: int, idx: int, top: int, ranks: int) -> bool:
+        """Whether a card left of one of ``ranks`` can never be played (no joker in play).
+
+        Sound: a card goes onto the waste's top at that moment, which is the current top
+        (only if nothing reaches the waste before, so the card must be free now), a card
+        still in the stock, or a tableau card still in place that is played before it
+        (so not one that the card covers, even indirectly). With none of these of a rank
+        it may go on, it stays, and the table cannot be cleared. Redeals bring waste
+        cards back, so this rule is only used without them.
+        """
+        t = self.table
+        in_stock = self.stock_ranks[idx]
+        check = t.ranks_positions(ranks) & ~mask
+        while check:
+            b = check & -check
+            check ^= b
+            p = b.bit_length() - 1
+            r = t.rank[p]
+            sr = t.sup_ranks[r]
+            if in_stock & sr:
+                continue
+            if free & b and (top == NO_TOP or sr >> top & 1):
+                continue
+            if t.sup_mask[r] & ~mask & ~t.above[p]:
+                continue
+            return True
+        return False
+
+    def _wins(self, mask: int, free: int, idx: int, top: int) -> bool:
+        key = mask << 12 | idx << 4 | (top + 1)
+        if key in self.dead:
+            return False
+        self.tick()
+        t = self.table
+        stock = self.stock
+        draws_left = len(stock) - idx
+        if draws_left < self.cluster_rule_below and self._lost_by_clusters(mask, top, draws_left):
+            self.dead.add(key)
+            return False
+        playable = free & t.fit[top + 1]
+        support = self.support_rule
+        fit_ranks = t.fit_ranks
+        if playable:
+            order = []
+            weight = t.weight
+            while playable:
+                b = playable & -playable
+                playable ^= b
+                p = b.bit_length() - 1
+                order.append((weight[p], p))
+            if len(order) > 1:
+                order.sort(reverse=True)
+            full = t.full
+            rank = t.rank
+            uncovers = t.uncovers
+            for _, p in order:
+                m2 = mask | 1 << p
+                if m2 == full:
+                    self.line.append(p)
+                    return True
+                f2 = free & ~(1 << p)
+                for q, cq in uncovers[p]:
+                    if cq & m2 == cq:
+                        f2 |= 1 << q
+                r = rank[p]
+                # What lost support: cards that went on the old top, or on this card.
+                if support and self._unsupported(
+                    m2, f2, idx, r, fit_ranks[top + 1] | fit_ranks[r + 1]
+                ):
+                    continue
+                if self._wins(m2, f2, idx, r):
+                    self.line.append(p)
+                    return True
+        if (
+            draws_left
+            and not (
+                support
+                and self._unsupported(
+                    mask, free, idx + 1, stock[idx], fit_ranks[top + 1] | fit_ranks[stock[idx] + 1]
+                )
+            )
+            and self._wins(mask, free, idx + 1, stock[idx])
+        ):
+            self.line.append(DRAW_CODE)
+            return True
+        self.dead.add(key)
+        return False
+
+    def _wins_tracked(
+        self,
+        mask: int,
+        free: int,
+        top: int,
+        stock: tuple[int, ...],
+        idx: int,
+        waste: tuple[int, ...],
+        redeals_left: int,
+    ) -> bool:
+        """Clearing when redeals are allowed: the stock and the waste are part of the
+        position (the waste only while a redeal is left)."""
+        key = (
+            mask,
+            top,
+            stock[idx:],
+            waste if redeals_left else None,
+            redeals_left,
+        )
+        if key in self.dead:
+            return False
+        self.tick()
+        t = self.table
+        playable = free & t.fit[top + 1]
+        under = (*waste, top) if (redeals_left and top != NO_TOP) else waste
+        if playable:
+            order = []
+            while playable:
+                b = playable & -playable
+                playable ^= b
+                p = b.bit_length() - 1
+                order.append((t.weight[p], p))
+            order.sort(reverse=True)
+            for _, p in order:
+                m2 = mask | 1 << p
+                if m2 == t.full:
+                    self.line.append(p)
+                    return True
+                f2 = free & ~(1 << p)
+                for q, cq in t.uncovers[p]:
+                    if cq & m2 == cq:
+                        f2 |= 1 << q
+                if self._wins_tracked(m2, f2, t.rank[p], stock, idx, under, redeals_left):
+                    self.line.append(p)
+                    return True
+        if idx < len(stock):
+            if self._wins_tracked(mask, free, stock[idx], stock, idx + 1, under, redeals_left):
+                self.line.append(DRAW_CODE)
+                return True
+        elif (
+            redeals_left
+            and waste
+            # The waste but its top becomes the stock, its bottom card on top.
+            and self._wins_tracked(mask, free, top, waste, 0, (), redeals_left - 1)
+        ):
+            self.line.append(REDEAL_CODE)
+            return True
+        self.dead.add(key)
+        return False
+
+
+# ---------------------------------------------------------------------------------------
+# Best score
+
+
+@dataclass(slots=True)
+class _Scorer:
+    """Points as the search counts them: ``pts[l]`` for a streak of ``l`` cards from a
+    streak of 0, the cumulative peak bonus ``bonus[k]`` for ``k`` peaks taken, the draw
+    penalty. Under cards_left every card taken is one point (one card fewer left)."""
+
+    pts: list[int]
+    bonus: list[int]
+    penalty: int
+    lower_is_better: bool
+
+
+def _scorer(rules: Rules, layout: Layout, longest: int) -> _Scorer:
+    scheme = rules.scoring
+    if scheme is Scoring.CARDS_LEFT:
+        return _Scorer(list(range(longest + 1)), [0] * (len(layout.peaks) + 1), 0, True)
+    pts = [0]
+    for n in range(1, longest + 1):
+        pts.append(pts[-1] + card_points(scheme, n))
+    peaks = len(layout.peaks)
+    bonus = [0]
+    for k in range(1, peaks + 1):
+        bonus.append(bonus[-1] + peak_bonus(scheme, k, peaks))
+    return _Scorer(pts, bonus, draw_cost(rules), False)
+
+
+@dataclass(slots=True)
+class _Plan:
+    path: tuple[int, ...]  # plays and redeals of the streak
+    then: object | None  # key of the draw position after the draw, or None: stop
+
+
+# A position inside a streak, for the general (redeals) walk:
+# mask, free, top, stock, stock index, waste under the top, redeals left, path.
+_Step = tuple[int, int, int, tuple[int, ...], int, tuple[int, ...], int, tuple[int, ...]]
+_DrawPosition = tuple[int, int, int, tuple[int, ...], int, tuple[int, ...], int]
+
+
+class _BestSearch(_Search):
+    """Best points still to come, by dynamic programming over draw positions.
+
+    An exhaustive search: the cluster bound (module docstring) was tried as a branch and
+    bound here and pruned too little to pay for itself, so the search is exact by
+    construction and fast by its small keys (mask and stock index), not by pruning.
+    """
+
+    def __init__(self, layout: Layout, rules: Rules, start: _Start, budget: Budget) -> None:
+        super().__init__(layout, rules, start, budget)
+        longest = self.table.n + start.streak + 1
+        self.scorer = _scorer(rules, layout, longest)
+        self.tt: dict[object, tuple[int, _Plan]] = {}
+
+    def best(self, start: _Start) -> tuple[int, list[int]]:
+        """The most points still to come from ``start`` (>= 0) and a line to them."""
+        t = self.table
+        free = t.free_of(start.mask)
+        limit = sys.getrecursionlimit()
+        need = 4 * (len(start.stock) * (1 + start.redeals_left) + t.n) + 200
+        if limit < need:
+            sys.setrecursionlimit(need)
+        if self.track:
+            node = (start.mask, free, start.top, start.stock, 0, start.waste, start.redeals_left)
+            value, plan = self._value(None, node, start.streak)
+        else:
+            if start.stock != self.stock:
+                raise ValueError("a search answers about one deal's stock")
+            value, plan = self._value_fast(None, start.mask, free, 0, start.top, start.streak)
+        line: list[int] = []
+        while True:
+            line.extend(plan.path)
+            if plan.then is None:
+                break
+            line.append(DRAW_CODE)
+            plan = self.tt[plan.then][1]
+        return value, line
+
+    def _value_fast(
+        self, key: int | None, mask0: int, free0: int, idx: int, top0: int, streak: int
+    ) -> tuple[int, _Plan]:
+        """Best points still to come from a draw position (no redeals allowed): the
+        streaks playable now, each followed by a stop or by a draw."""
+        if key is not None:
+            entry = self.tt.get(key)
+            if entry is not None:
+                return entry
+        self.tick()
+        t = self.table
+        # Every mask a streak can reach from here, with one path to it. The walk is
+        # deduplicated on (mask, top), all that decides how it can go on.
+        fit = t.fit
+        rank = t.rank
+        uncovers = t.uncovers
+        ends: dict[int, tuple[int, tuple[int, ...]]] = {mask0: (free0, ())}
+        seen: set[int] = set()
+        stack: list[tuple[int, int, int, tuple[int, ...]]] = [(mask0, free0, top0, ())]
+        pop = stack.pop
+        push = stack.append
+        while stack:
+            m, f, tp, path = pop()
+            playable = f & fit[tp + 1]
+            while playable:
+                b = playable & -playable
+                playable ^= b
+                m2 = m | b
+                p = b.bit_length() - 1
+                r = rank[p]
+                k = m2 << 4 | r
+                if k in seen:
+                    continue
+                seen.add(k)
+                f2 = f & ~b
+                for q, cq in uncovers[p]:
+                    if cq & m2 == cq:
+                        f2 |= 1 << q
+                path2 = (*path, p)
+                if m2 not in ends:
+                    ends[m2] = (f2, path2)
+                push((m2, f2, r, path2))
+        self.nodes += len(seen)
+
+        sc = self.scorer
+        pts = sc.pts
+        bonus = sc.bonus
+        penalty = sc.penalty
+        stock = self.stock
+        can_draw = idx < len(stock)
+        nxt = idx + 1
+        drawn = stock[idx] if can_draw else 0
+        count0 = mask0.bit_count()
+        peak_mask = t.peak_mask
+        base = pts[streak] + bonus[(mask0 & peak_mask).bit_count()]
+        full = t.full
+        best = 0
+        best_plan = _Plan((), None)
+        for m2, (f2, path) in ends.items():
+            # Stop after this streak (its points are fixed by the mask reached) ...
+            now = pts[streak + m2.bit_count() - count0] + bonus[(m2 & peak_mask).bit_count()] - base
+            if now > best:
+                best = now
+                best_plan = _Plan(path, None)
+            # ... or draw, and go on from the draw position.
+            if can_draw and m2 != full:
+                ckey = m2 << 8 | nxt
+                v = self._value_fast(ckey, m2, f2, nxt, drawn, 0)[0]
+                c = now - penalty + v
+                if c > best:
+                    best = c
+                    best_plan = _Plan(path, ckey)
+        found = (best, best_plan)
+        if key is not None:
+            self.tt[key] = found
+        return found
+
+    def _value(self, key: object, node: _DrawPosition, streak: int) -> tuple[int, _Plan]:
+        """``_value_fast`` when redeals are allowed: the stock and the waste (while a
+        redeal is left) are part of the position, and a redeal may come inside a streak
+        (it neither scores nor breaks the streak)."""
+        if key is not None:
+            entry = self.tt.get(key)
+            if entry is not None:
+                return entry
+        self.tick()
+        t = self.table
+        sc = self.scorer
+        pts = sc.pts
+        bonus = sc.bonus
+        mask0 = node[0]
+        count0 = mask0.bit_count()
+        base = pts[streak] + bonus[(mask0 & t.peak_mask).bit_count()]
+        best = 0
+        best_plan = _Plan((), None)
+        children: dict[object, tuple[int, _DrawPosition, tuple[int, ...]]] = {}
+        seen: set[object] = set()
+        stack: list[_Step] = [(*node, ())]
+        while stack:
+            mask, free, top, stock, idx, waste, rl, path = stack.pop()
+            self.tick()
+            gained = mask.bit_count() - count0
+            now = pts[streak + gained] + bonus[(mask & t.peak_mask).bit_count()] - base
+            if now > best:
+                best = now
+                best_plan = _Plan(path, None)
+            if mask == t.full:
+                continue
+            # The cards under the top matter only while a redeal can bring them back.
+            under = (*waste, top) if (rl and top != NO_TOP) else ()
+            if idx < len(stock):
+                drawn = stock[idx]
+                ckey = (mask, drawn, stock[idx + 1 :], under, rl)
+                if ckey not in children:
+                    children[ckey] = (now, (mask, free, drawn, stock, idx + 1, under, rl), path)
+            elif rl and waste:
+                rkey = ("redeal", mask, top, waste, rl)
+                if rkey not in seen:
+                    seen.add(rkey)
+                    stack.append((mask, free, top, waste, 0, (), rl - 1, (*path, REDEAL_CODE)))
+            playable = free & t.fit[top + 1]
+            while playable:
+                b = playable & -playable
+                playable ^= b
+                p = b.bit_length() - 1
+                m2 = mask | b
+                skey = (m2, t.rank[p], stock[idx:], under, rl)
+                if skey in seen:
+                    continue
+                seen.add(skey)
+                f2 = free & ~b
+                for q, cq in t.uncovers[p]:
+                    if cq & m2 == cq:
+                        f2 |= 1 << q
+                stack.append((m2, f2, t.rank[p], stock, idx, under, rl, (*path, p)))
+        for child_key, (now, child, path) in children.items():
+            c = now - sc.penalty + self._value(child_key, child, 0)[0]
+            if c > best:
+                best = c
+                best_plan = _Plan(path, child_key)
+        found = (best, best_plan)
+        if key is not None:
+            self.tt[key] = found
+        return found
+
+
+# ---------------------------------------------------------------------------------------
+# The public functions
+
+
+def _move_text(code: int) -> str:
+    if code == DRAW_CODE:
+        return "draw"
+    if code == REDEAL_CODE:
+        return "redeal"
+    return f"play {code}"
+
+
+def _check_line(state: GameState, line: Sequence[str]) -> GameState:
+    """Replay the line with the engine: a solver answer is never unchecked."""
+    for move in line:
+        state = apply(state, move)
+    return state
+
+
+def solve_clear(
+    state: GameState, budget: Budget | None = None, *, prune: bool = False
+) -> ClearAnswer:
+    """Whether the game can still be cleared from ``state``, with a winning line.
+    ``prune`` turns on the two pruning rules (module docstring)."""
+    began = time.perf_counter()
+    budget = budget or Budget()
+    if state.outcome is Outcome.WON:
+        return ClearAnswer(True, (), 0, time.perf_counter() - began)
+    if state.is_over:
+        return ClearAnswer(False, (), 0, time.perf_counter() - began)
+    start = start_of(state)
+    search = _Search(state.layout, state.rules, start, budget, prune)
+    try:
+        ok = search.wins(start)
+    except BudgetExhausted:
+        return ClearAnswer(None, (), search.nodes, time.perf_counter() - began)
+    line = tuple(_move_text(c) for c in search.line) if ok else ()
+    if ok and _check_line(state, line).outcome is not Outcome.WON:
+        raise AssertionError(f"solver line does not win: {line}")  # pragma: no cover
+    return ClearAnswer(ok, line, search.nodes, time.perf_counter() - began)
+
+
+def solve_best(state: GameState, budget: Budget | None = None) -> BestAnswer:
+    """The best final score reachable from ``state`` under its rules' scoring, stopping
+    (conceding) whenever that is best, with a line that reaches it."""
+    began = time.perf_counter()
+    budget = budget or Budget()
+    scheme = state.rules.scoring
+    if state.is_over:
+        return BestAnswer(state.score.total, scheme, (), 0, time.perf_counter() - began)
+    start = start_of(state)
+    search = _BestSearch(state.layout, state.rules, start, budget)
+    try:
+        gain, codes = search.best(start)
+    except BudgetExhausted:
+        return BestAnswer(None, scheme, (), search.nodes, time.perf_counter() - began)
+    line = [_move_text(c) for c in codes]
+    end = _check_line(state, line)
+    if not end.is_over:
+        line.append("concede")
+    score = start.total - gain if search.scorer.lower_is_better else start.total + gain
+    if end.score.total != score:
+        raise AssertionError(  # pragma: no cover
+            f"solver line scores {end.score.total}, not {score}: {line}"
+        )
+    return BestAnswer(score, scheme, tuple(line), search.nodes, time.perf_counter() - began)
+
+
+def solve_deal(
+    deal: Sequence[Card],
+    rules: Rules,
+    layout: Layout | None = None,
+    *,
+    clear: bool = True,
+    best: bool = True,
+    budget: Budget | None = None,
+) -> Solution:
+    """Both questions for a deal, each with its own ``budget``."""
+    state = new_game(deal, rules, layout)
+    return Solution(
+        clear=solve_clear(state, budget) if clear else None,
+        best=solve_best(state, budget) if best else None,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class WinnableDeal:
+    """A deal the solver proved winnable, its number (None for an explicit random order),
+    how many deals were tried, and a winning line (kept secret from players)."""
+
+    deal: Deal
+    number: int | None
+    tried: int
+    line: tuple[str, ...] = field(default=())
+
+
+class NoWinnableDealError(TriPeaksError):
+    """No deal was proved winnable within the budget."""
+
+
+def winnable_deal(
+    rules: Rules,
+    layout: Layout | None = None,
+    *,
+    first_number: int | None = None,
+    rng: random.Random | None = None,
+    max_deals: int = 100,
+    budget: Budget | None = None,
+) -> WinnableDeal:
+    """Deal until the solver proves a deal winnable under ``rules``.
+
+    Deals are numbered deals ``first_number``, ``first_number + 1``, ... when it is given,
+    else numbered deals drawn from ``rng`` (default: the system's secure generator, so a
+    player cannot predict the number). A deal whose search runs out of ``budget`` (default
+    200,000 nodes each) counts as not winnable. After ``max_deals`` deals with no proof,
+    ``NoWinnableDealError``.
+    """
+    lay = layout if layout is not None else get_layout(rules.layout)
+    budget = budget or Budget(max_nodes=200_000)
+    chooser = rng if rng is not None else random.SystemRandom()
+    for tried in range(1, max_deals + 1):
+        if first_number is not None:
+            number = first_number + tried - 1
+        else:
+            number = chooser.randrange(MAX_DEAL_NUMBER + 1)
+        deal = numbered_deal(number, lay.decks, rules.jokers)
+        answer = solve_clear(new_game(deal, rules, lay), budget)
+        if answer.winnable:
+            return WinnableDeal(deal, number, tried, answer.line)
+    raise NoWinnableDealError(
+        f"no deal proved winnable in {max_deals} deals under these rules "
+        f"(budget {budget.max_nodes} nodes / {budget.seconds} s per deal)"
+    )

@@ -1,0 +1,128 @@
+"""Hints see only the player's view; the analysis of a finished game."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.engine import (
+    Deal,
+    GameState,
+    Outcome,
+    Rules,
+    apply,
+    legal_moves,
+    new_game,
+    numbered_deal,
+    player_view,
+)
+from app.engine.hints import HintError, analysis, hint
+from app.engine.solver import Budget, solve_clear
+
+CLASSIC = Rules.for_layout("tripeaks")
+
+
+def swapped(deal: Deal, i: int, j: int) -> Deal:
+    cards = list(deal)
+    cards[i], cards[j] = cards[j], cards[i]
+    return tuple(cards)
+
+
+def test_same_view_same_hint_whatever_the_hidden_cards() -> None:
+    deal = numbered_deal(5)
+    # Swap a face-down tableau card (position 0) with a stock card, and two stock cards:
+    # the player sees the same table, the games differ.
+    other = swapped(swapped(deal, 0, 40), 33, 50)
+    a, b = new_game(deal, CLASSIC), new_game(other, CLASSIC)
+    assert a.tableau != b.tableau and a.stock != b.stock
+    for _ in range(3):  # and after a few identical moves
+        va, vb = player_view(a), player_view(b)
+        assert va == vb
+        ha = hint(va, CLASSIC, seed=11, time_budget=None, max_samples=12)
+        hb = hint(vb, CLASSIC, seed=11, time_budget=None, max_samples=12)
+        assert ha == hb
+        assert ha.samples == 12
+        a, b = apply(a, "draw"), apply(b, "draw")
+
+
+def test_hint_is_exact_when_nothing_is_hidden() -> None:
+    rules = Rules.for_layout("tripeaks", open_peaks=True)
+    state = new_game(numbered_deal(1), rules)
+    # draw all but the last stock card: the last one is the only card not seen
+    while len(state.stock) > 1:
+        state = apply(state, "draw")
+    h = hint(player_view(state), rules, seed=1)
+    assert h.exact
+    assert h.samples == 1
+    for text, won in h.wins.items():
+        assert won == int(bool(solve_clear(apply(state, text)).winnable))
+    assert h.win_chance == max(h.wins.values())
+
+
+def test_hint_picks_a_winning_move_and_estimates_the_chance() -> None:
+    state = new_game(numbered_deal(1), CLASSIC)
+    h = hint(player_view(state), CLASSIC, seed=3, time_budget=None, max_samples=30)
+    assert h.move in {str(m) for m in legal_moves(state)}
+    assert 0.5 <= h.win_chance <= 1.0
+    assert h.samples == 30
+    assert h.to_dict()["move"] == h.move
+
+
+def test_hint_on_a_finished_game_and_a_bad_view() -> None:
+    state = apply(new_game(numbered_deal(1), CLASSIC), "concede")
+    assert hint(player_view(state), CLASSIC).move is None
+    view = player_view(new_game(numbered_deal(1), CLASSIC))
+    view["waste"] = [*view["waste"], view["waste"][0]]
+    with pytest.raises(HintError):
+        hint(view, CLASSIC)
+
+
+def test_hint_with_a_time_budget() -> None:
+    state = new_game(numbered_deal(4), CLASSIC)
+    h = hint(player_view(state), time_budget=0.05, sample_budget=Budget(max_nodes=2000))
+    assert h.samples >= 1
+    assert h.move is not None
+
+
+def _greedy_game(deal: Deal, rules: Rules) -> tuple[list[str], GameState]:
+    """Draw whenever possible: a sure way to lose a winnable deal."""
+    state = new_game(deal, rules)
+    moves = []
+    while not state.is_over:
+        move = "draw" if state.stock else str(legal_moves(state)[0])
+        moves.append(move)
+        state = apply(state, move)
+    return moves, state
+
+
+def test_analysis_finds_the_move_that_lost_the_game() -> None:
+    deal = numbered_deal(1)
+    moves, end = _greedy_game(deal, CLASSIC)
+    assert end.outcome is Outcome.LOST
+    report = analysis(deal, CLASSIC, moves, best=False)
+    assert report.winnable is True
+    assert report.complete
+    i = report.lost_at
+    assert i is not None
+    assert report.lost_move == moves[i]
+    state = new_game(deal, CLASSIC)
+    for move in moves[:i]:
+        state = apply(state, move)
+    assert solve_clear(state).winnable is True
+    assert solve_clear(apply(state, moves[i])).winnable is False
+    assert report.to_dict()["lost_at"] == i
+
+
+def test_analysis_with_undo_and_of_a_won_game() -> None:
+    rules = Rules.for_layout("tripeaks", undo=True)
+    deal = numbered_deal(1)
+    line = list(solve_clear(new_game(deal, rules)).line)
+    won = analysis(deal, rules, line, best=False)
+    assert won.outcome == "won"
+    assert won.lost_at is None
+    # Draw to the end, undo back and forth, then concede: the concession lost it at the
+    # end only if the position was still winnable then.
+    moves = ["draw", "undo", "concede"]
+    report = analysis(deal, rules, moves, best=True)
+    assert report.lost_at == 2
+    assert report.lost_move == "concede"
+    assert report.best_score == 88

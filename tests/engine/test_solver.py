@@ -1,0 +1,157 @@
+"""The solver's answers on known deals, its lines, its budget, winnable deals."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from app.engine import GameState, Layout, Outcome, Rules, apply, new_game, numbered_deal, parse_deal
+from app.engine.solver import (
+    Budget,
+    NoWinnableDealError,
+    solve_best,
+    solve_clear,
+    solve_deal,
+    winnable_deal,
+)
+
+CLASSIC = Rules.for_layout("tripeaks")
+
+
+def replay_line(state: GameState, line: tuple[str, ...]) -> GameState:
+    for move in line:
+        state = apply(state, move)
+    return state
+
+
+def test_a_winnable_deal_has_a_winning_line() -> None:
+    state = new_game(numbered_deal(1), CLASSIC)
+    answer = solve_clear(state)
+    assert answer.winnable is True
+    assert replay_line(state, answer.line).outcome is Outcome.WON
+    assert answer.nodes > 0
+
+
+def test_known_best_scores_of_numbered_deals() -> None:
+    # Found by this solver and by the plain search (bench/plain_dfs.py) alike.
+    state = new_game(numbered_deal(1), CLASSIC)
+    best = solve_best(state)
+    assert best.score == 88
+    end = replay_line(state, best.line)
+    assert end.score.total == 88
+    assert end.is_over
+
+
+def test_the_best_line_stops_by_conceding_when_that_is_best() -> None:
+    # Deal 2: the best is to stop before the end (the last draws would cost more).
+    state = new_game(numbered_deal(2), CLASSIC)
+    best = solve_best(state)
+    assert best.score == 201
+    assert best.line[-1] == "concede"
+    assert replay_line(state, best.line).score.total == 201
+
+
+def test_a_perfect_deal_scores_a_single_streak() -> None:
+    """Tableau dealt so that one streak takes every card: 406 points and 60 of bonus."""
+    # A chain of 28 ranks that alternates up and down over the whole deck order of play:
+    # the bottom row first, right to left, with every card freeing the next.
+    layout = Layout.from_dict(
+        {
+            "name": "line",
+            "positions": [
+                {
+                    "index": i,
+                    "row": 0,
+                    "x": 2 * i,
+                    "covered_by": [i + 1] if i < 3 else [],
+                    "face_up": i == 3,
+                    "peak": i == 0,
+                }
+                for i in range(4)
+            ],
+        }
+    )
+    from app.engine import layouts
+
+    layouts.LAYOUTS["line"] = layout
+    try:
+        rules = Rules.for_layout("line")
+        # positions 0..3 hold 5 4 3 2 (position 3 free first), waste A: A-2-3-4-5
+        deck = parse_deal(
+            "5c 4c 3c 2c Ac "
+            + " ".join(
+                f"{r}{s}"
+                for s in "cdhs"
+                for r in "A23456789TJQK"
+                if f"{r}{s}" not in ("5c", "4c", "3c", "2c", "Ac")
+            )
+        )
+        state = new_game(deck, rules, layout)
+        best = solve_best(state)
+        assert best.score == 1 + 2 + 3 + 4 + 30
+        assert best.line == ("play 3", "play 2", "play 1", "play 0")
+        assert solve_clear(state).winnable is True
+    finally:
+        del layouts.LAYOUTS["line"]
+
+
+def test_every_scoring_scheme() -> None:
+    deal = numbered_deal(1)
+    scores = {}
+    for scoring in ("msc", "cards_left"):  # classic: the tests above
+        rules = Rules.for_layout("tripeaks", scoring=scoring)
+        state = new_game(deal, rules)
+        best = solve_best(state)
+        assert best.score is not None
+        assert replay_line(state, best.line).score.total == best.score
+        scores[scoring] = best.score
+    assert scores["cards_left"] == 0  # the deal can be cleared
+    assert scores["msc"] > 100 * 28
+
+
+def test_out_of_budget_is_unknown_never_a_guess() -> None:
+    state = new_game(numbered_deal(80), CLASSIC)  # a lost deal: a long proof
+    answer = solve_clear(state, Budget(max_nodes=500))
+    assert answer.winnable is None
+    assert answer.line == ()
+    best = solve_best(state, Budget(max_nodes=500))
+    assert best.score is None
+    timed = solve_clear(state, Budget(max_nodes=None, seconds=0.01))
+    assert timed.winnable is None
+
+
+def test_solve_deal_both_questions() -> None:
+    solution = solve_deal(numbered_deal(1), CLASSIC)
+    record = solution.to_dict()
+    assert record["winnable"] is True
+    assert record["best_score"] == 88
+    assert record["scoring"] == "classic"
+    assert isinstance(record["win_line"], list)
+    only_clear = solve_deal(numbered_deal(1), CLASSIC, best=False).to_dict()
+    assert "best_score" not in only_clear
+
+
+def test_a_finished_game() -> None:
+    state = new_game(numbered_deal(1), CLASSIC)
+    won = replay_line(state, solve_clear(state).line)
+    assert solve_clear(won).winnable is True
+    assert solve_best(won).score == won.score.total
+    conceded = apply(state, "concede")
+    assert solve_clear(conceded).winnable is False
+
+
+def test_winnable_deal_by_number() -> None:
+    found = winnable_deal(CLASSIC, first_number=80)  # 80 is lost, 81 is not
+    assert found.number == 81
+    assert found.tried == 2
+    assert found.deal == numbered_deal(81)
+    state = new_game(found.deal, CLASSIC)
+    assert replay_line(state, found.line).outcome is Outcome.WON
+
+
+def test_winnable_deal_at_random_and_its_error() -> None:
+    found = winnable_deal(Rules.for_layout("golf"), rng=random.Random(3))
+    assert found.number is not None
+    with pytest.raises(NoWinnableDealError, match="no deal proved winnable in 3 deals"):
+        winnable_deal(CLASSIC, first_number=80, max_deals=3, budget=Budget(max_nodes=1))

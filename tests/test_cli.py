@@ -1,0 +1,101 @@
+"""The ``tripeaks`` command line: solve, stats, bot."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from app.cli import main, percentile, wilson
+from app.engine import Rules, apply, format_deal, new_game, numbered_deal
+
+
+def run(argv: list[str], stdin: str = "") -> tuple[int, str]:
+    out = io.StringIO()
+    code = main(argv, stdin=io.StringIO(stdin), stdout=out)
+    return code, out.getvalue()
+
+
+def test_solve_reads_deals_from_standard_input() -> None:
+    deals = f"{format_deal(numbered_deal(1))}\n\n# a comment\n{format_deal(numbered_deal(80))}\n"
+    code, out = run(["solve", "--question", "clear", "--max-nodes", "2000"], deals)
+    assert code == 0
+    first, second = (json.loads(line) for line in out.splitlines())
+    assert first["line"] == 1
+    assert first["winnable"] is True
+    state = new_game(numbered_deal(1), Rules())
+    for move in first["win_line"]:
+        state = apply(state, move)
+    assert state.outcome.value == "won"
+    assert second["line"] == 4
+    assert second["winnable"] is None  # deal 80 is lost, proving it needs more nodes
+    assert second["win_line"] is None
+    assert "best_score" not in first
+    assert first["seconds"] >= 0
+
+
+def test_solve_best_from_a_file_with_rule_flags(tmp_path: Path) -> None:
+    path = tmp_path / "deals.txt"
+    path.write_text(format_deal(numbered_deal(1)) + "\n")
+    code, out = run(["solve", str(path), "--draw-penalty", "0", "--deal-cost", "52"])
+    assert code == 0
+    record = json.loads(out)
+    assert record["scoring"] == "classic"
+    assert record["winnable"] is True
+    assert isinstance(record["best_score"], int)
+    state = new_game(numbered_deal(1), Rules(draw_penalty=0, deal_cost=52))
+    for move in record["best_line"]:
+        state = apply(state, move)
+    assert state.score.total == record["best_score"]
+    assert record["best_score"] > 88 - 52  # deal 1 scores 88 with draws at 5 points
+
+
+def test_solve_reports_a_bad_line_and_goes_on() -> None:
+    code, out = run(["solve", "--question", "clear"], "7h 7h\n" + format_deal(numbered_deal(1)))
+    assert code == 1
+    bad, good = (json.loads(line) for line in out.splitlines())
+    assert "error" in bad and bad["line"] == 1
+    assert good["winnable"] is True
+
+
+def test_bad_rules_are_an_error(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _ = run(["solve", "--wrap", "--king-stops"], "")
+    assert code == 2
+    assert "king_stops" in capsys.readouterr().err
+
+
+def test_stats() -> None:
+    code, out = run(["stats", "--deals", "4", "--seed", "1", "--no-best", "--json"])
+    assert code == 0
+    report = json.loads(out)
+    assert report["deals"] == 4
+    assert report["winnable"] + report["unknown"] <= 4
+    low, high = report["winnable_ci95"]
+    assert 0 <= low <= report["winnable_share"] <= high <= 1
+    code, text = run(["stats", "--deals", "2", "--layout", "golf", "--max-nodes", "500"])
+    assert code == 0
+    assert "winnable" in text and "best score (cards_left)" in text
+
+
+@pytest.mark.parametrize("strategy", ["random", "greedy", "hint"])
+def test_bot(strategy: str) -> None:
+    argv = ["bot", "--games", "2", "--strategy", strategy, "--hint-samples", "3"]
+    argv += ["--hint-nodes", "1000"]
+    code, out = run([*argv, "--json"])
+    assert code == 0
+    report = json.loads(out)
+    assert report["games"] == 2
+    assert 0 <= report["won"] <= 2
+    code, text = run([*argv, "--games", "1"])
+    assert strategy in text
+
+
+def test_wilson_interval_and_percentile() -> None:
+    low, high = wilson(90, 100)
+    assert low == pytest.approx(0.8256, abs=1e-4)
+    assert high == pytest.approx(0.9448, abs=1e-4)
+    assert wilson(0, 0) == (0.0, 1.0)
+    assert percentile([3.0, 1.0, 2.0], 0.5) == 2.0
+    assert percentile([], 0.5) == 0.0
