@@ -67,6 +67,12 @@ class GameOverProblem(ProblemError):
     title = "The game is over"
 
 
+class GameInProgressProblem(ProblemError):
+    status = 409
+    slug = "game-in-progress"
+    title = "The game is still in progress"
+
+
 class ConflictProblem(ProblemError):
     status = 409
     slug = "conflict"
@@ -125,6 +131,7 @@ ALL_PROBLEMS: tuple[type[ProblemError], ...] = (
     NotFoundProblem,
     MethodNotAllowedProblem,
     GameOverProblem,
+    GameInProgressProblem,
     ConflictProblem,
     PreconditionFailedProblem,
     PayloadTooLargeProblem,

@@ -40,6 +40,7 @@ class Settings(BaseSettings):
     log_format: Literal["json", "text"] = "json"
     max_body_bytes: int = Field(default=65536, ge=1024, le=16 * 1024 * 1024)
     hint_budget_ms: int = Field(default=250, ge=10, le=10000)
+    solver_budget_ms: int = Field(default=3000, ge=100, le=60000)
     db_pool_size: int = Field(default=5, ge=1, le=100)
     db_statement_timeout_ms: int = Field(default=10000, ge=100, le=600000)
     migrate_on_start: bool = Field(

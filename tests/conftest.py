@@ -90,7 +90,12 @@ def database_url(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture(scope="session")
 def settings(database_url: str) -> Settings:
-    return Settings(database_url=database_url, cors_origins=["https://client.example"])
+    # A generous solver budget: the machine running the tests may be loaded.
+    return Settings(
+        database_url=database_url,
+        cors_origins=["https://client.example"],
+        solver_budget_ms=30000,
+    )
 
 
 @pytest.fixture(scope="session")

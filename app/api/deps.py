@@ -34,8 +34,8 @@ SessionDep = Annotated[Session, Depends(get_session)]
 
 
 # No I/O below either, so async: a sync dependency costs a hop through the threadpool.
-async def get_game_service(session: SessionDep) -> GameService:
-    return GameService(session)
+async def get_game_service(session: SessionDep, request: Request) -> GameService:
+    return GameService(session, request.app.state.settings)
 
 
 GameServiceDep = Annotated[GameService, Depends(get_game_service)]

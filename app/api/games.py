@@ -17,9 +17,11 @@ from app.api.deps import (
 from app.api.problems import problem_responses
 from app.engine import GameState, Play
 from app.schemas.games import (
+    AnalysisOut,
     CreatedGame,
     CreateGameRequest,
     GameOut,
+    HintOut,
     LegalMove,
     LegalMoves,
     MoveHistory,
@@ -29,6 +31,7 @@ from app.schemas.games import (
     Reveal,
     ScoreOut,
 )
+from app.services import solving
 from app.services.games import LoadedGame, MoveResult, etag
 
 router = APIRouter(prefix="/v1/games", tags=["games"])
@@ -47,6 +50,8 @@ GAME_OPERATIONS = (
     "concede_game",
     "get_score",
     "list_moves",
+    "get_hint",
+    "get_analysis",
 )
 
 
@@ -316,4 +321,63 @@ def list_moves(
         game_id=row.id,
         total=row.version,
         moves=[MoveRecord(seq=m.seq, move=m.move, created_at=m.created_at) for m in moves],
+    )
+
+
+@router.get(
+    "/{game_id}/hint",
+    operation_id="get_hint",
+    response_model=HintOut,
+    responses={**ok_with_links(200, "/game_id"), **problem_responses(401, 403, 404, 409, 422, 503)},
+    summary="A suggested move, from what the player can see",
+    description=(
+        "Samples the hidden cards consistently with the player's view, solves each sample "
+        "and suggests the move that wins the most of them (under open_peaks with nothing "
+        "else hidden, the exact answer). The search has a time budget (HINT_BUDGET_MS); "
+        "with `samples` it solves exactly that many, so that `seed` makes it repeatable."
+    ),
+)
+def get_hint(
+    game_id: GameIdPath,
+    token: TokenDep,
+    service: GameServiceDep,
+    seed: Annotated[int | None, Query(ge=0, le=2**32 - 1)] = None,
+    samples: Annotated[int | None, Query(ge=1, le=solving.MAX_HINT_SAMPLES)] = None,
+) -> HintOut:
+    game = service.view(game_id, token)
+    result = solving.suggest(game, service.settings, seed, samples)
+    move = next(m for m in legal_move_objects(game.state) if m.move == result.move)
+    return HintOut(
+        game_id=game.row.id,
+        version=game.state.moves_made,
+        move=move,
+        win_chance=round(result.win_chance, 4),
+        samples=result.samples,
+        exact=result.exact,
+        unknown=result.unknown,
+    )
+
+
+@router.get(
+    "/{game_id}/analysis",
+    operation_id="get_analysis",
+    response_model=AnalysisOut,
+    responses={**ok_with_links(200, "/game_id"), **READ_ERRORS, **problem_responses(409)},
+    summary="For a finished game: could it be cleared, its best score, where it was lost",
+)
+def get_analysis(game_id: GameIdPath, token: TokenDep, service: GameServiceDep) -> AnalysisOut:
+    game = service.view(game_id, token)
+    result = solving.analyse(game, service.settings, service.move_log(game.row))
+    return AnalysisOut(
+        game_id=game.row.id,
+        status=game.state.outcome.value,  # type: ignore[arg-type]
+        final_score=result.final_score,
+        scoring=game.state.rules.scoring.value,
+        winnable=result.winnable,
+        win_line=list(result.win_line),
+        best_score=result.best_score,
+        best_line=list(result.best_line),
+        lost_at=result.lost_at,
+        lost_move=result.lost_move,
+        complete=result.complete,
     )

@@ -344,6 +344,13 @@ class _Search:
         self.support_rule = prune and rules.jokers == 0
         self.cluster_rule_below = 3 if prune else 0
 
+    def within_budget(self, pending: int) -> None:
+        """Raise BudgetExhausted if ``pending`` more nodes, or the time, exceed the budget."""
+        if self.nodes + pending > self.max_nodes or (
+            self.deadline is not None and time.perf_counter() > self.deadline
+        ):
+            raise BudgetExhausted
+
     def tick(self) -> None:
         self.nodes += 1
         if self.nodes > self.max_nodes:
@@ -657,6 +664,9 @@ class _BestSearch(_Search):
                 if k in seen:
                     continue
                 seen.add(k)
+                if not len(seen) & 4095:
+                    # One streak's walk can be huge (six_peaks): keep to the budget inside it.
+                    self.within_budget(len(seen))
                 f2 = f & ~b
                 for q, cq in uncovers[p]:
                     if cq & m2 == cq:

@@ -202,3 +202,39 @@ class MoveHistory(BaseModel):
     game_id: str
     total: int
     moves: list[MoveRecord]
+
+
+class HintOut(BaseModel):
+    """A suggested move, decided from what the player can see and nothing else."""
+
+    game_id: str
+    version: int
+    move: LegalMove = Field(description="The suggestion, as make_move accepts it")
+    win_chance: float = Field(
+        ge=0, le=1, description="Share of the sampled deals (consistent with the view) it wins"
+    )
+    samples: int = Field(description="How many samples were solved within the budget")
+    exact: bool = Field(description="True when nothing was hidden, so the chance is exact")
+    unknown: int = Field(description="Samples whose search ran out of budget (counted as lost)")
+
+
+class AnalysisOut(BaseModel):
+    """A finished game looked back on with its whole deal known."""
+
+    game_id: str
+    status: Literal["won", "lost", "conceded"]
+    final_score: int
+    scoring: ScoringName
+    winnable: bool | None = Field(
+        description="Whether the deal could be cleared (null: budget ran out)"
+    )
+    win_line: list[str] = Field(description="A line of moves that clears it, from the deal")
+    best_score: int | None = Field(
+        description="The best final score reachable, conceding allowed (cards_left: fewest)"
+    )
+    best_line: list[str]
+    lost_at: int | None = Field(
+        description="Index (from 0) of the move after which a win was no longer possible"
+    )
+    lost_move: str | None
+    complete: bool = Field(description="False when the time budget ran out before every answer")

@@ -33,6 +33,7 @@ from app.errors import (
 )
 from app.ops import metrics
 from app.schemas.games import CreateGameRequest
+from app.settings import Settings, get_settings
 
 MAX_ID_LENGTH = 32
 
@@ -58,8 +59,9 @@ class MoveResult:
 
 
 class GameService:
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, settings: Settings | None = None) -> None:
         self.session = session
+        self.settings = settings if settings is not None else get_settings()
         self.games = GameRepository(session)
 
     # -- creation ---------------------------------------------------------------------
@@ -98,9 +100,8 @@ class GameService:
         except engine.RulesError as e:
             raise ValidationProblem(str(e), option=e.option) from None
 
-    @staticmethod
     def _deal(
-        request: CreateGameRequest, rules: engine.Rules, layout: engine.Layout
+        self, request: CreateGameRequest, rules: engine.Rules, layout: engine.Layout
     ) -> tuple[engine.Deal, int | None, bool]:
         if request.deal is not None and request.deal_number is not None:
             raise ValidationProblem("give either deal or deal_number, not both")
@@ -119,7 +120,7 @@ class GameService:
         if request.winnable_only:
             from app.services.solving import winnable_deal
 
-            deal, number = winnable_deal(rules, layout)
+            deal, number = winnable_deal(rules, layout, self.settings)
             return deal, number, False
         number = secrets.randbelow(engine.MAX_DEAL_NUMBER + 1)
         return engine.numbered_deal(number, layout.decks, rules.jokers), number, False
@@ -233,6 +234,9 @@ class GameService:
             )
         state = self.rehydrate(game.row, upto=stored.seq)
         return MoveResult(LoadedGame(game.row, state), replayed=True)
+
+    def move_log(self, row: Game) -> list[str]:
+        return list(self.games.moves(row.id))
 
     def history(
         self, game_id: str, token: str | None, offset: int, limit: int

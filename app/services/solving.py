@@ -1,10 +1,90 @@
-"""Use cases that need the solver (winnable deals, hints, analysis)."""
+"""Use cases that need the solver: winnable deals, hints and the analysis of a game.
+
+Each has a time budget from the settings, and says so when it ran out: a winnable deal
+that could not be proved in time is a 503 problem; a hint solves as many samples as fit;
+an analysis that ran out reports ``complete: false`` with what it could not decide as null.
+"""
 
 from __future__ import annotations
 
+import secrets
+import time
+
 from app import engine
-from app.errors import ServiceUnavailableProblem
+from app.engine.hints import Analysis, Hint, analysis, hint
+from app.engine.solver import Budget, NoWinnableDealError
+from app.engine.solver import winnable_deal as find_winnable_deal
+from app.errors import GameInProgressProblem, GameOverProblem, ServiceUnavailableProblem
+from app.ops import metrics
+from app.services.games import LoadedGame
+from app.settings import Settings
+
+# A deal that takes more nodes than this to prove is skipped for the next one: most
+# classic deals are proved in far fewer, and a fresh deal is cheaper than a hard proof.
+WINNABLE_NODES_PER_DEAL = 200_000
+MAX_HINT_SAMPLES = 64
 
 
-def winnable_deal(rules: engine.Rules, layout: engine.Layout) -> tuple[engine.Deal, int]:
-    raise ServiceUnavailableProblem("winnable_only needs the solver, which is not installed yet")
+def winnable_deal(
+    rules: engine.Rules, layout: engine.Layout, settings: Settings
+) -> tuple[engine.Deal, int]:
+    """A numbered deal (its number secret) that the solver proved winnable under ``rules``."""
+    seconds = settings.solver_budget_ms / 1000
+    began = time.perf_counter()
+    deadline = began + seconds
+    while (left := deadline - time.perf_counter()) > 0:
+        try:
+            found = find_winnable_deal(
+                rules,
+                layout,
+                max_deals=1,
+                budget=Budget(max_nodes=WINNABLE_NODES_PER_DEAL, seconds=left),
+            )
+        except NoWinnableDealError:
+            continue
+        metrics.observe_solver(time.perf_counter() - began, "winnable_deal")
+        assert found.number is not None
+        return found.deal, found.number
+    metrics.observe_solver(time.perf_counter() - began, "budget_exhausted")
+    raise ServiceUnavailableProblem(
+        f"no deal was proved winnable under these rules within {seconds:g} s; "
+        "retry, or create the game without winnable_only",
+        retry_after=1,
+    )
+
+
+def suggest(game: LoadedGame, settings: Settings, seed: int | None, samples: int | None) -> Hint:
+    """A hint from the player's view alone (the solver never sees the hidden cards)."""
+    state = game.state
+    if state.is_over:
+        raise GameOverProblem(f"the game is over ({state.outcome.value}): no hint")
+    view = engine.player_view(state)
+    began = time.perf_counter()
+    result = hint(
+        view,
+        state.rules,
+        state.layout,
+        seed=seed if seed is not None else secrets.randbits(32),
+        # A fixed sample count makes the hint repeatable for a seed; the solver budget
+        # still bounds it.
+        time_budget=(settings.hint_budget_ms if samples is None else settings.solver_budget_ms)
+        / 1000,
+        max_samples=samples if samples is not None else MAX_HINT_SAMPLES,
+    )
+    metrics.observe_hint(time.perf_counter() - began, "exact" if result.exact else "sampled")
+    return result
+
+
+def analyse(game: LoadedGame, settings: Settings, moves: list[str]) -> Analysis:
+    state = game.state
+    if not state.is_over:
+        raise GameInProgressProblem("a game is analysed once it has ended; it is in progress")
+    seconds = settings.solver_budget_ms / 1000
+    began = time.perf_counter()
+    result = analysis(
+        state.deal, state.rules, moves, state.layout, budget=Budget(max_nodes=None, seconds=seconds)
+    )
+    metrics.observe_solver(
+        time.perf_counter() - began, "analysis" if result.complete else "budget_exhausted"
+    )
+    return result

@@ -44,7 +44,8 @@ def test_schemathesis_finds_nothing(tmp_path: Path) -> None:
     database_url = f"sqlite:///{tmp_path / 'fuzz.sqlite3'}"
     upgrade(database_url)
     seed = os.environ.get("FUZZ_SEED", DEFAULT_SEED)
-    with live_server(database_url) as base_url:
+    # Small solver budgets keep the fuzzing of hints and analyses quick.
+    with live_server(database_url, HINT_BUDGET_MS="50", SOLVER_BUDGET_MS="300") as base_url:
         result = subprocess.run(
             [
                 _st(),
