@@ -269,6 +269,10 @@ class _Table:
         for p in range(n - 1, -1, -1):
             weight[p] = len(layout.covers[p])
         self.weight = tuple(weight)
+        self.weight_groups = tuple(
+            sum(1 << p for p in range(n) if weight[p] == w)
+            for w in sorted(set(weight), reverse=True)
+        )
 
     def ranks_positions(self, ranks: int) -> int:
         """The positions whose card has one of the ``ranks`` (bits)."""
@@ -437,36 +441,33 @@ class _Search:
         support = self.support_rule
         fit_ranks = t.fit_ranks
         if playable:
-            order = []
-            weight = t.weight
-            while playable:
-                b = playable & -playable
-                playable ^= b
-                p = b.bit_length() - 1
-                order.append((weight[p], p))
-            if len(order) > 1:
-                order.sort(reverse=True)
             full = t.full
             rank = t.rank
             uncovers = t.uncovers
-            for _, p in order:
-                m2 = mask | 1 << p
-                if m2 == full:
-                    self.line.append(p)
-                    return True
-                f2 = free & ~(1 << p)
-                for q, cq in uncovers[p]:
-                    if cq & m2 == cq:
-                        f2 |= 1 << q
-                r = rank[p]
-                # What lost support: cards that went on the old top, or on this card.
-                if support and self._unsupported(
-                    m2, f2, idx, r, fit_ranks[top + 1] | fit_ranks[r + 1]
-                ):
-                    continue
-                if self._wins(m2, f2, idx, r):
-                    self.line.append(p)
-                    return True
+            # The cards holding up the most cards first: one pass per weight class.
+            for group in t.weight_groups:
+                tier = playable & group
+                while tier:
+                    b = tier & -tier
+                    tier ^= b
+                    m2 = mask | b
+                    p = b.bit_length() - 1
+                    if m2 == full:
+                        self.line.append(p)
+                        return True
+                    f2 = free & ~b
+                    for q, cq in uncovers[p]:
+                        if cq & m2 == cq:
+                            f2 |= 1 << q
+                    r = rank[p]
+                    # What lost support: cards that went on the old top, or on this card.
+                    if support and self._unsupported(
+                        m2, f2, idx, r, fit_ranks[top + 1] | fit_ranks[r + 1]
+                    ):
+                        continue
+                    if self._wins(m2, f2, idx, r):
+                        self.line.append(p)
+                        return True
         if (
             draws_left
             and not (
