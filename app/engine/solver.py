@@ -821,6 +821,12 @@ def solve_best(state: GameState, budget: Budget | None = None) -> BestAnswer:
     if state.is_over:
         return BestAnswer(state.score.total, scheme, (), 0, time.perf_counter() - began)
     start = start_of(state)
+    if scheme is Scoring.CARDS_LEFT:
+        # No card left is the best there is: a winning line, when there is one, is best.
+        clear = solve_clear(state, budget)
+        if clear.winnable:
+            seconds = time.perf_counter() - began
+            return BestAnswer(0, scheme, clear.line, clear.nodes, seconds)
     search = _BestSearch(state.layout, state.rules, start, budget)
     try:
         gain, codes = search.best(start)
