@@ -427,17 +427,20 @@ class _Search:
         return False
 
     def _wins(self, mask: int, free: int, idx: int, top: int) -> bool:
-        key = mask << 12 | idx << 4 | (top + 1)
+        t = self.table
+        playable = free & t.fit[top + 1]
+        # The top matters only through the cards it lets be played now: the next move
+        # covers it for good (no redeal). So positions with the same cards removed, the
+        # same stock and the same playable cards are one position, whatever the top.
+        key = (mask << t.n | playable) << 8 | idx
         if key in self.dead:
             return False
         self.tick()
-        t = self.table
         stock = self.stock
         draws_left = len(stock) - idx
         if draws_left < self.cluster_rule_below and self._lost_by_clusters(mask, top, draws_left):
             self.dead.add(key)
             return False
-        playable = free & t.fit[top + 1]
         support = self.support_rule
         fit_ranks = t.fit_ranks
         if playable:
