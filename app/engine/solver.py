@@ -335,7 +335,8 @@ class _Search:
         self.nodes = 0
         self.max_nodes = budget.max_nodes if budget.max_nodes is not None else 1 << 62
         self.deadline = time.perf_counter() + budget.seconds if budget.seconds is not None else None
-        self.dead: set[object] = set()
+        self.dead: set[object] = set()  # positions proved lost (with redeals)
+        self.lost: dict[int, int] = {}  # without: (mask, stock index) -> playable cards
         self.line: list[int] = []
         # stock_ranks[i]: the ranks in the stock from index i on (bits)
         suffix = [0] * (len(self.stock) + 1)
@@ -429,17 +430,22 @@ class _Search:
     def _wins(self, mask: int, free: int, idx: int, top: int) -> bool:
         t = self.table
         playable = free & t.fit[top + 1]
-        # The top matters only through the cards it lets be played now: the next move
-        # covers it for good (no redeal). So positions with the same cards removed, the
-        # same stock and the same playable cards are one position, whatever the top.
-        key = (mask << t.n | playable) << 8 | idx
-        if key in self.dead:
+        # The top matters only through the cards it lets be played now (the next move
+        # covers it for good: no redeal), so a position is (mask, stock index, playable
+        # cards). A lost position's moves all lead to lost positions, and two positions
+        # with the same mask and stock index have the same draw and, for a card both can
+        # play, the same play. So a position whose playable cards all lie in the union of
+        # the playable cards of lost positions with its mask and stock index is lost:
+        # each of its moves is a move of one of them. One union per (mask, index) says it.
+        key = mask << 8 | idx
+        lost = self.lost.get(key)
+        if lost is not None and playable & ~lost == 0:
             return False
         self.tick()
         stock = self.stock
         draws_left = len(stock) - idx
         if draws_left < self.cluster_rule_below and self._lost_by_clusters(mask, top, draws_left):
-            self.dead.add(key)
+            self.lost[key] = playable | (lost or 0)
             return False
         support = self.support_rule
         fit_ranks = t.fit_ranks
@@ -450,11 +456,11 @@ class _Search:
             # The cards holding up the most cards first: one pass per weight class.
             for group in t.weight_groups:
                 tier = playable & group
-                while tier:
-                    b = tier & -tier
+                while tier:  # the highest position first (the lower rows of tripeaks)
+                    p = tier.bit_length() - 1
+                    b = 1 << p
                     tier ^= b
                     m2 = mask | b
-                    p = b.bit_length() - 1
                     if m2 == full:
                         self.line.append(p)
                         return True
@@ -483,7 +489,7 @@ class _Search:
         ):
             self.line.append(DRAW_CODE)
             return True
-        self.dead.add(key)
+        self.lost[key] = playable | self.lost.get(key, 0)
         return False
 
     def _wins_tracked(
