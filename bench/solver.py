@@ -41,6 +41,7 @@ def _clear(args: argparse.Namespace, wrap: bool) -> None:
     solver_times: list[float] = []
     plain_times: list[float] = []
     unknown = unfinished = winnable = 0
+    finished: list[tuple[float, float]] = []  # (solver, plain) where the plain one ended
     for n in range(args.seed, args.seed + args.deals):
         state = new_game(numbered_deal(n), rules)
         began = time.perf_counter()
@@ -53,8 +54,10 @@ def _clear(args: argparse.Namespace, wrap: bool) -> None:
         plain_times.append(time.perf_counter() - began)
         if plain is None:
             unfinished += 1
-        elif w is not None and plain != w:
-            raise AssertionError(f"deal {n}: solver says {w}, plain search {plain}")
+        else:
+            finished.append((solver_times[-1], plain_times[-1]))
+            if w is not None and plain != w:
+                raise AssertionError(f"deal {n}: solver says {w}, plain search {plain}")
     label = "wrap" if wrap else "no wrap"
     print(f"clear, classic, {label}: winnable {winnable}/{args.deals}, solver unknown {unknown}")
     print("  " + _line("solver", solver_times))
@@ -64,6 +67,10 @@ def _clear(args: argparse.Namespace, wrap: bool) -> None:
         f"  plain/solver time {bound} {sum(plain_times) / sum(solver_times):.1f}x"
         f" (plain search out of its {args.plain_nodes} nodes on {unfinished} deals)"
     )
+    if finished:
+        mine = sum(a for a, _ in finished)
+        theirs = sum(b for _, b in finished)
+        print(f"  on the {len(finished)} deals the plain search finished: {theirs / mine:.1f}x")
 
 
 def _best_whole(args: argparse.Namespace, wrap: bool) -> None:

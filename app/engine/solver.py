@@ -269,6 +269,10 @@ class _Table:
         for p in range(n - 1, -1, -1):
             weight[p] = len(layout.covers[p])
         self.weight = tuple(weight)
+        self.weight_groups = tuple(
+            sum(1 << p for p in range(n) if weight[p] == w)
+            for w in sorted(set(weight), reverse=True)
+        )
 
     def ranks_positions(self, ranks: int) -> int:
         """The positions whose card has one of the ``ranks`` (bits)."""
@@ -331,7 +335,8 @@ class _Search:
         self.nodes = 0
         self.max_nodes = budget.max_nodes if budget.max_nodes is not None else 1 << 62
         self.deadline = time.perf_counter() + budget.seconds if budget.seconds is not None else None
-        self.dead: set[object] = set()
+        self.dead: set[object] = set()  # positions proved lost (with redeals)
+        self.lost: dict[int, int] = {}  # without: (mask, stock index) -> playable cards
         self.line: list[int] = []
         # stock_ranks[i]: the ranks in the stock from index i on (bits)
         suffix = [0] * (len(self.stock) + 1)
@@ -430,50 +435,55 @@ class _Search:
         return False
 
     def _wins(self, mask: int, free: int, idx: int, top: int) -> bool:
-        key = mask << 12 | idx << 4 | (top + 1)
-        if key in self.dead:
+        t = self.table
+        playable = free & t.fit[top + 1]
+        # The top matters only through the cards it lets be played now (the next move
+        # covers it for good: no redeal), so a position is (mask, stock index, playable
+        # cards). A lost position's moves all lead to lost positions, and two positions
+        # with the same mask and stock index have the same draw and, for a card both can
+        # play, the same play. So a position whose playable cards all lie in the union of
+        # the playable cards of lost positions with its mask and stock index is lost:
+        # each of its moves is a move of one of them. One union per (mask, index) says it.
+        key = mask << 8 | idx
+        lost = self.lost.get(key)
+        if lost is not None and playable & ~lost == 0:
             return False
         self.tick()
-        t = self.table
         stock = self.stock
         draws_left = len(stock) - idx
         if draws_left < self.cluster_rule_below and self._lost_by_clusters(mask, top, draws_left):
-            self.dead.add(key)
+            self.lost[key] = playable | (lost or 0)
             return False
-        playable = free & t.fit[top + 1]
         support = self.support_rule
         fit_ranks = t.fit_ranks
         if playable:
-            order = []
-            weight = t.weight
-            while playable:
-                b = playable & -playable
-                playable ^= b
-                p = b.bit_length() - 1
-                order.append((weight[p], p))
-            if len(order) > 1:
-                order.sort(reverse=True)
             full = t.full
             rank = t.rank
             uncovers = t.uncovers
-            for _, p in order:
-                m2 = mask | 1 << p
-                if m2 == full:
-                    self.line.append(p)
-                    return True
-                f2 = free & ~(1 << p)
-                for q, cq in uncovers[p]:
-                    if cq & m2 == cq:
-                        f2 |= 1 << q
-                r = rank[p]
-                # What lost support: cards that went on the old top, or on this card.
-                if support and self._unsupported(
-                    m2, f2, idx, r, fit_ranks[top + 1] | fit_ranks[r + 1]
-                ):
-                    continue
-                if self._wins(m2, f2, idx, r):
-                    self.line.append(p)
-                    return True
+            # The cards holding up the most cards first: one pass per weight class.
+            for group in t.weight_groups:
+                tier = playable & group
+                while tier:  # the highest position first (the lower rows of tripeaks)
+                    p = tier.bit_length() - 1
+                    b = 1 << p
+                    tier ^= b
+                    m2 = mask | b
+                    if m2 == full:
+                        self.line.append(p)
+                        return True
+                    f2 = free & ~b
+                    for q, cq in uncovers[p]:
+                        if cq & m2 == cq:
+                            f2 |= 1 << q
+                    r = rank[p]
+                    # What lost support: cards that went on the old top, or on this card.
+                    if support and self._unsupported(
+                        m2, f2, idx, r, fit_ranks[top + 1] | fit_ranks[r + 1]
+                    ):
+                        continue
+                    if self._wins(m2, f2, idx, r):
+                        self.line.append(p)
+                        return True
         if (
             draws_left
             and not (
@@ -486,7 +496,7 @@ class _Search:
         ):
             self.line.append(DRAW_CODE)
             return True
-        self.dead.add(key)
+        self.lost[key] = playable | self.lost.get(key, 0)
         return False
 
     def _wins_tracked(
@@ -830,6 +840,12 @@ def solve_best(state: GameState, budget: Budget | None = None) -> BestAnswer:
     if state.is_over:
         return BestAnswer(state.score.total, scheme, (), 0, time.perf_counter() - began)
     start = start_of(state)
+    if scheme is Scoring.CARDS_LEFT:
+        # No card left is the best there is: a winning line, when there is one, is best.
+        clear = solve_clear(state, budget)
+        if clear.winnable:
+            seconds = time.perf_counter() - began
+            return BestAnswer(0, scheme, clear.line, clear.nodes, seconds)
     search = _BestSearch(state.layout, state.rules, start, budget)
     try:
         gain, codes = search.best(start)

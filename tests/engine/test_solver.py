@@ -8,6 +8,7 @@ import pytest
 
 from app.engine import GameState, Layout, Outcome, Rules, apply, new_game, numbered_deal, parse_deal
 from app.engine.solver import (
+    BestAnswer,
     Budget,
     NoWinnableDealError,
     solve_best,
@@ -15,6 +16,8 @@ from app.engine.solver import (
     solve_deal,
     winnable_deal,
 )
+from bench.plain_dfs import plain_best
+from bench.positions import position
 
 CLASSIC = Rules.for_layout("tripeaks")
 
@@ -33,10 +36,15 @@ def test_a_winnable_deal_has_a_winning_line() -> None:
     assert answer.nodes > 0
 
 
-def test_known_best_scores_of_numbered_deals() -> None:
-    # Found by this solver and by the plain search (bench/plain_dfs.py) alike.
+@pytest.fixture(scope="module")
+def deal_1_best() -> BestAnswer:
+    return solve_best(new_game(numbered_deal(1), CLASSIC))
+
+
+def test_known_best_scores_of_numbered_deals(deal_1_best: BestAnswer) -> None:
+    # Found by this solver and by an exhaustive search over draw positions alike.
     state = new_game(numbered_deal(1), CLASSIC)
-    best = solve_best(state)
+    best = deal_1_best
     assert best.score == 88
     end = replay_line(state, best.line)
     assert end.score.total == 88
@@ -44,12 +52,25 @@ def test_known_best_scores_of_numbered_deals() -> None:
 
 
 def test_the_best_line_stops_by_conceding_when_that_is_best() -> None:
-    # Deal 2: the best is to stop before the end (the last draws would cost more).
-    state = new_game(numbered_deal(2), CLASSIC)
+    # Deal 5 played forward by a random player (bench/positions.py) to 8 stock cards: the
+    # best is to take six cards after two draws and stop, the rest would cost more.
+    rng = random.Random(1)
+    states = [position(n, CLASSIC, rng, 8) for n in range(6)]
+    state = states[5]
     best = solve_best(state)
-    assert best.score == 201
-    assert best.line[-1] == "concede"
-    assert replay_line(state, best.line).score.total == 201
+    assert best.score == plain_best(state) == -33
+    assert best.line == (
+        "draw",
+        "draw",
+        "play 24",
+        "play 13",
+        "play 14",
+        "play 8",
+        "play 11",
+        "play 3",
+        "concede",
+    )
+    assert replay_line(state, best.line).score.total == -33
 
 
 def test_a_perfect_deal_scores_a_single_streak() -> None:
@@ -97,17 +118,19 @@ def test_a_perfect_deal_scores_a_single_streak() -> None:
 
 
 def test_every_scoring_scheme() -> None:
-    deal = numbered_deal(1)
-    scores = {}
-    for scoring in ("msc", "cards_left"):  # classic: the tests above
-        rules = Rules.for_layout("tripeaks", scoring=scoring)
-        state = new_game(deal, rules)
-        best = solve_best(state)
-        assert best.score is not None
-        assert replay_line(state, best.line).score.total == best.score
-        scores[scoring] = best.score
-    assert scores["cards_left"] == 0  # the deal can be cleared
-    assert scores["msc"] > 100 * 28
+    # cards_left: the deal can be cleared, so no card left, by the winning line
+    rules = Rules.for_layout("tripeaks", scoring="cards_left")
+    state = new_game(numbered_deal(1), rules)
+    best = solve_best(state)
+    assert best.score == 0
+    assert replay_line(state, best.line).outcome is Outcome.WON
+    # msc, from a position 10 stock cards from the end (whole deals take seconds)
+    rules = Rules.for_layout("tripeaks", scoring="msc")
+    state = position(1, rules, random.Random(0), 10)
+    best = solve_best(state)
+    assert best.score is not None
+    assert best.score == plain_best(state)
+    assert replay_line(state, best.line).score.total == best.score
 
 
 def test_out_of_budget_is_unknown_never_a_guess() -> None:
@@ -122,10 +145,11 @@ def test_out_of_budget_is_unknown_never_a_guess() -> None:
 
 
 def test_solve_deal_both_questions() -> None:
-    solution = solve_deal(numbered_deal(1), CLASSIC)
+    solution = solve_deal(numbered_deal(1), CLASSIC, budget=Budget(max_nodes=5000))
     record = solution.to_dict()
     assert record["winnable"] is True
-    assert record["best_score"] == 88
+    assert record["best_score"] is None  # not within 5,000 nodes
+    assert record["best_line"] is None
     assert record["scoring"] == "classic"
     assert isinstance(record["win_line"], list)
     only_clear = solve_deal(numbered_deal(1), CLASSIC, best=False).to_dict()

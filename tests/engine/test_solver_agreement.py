@@ -101,9 +101,9 @@ def test_agrees_with_redeals(options: dict[str, object]) -> None:
     rules = Rules.for_layout("tripeaks", **options)
     rng = random.Random(5)
     compared = sum(
-        check(position(n, rules, rng, rng.randint(0, 3)), plain_nodes=20_000) for n in range(16)
+        check(position(n, rules, rng, rng.randint(0, 3)), plain_nodes=20_000) for n in range(10)
     )
-    assert compared >= 16
+    assert compared >= 10
 
 
 def test_pruning_rules_never_change_an_answer() -> None:
