@@ -29,11 +29,7 @@ Goals: a move costs no more than 4 bare requests; move 60 no more than 1.5 x mov
 from __future__ import annotations
 
 import os
-import secrets
-import socket
 import statistics
-import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -44,6 +40,14 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+
+from tests.support import (
+    PostgresUnavailableError,
+    free_port,
+    scratch_postgres_database,
+    server_process,
+    uvicorn_command,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_PG = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
@@ -154,12 +158,6 @@ def migrate(database_url: str) -> None:
     command.upgrade(cfg, "head")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @dataclass
 class Server:
     base: str
@@ -179,82 +177,34 @@ class Server:
 def bench_server(database_url: str) -> Iterator[Server]:
     """A uvicorn process (one worker) serving the bench app on ``database_url``."""
     migrate(database_url)
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "DATABASE_URL": database_url, "LOG_LEVEL": "warning"}
     command = [
-        sys.executable,
-        "-m",
-        "uvicorn",
-        "--factory",
-        "bench._app:create_bench_app",
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
+        *uvicorn_command("bench._app:create_bench_app", port),
         "--workers",
         "1",
-        "--log-level",
-        "warning",
         "--no-access-log",
     ]
     wrapper = os.environ.get("BENCH_SERVER_WRAPPER")  # e.g. "py-spy record -o x.svg --"
     if wrapper:
         command = [*wrapper.split(), *command]
-    with tempfile.TemporaryFile() as log:
-        proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log)
-        base = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.monotonic() + 30
-            while True:
-                try:
-                    if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
-                        break
-                except httpx.TransportError:
-                    pass
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    log.seek(0)
-                    err = log.read().decode(errors="replace")
-                    raise RuntimeError(f"the bench server did not start: {err[-2000:]}")
-                time.sleep(0.1)
-            # Under a wrapper the server is the wrapper's child: CPU figures are then off.
-            yield Server(base, proc.pid if not wrapper else -1)
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+    with server_process(command, port, env) as proc:
+        # Under a wrapper the server is the wrapper's child: CPU figures are then off.
+        yield Server(f"http://127.0.0.1:{port}", proc.pid if not wrapper else -1)
 
 
 @contextmanager
 def new_postgres_database() -> Iterator[str | None]:
     """A fresh PostgreSQL database dropped afterwards, or None (said why) if unreachable."""
-    from sqlalchemy import create_engine, text
-    from sqlalchemy.engine import make_url
-
-    admin = make_url(
+    admin = (
         os.environ.get("BENCH_POSTGRES_URL") or os.environ.get("TEST_POSTGRES_URL") or DEFAULT_PG
     )
-    engine = create_engine(admin, isolation_level="AUTOCOMMIT", connect_args={"connect_timeout": 3})
     try:
-        with engine.connect() as conn:
-            conn.execute(text("SELECT 1"))
-    except Exception as e:  # no server: skip, saying so
-        engine.dispose()
-        where = admin.render_as_string(hide_password=True)
-        print(f"\nPostgreSQL unreachable at {where} ({type(e).__name__}): skipped")
+        with scratch_postgres_database(admin, "tripeaks_bench") as url:
+            yield url
+    except PostgresUnavailableError as e:
+        print(f"\n{e}: skipped")
         yield None
-        return
-    name = f"tripeaks_bench_{os.getpid()}_{secrets.token_hex(4)}"
-    with engine.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield admin.set(database=name).render_as_string(hide_password=False)
-    finally:
-        with engine.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        engine.dispose()
 
 
 # -- clients ---------------------------------------------------------------------------

@@ -10,19 +10,17 @@ instead, since CI must test PostgreSQL.
 from __future__ import annotations
 
 import os
-import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import create_engine, text
-from sqlalchemy.engine import make_url
 
 from app.db.migrations import upgrade
 from app.main import create_app
 from app.settings import Settings
+from tests.support import PostgresUnavailableError, scratch_postgres_database
 
 DEFAULT_PG = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 BACKENDS = ("sqlite", "postgresql")
@@ -34,27 +32,15 @@ def _admin_url() -> str:
 
 @contextmanager
 def new_postgres_database() -> Iterator[str]:
-    """A new, empty PostgreSQL database, dropped afterwards."""
-    admin = make_url(_admin_url())
-    engine = create_engine(admin, isolation_level="AUTOCOMMIT", connect_args={"connect_timeout": 3})
+    """A new, empty PostgreSQL database, dropped afterwards (skipped locally, failed in
+    CI, when no server answers)."""
     try:
-        with engine.connect() as conn:
-            conn.execute(text("SELECT 1"))
-    except Exception as e:  # no server: skip locally, fail in CI
-        engine.dispose()
-        reason = f"PostgreSQL unreachable at {admin.render_as_string(hide_password=True)}: {e}"
+        with scratch_postgres_database(_admin_url(), "tripeaks_test") as url:
+            yield url
+    except PostgresUnavailableError as e:
         if os.environ.get("CI"):
-            pytest.fail(f"CI must test PostgreSQL: {reason}")
-        pytest.skip(reason)
-    name = f"tripeaks_test_{os.getpid()}_{secrets.token_hex(4)}"
-    with engine.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield admin.set(database=name).render_as_string(hide_password=False)
-    finally:
-        with engine.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        engine.dispose()
+            pytest.fail(f"CI must test PostgreSQL: {e}")
+        pytest.skip(str(e))
 
 
 @pytest.fixture(scope="session")

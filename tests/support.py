@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import secrets
 import socket
 import subprocess
 import sys
@@ -60,31 +61,21 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def uvicorn_command(factory: str, port: int) -> list[str]:
+    return [
+        sys.executable, "-m", "uvicorn", "--factory", factory,
+        "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning",
+    ]  # fmt: skip
+
+
 @contextmanager
-def live_server(database_url: str, **env: str) -> Iterator[str]:
-    """A real uvicorn server process on 127.0.0.1 serving ``database_url``."""
-    port = free_port()
-    environment = {**os.environ, "DATABASE_URL": database_url, "LOG_LEVEL": "warning", **env}
+def server_process(
+    command: list[str], port: int, env: dict[str, str]
+) -> Iterator[subprocess.Popen[bytes]]:
+    """Start ``command`` (a server on 127.0.0.1:``port``), wait until /healthz answers,
+    and stop it afterwards; its stderr is shown if it fails to start."""
     with tempfile.TemporaryFile() as log:
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "uvicorn",
-                "--factory",
-                "app.main:create_app",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(port),
-                "--log-level",
-                "warning",
-            ],
-            cwd=ROOT,
-            env=environment,
-            stdout=subprocess.DEVNULL,
-            stderr=log,
-        )
+        proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log)
         base = f"http://127.0.0.1:{port}"
         try:
             deadline = time.monotonic() + 30
@@ -99,11 +90,51 @@ def live_server(database_url: str, **env: str) -> Iterator[str]:
                     err = log.read().decode(errors="replace")
                     raise RuntimeError(f"server did not start: {err[-2000:]}")
                 time.sleep(0.1)
-            yield base
+            yield proc
         finally:
             proc.terminate()
             try:
-                proc.wait(timeout=10)
+                proc.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+
+
+@contextmanager
+def live_server(database_url: str, **env: str) -> Iterator[str]:
+    """A real uvicorn server process on 127.0.0.1 serving ``database_url``."""
+    port = free_port()
+    environment = {**os.environ, "DATABASE_URL": database_url, "LOG_LEVEL": "warning", **env}
+    with server_process(uvicorn_command("app.main:create_app", port), port, environment):
+        yield f"http://127.0.0.1:{port}"
+
+
+class PostgresUnavailableError(Exception):
+    """No PostgreSQL server answered at the admin URL."""
+
+
+@contextmanager
+def scratch_postgres_database(admin_url: str, prefix: str) -> Iterator[str]:
+    """A new, empty PostgreSQL database, dropped afterwards; PostgresUnavailableError
+    (saying where) when no server answers."""
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    admin = make_url(admin_url)
+    engine = create_engine(admin, isolation_level="AUTOCOMMIT", connect_args={"connect_timeout": 3})
+    try:
+        with engine.connect() as conn:
+            conn.execute(text("SELECT 1"))
+    except Exception as e:
+        engine.dispose()
+        where = admin.render_as_string(hide_password=True)
+        raise PostgresUnavailableError(f"PostgreSQL unreachable at {where}: {e}") from None
+    name = f"{prefix}_{os.getpid()}_{secrets.token_hex(4)}"
+    with engine.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield admin.set(database=name).render_as_string(hide_password=False)
+    finally:
+        with engine.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        engine.dispose()
