@@ -91,12 +91,6 @@ class PayloadTooLargeProblem(ProblemError):
     title = "Request body too large"
 
 
-class UnsupportedMediaProblem(ProblemError):
-    status = 415
-    slug = "unsupported-media-type"
-    title = "Unsupported media type"
-
-
 class ValidationProblem(ProblemError):
     status = 422
     slug = "validation"
@@ -122,21 +116,3 @@ class InternalProblem(ProblemError):
     status = 500
     slug = "internal"
     title = "Internal error"
-
-
-ALL_PROBLEMS: tuple[type[ProblemError], ...] = (
-    IllegalMoveProblem,
-    UnauthorizedProblem,
-    ForbiddenProblem,
-    NotFoundProblem,
-    MethodNotAllowedProblem,
-    GameOverProblem,
-    GameInProgressProblem,
-    ConflictProblem,
-    PreconditionFailedProblem,
-    PayloadTooLargeProblem,
-    UnsupportedMediaProblem,
-    ValidationProblem,
-    IdempotencyMismatchProblem,
-    ServiceUnavailableProblem,
-)

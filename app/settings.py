@@ -114,6 +114,18 @@ def load_settings() -> Settings:
         raise SystemExit(describe_error(e)) from None
 
 
+def command_settings() -> Settings | None:
+    """For a command's entry point: the settings, with logging configured; or None after
+    printing the one-line reason on stderr (the command then exits 2)."""
+    try:
+        settings = Settings()
+    except ValidationError as e:
+        print(describe_error(e), file=sys.stderr)
+        return None
+    configure_logging(settings.log_level, settings.log_format)
+    return settings
+
+
 @lru_cache
 def get_settings() -> Settings:
     return load_settings()
@@ -124,12 +136,9 @@ def main(argv: list[str]) -> int:
     if argv and argv[0] not in ("check",):
         print("usage: python -m app.settings [check]", file=sys.stderr)
         return 2
-    try:
-        settings = Settings()
-    except ValidationError as e:
-        print(describe_error(e), file=sys.stderr)
+    settings = command_settings()
+    if settings is None:
         return 2
-    configure_logging(settings.log_level, settings.log_format)
     summary = {
         "database": settings.database_url.split(":", 1)[0],
         "host": settings.host,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Response, status
@@ -87,9 +88,12 @@ def ok_with_links(
 MOVE_RESPONSES = {**ok_with_links(200, "/id", legal_move="/legal_moves/0"), **MOVE_ERRORS}
 
 
-def legal_move_objects(state: GameState) -> list[LegalMove]:
+def legal_move_objects(
+    state: GameState, moves: Iterable[engine.Move] | None = None
+) -> list[LegalMove]:
+    """``moves`` (by default the state's legal moves) as make_move accepts them."""
     out = []
-    for m in engine.legal_moves(state):
+    for m in engine.legal_moves(state) if moves is None else moves:
         if isinstance(m, Play):
             card = state.tableau[m.position]
             out.append(
@@ -126,7 +130,8 @@ def game_out(game: LoadedGame) -> dict[str, Any]:
         "cards_left": view["cards_left"],
         "score": view["score"],
         "can_undo": "undo" in view["legal_moves"],
-        "legal_moves": legal_move_objects(state),
+        # The view already holds the legal moves: not computed a second time.
+        "legal_moves": legal_move_objects(state, map(engine.parse_move, view["legal_moves"])),
         "deal_number": row.deal_number if row.deal_chosen else None,
         "commitment": row.commitment,
         "reveal": reveal,

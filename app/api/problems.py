@@ -95,7 +95,6 @@ def problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
         409: "The game is over, or another move got there first",
         412: "If-Match names a stale version",
         413: "Request body too large",
-        415: "Unsupported media type",
         422: "Invalid request body, parameter or rule option",
         503: "The database or solver is unavailable; retry later",
     }

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import Table, bindparam, func, insert, select, update
+from sqlalchemy import Table, bindparam, insert, select, update
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 
@@ -46,10 +46,6 @@ class GameRepository:
         if limit is not None:
             q = q.limit(limit)
         return self.session.scalars(q).all()
-
-    def count_moves(self, game_id: str) -> int:
-        q = select(func.count()).select_from(Move).where(Move.game_id == game_id)
-        return int(self.session.scalar(q) or 0)
 
     def by_idempotency_key(self, game_id: str, key: str) -> Move | None:
         q = select(Move).where(Move.game_id == game_id, Move.idempotency_key == key)

@@ -4,25 +4,19 @@ the server's format (JSON lines by default) instead of alembic's text."""
 from __future__ import annotations
 
 import logging
-import sys
 
 from alembic import command
-from pydantic import ValidationError
 
 from app.db.migrations import alembic_config, head_revision
-from app.ops.logs import configure_logging
-from app.settings import Settings, describe_error
+from app.settings import command_settings
 
 log = logging.getLogger("app.migrate")
 
 
 def main() -> int:
-    try:
-        settings = Settings()
-    except ValidationError as e:
-        print(describe_error(e), file=sys.stderr)
+    settings = command_settings()
+    if settings is None:
         return 2
-    configure_logging(settings.log_level, settings.log_format)
     logging.getLogger("alembic").setLevel(logging.INFO)
     config = alembic_config(settings.database_url)
     config.attributes["configure_logger"] = False

@@ -13,25 +13,19 @@ from __future__ import annotations
 
 import logging
 import signal
-import sys
 from types import FrameType
 
 import uvicorn
-from pydantic import ValidationError
 
-from app.ops.logs import configure_logging
-from app.settings import Settings, describe_error
+from app.settings import command_settings
 
 log = logging.getLogger("app.serve")
 
 
 def main() -> int:
-    try:
-        settings = Settings()
-    except ValidationError as e:
-        print(describe_error(e), file=sys.stderr)
+    settings = command_settings()
+    if settings is None:
         return 2
-    configure_logging(settings.log_level, settings.log_format)
     if settings.workers > 1 and not settings.prometheus_multiproc_dir:
         log.warning(
             "WORKERS=%d without PROMETHEUS_MULTIPROC_DIR: /metrics shows one worker's counts",

@@ -283,8 +283,4 @@ def _check_expectations(state: GameState, move: engine.Move, expect: dict[str, A
             )
 
 
-def outcome_status(state: GameState) -> str:
-    return state.outcome.value
-
-
 __all__ = ["GameService", "LoadedGame", "MoveResult", "Outcome", "etag", "hash_token"]
