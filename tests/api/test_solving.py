@@ -105,9 +105,8 @@ def test_analysis_of_an_unwinnable_deal(client: TestClient) -> None:
 
 
 def test_analysis_finds_where_a_winnable_game_was_lost(client: TestClient) -> None:
-    """chain_deal is won by one streak; drawing first buries the Ace the streak needs?
-    No: drawing changes the waste top, so the streak from the Ace is gone for good only if
-    nothing else fits. Check the answer against the engine's own analysis instead."""
+    """Drawing through the stock of a winnable deal loses it somewhere: the move the
+    analysis names must turn a winnable position into one that is not, by the solver."""
     deal = chain_deal()
     gid, auth = create(client, deal=deal)
     for _ in range(23):
