@@ -1,7 +1,7 @@
 """Solver speed against the plain memoised search (bench/plain_dfs.py), in one run.
 
     python -m bench solver [--deals N] [--seed S] [--plain-nodes K] [--best-deals M]
-                           [--positions P] [--prune]
+                           [--positions P] [--no-bound]
 
 1. Clearing, classic deals S..S+N-1 with and without wrap: the solver's deals per second,
    p50 and p99 per deal, its unknown answers (default budget), and the plain search on
@@ -45,7 +45,7 @@ def _clear(args: argparse.Namespace, wrap: bool) -> None:
     for n in range(args.seed, args.seed + args.deals):
         state = new_game(numbered_deal(n), rules)
         began = time.perf_counter()
-        w = solve_clear(state, prune=args.prune).winnable
+        w = solve_clear(state, bound=not args.no_bound).winnable
         solver_times.append(time.perf_counter() - began)
         unknown += w is None
         winnable += w is True
@@ -133,7 +133,7 @@ def run(argv: list[str]) -> None:
     parser.add_argument("--plain-nodes", type=int, default=200_000)
     parser.add_argument("--best-deals", type=int, default=5)
     parser.add_argument("--positions", type=int, default=100)
-    parser.add_argument("--prune", action="store_true", help="clear with the pruning rules")
+    parser.add_argument("--no-bound", action="store_true", help="clear without the bound")
     args, _ = parser.parse_known_args(argv)  # other modules' names and flags pass by
     for wrap in (True, False):
         _clear(args, wrap)

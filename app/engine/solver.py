@@ -22,9 +22,9 @@ the free cards are kept as a bitmask, and the playable ones are ``free & fit[top
 Clearing is a depth-first search with a transposition table of the positions proved lost
 (the game graph is acyclic: every move removes a card, takes a stock card or spends a
 redeal, so a position fully searched without a win is lost), playing first the card that
-holds up the most cards. Two sound pruning rules (below) are available with
-``prune=True``; measured on classic deals they cut the nodes by a third but cost more time
-than they save in Python, so they are off by default (bench/solver.py --prune).
+holds up the most cards, and cut short by a bound (below, ``_Hall``) that proves most lost
+positions lost without searching them: on classic deals it removes half to two thirds of
+the nodes, and more on the deals that cannot be cleared, which are the slow ones.
 
 Best score uses the fact that a draw ends the streak: the points still to come from a
 position reached by a draw do not depend on how it was reached, and its waste top is the
@@ -32,22 +32,19 @@ card just drawn. So the search is a dynamic programme over "draw positions" (rem
 stock index): from each it enumerates the masks a streak can reach before the next draw
 (the walk deduplicated on mask and top; the points of a streak depend only on how many
 cards it takes and which peaks, both fixed by the mask), then stops or draws. The streak
-never enters the key, which keeps the table small; the search is exhaustive (a branch and
-bound on the cluster bound below pruned too little to pay for itself).
+never enters the key, which keeps the table small; the search is exhaustive.
 
-Pruning rules for clearing (sound; each removes only positions that cannot be cleared):
-- Rank clusters. Split the ranks of the tableau cards still in place into clusters:
-  maximal runs of consecutive ranks present (King-Ace consecutive under wrap). Inside one
-  streak each card is one rank from the one before, and both are tableau cards still in
-  place, so a streak lies in one cluster (clusters only split as cards go). A streak that
-  does not continue the current one starts after a draw, and distinct streaks need
-  distinct draws. Every cluster needs a streak, so if the clusters outnumber the draws
-  left (plus one when a cluster touches the waste top) the position is lost. A joker in
-  the tableau joins every cluster: the rule is then not used. ``king_stops`` only forbids
-  plays, so the rule stays sound under it.
-- Support (``_Search._unsupported``): a card can only be played onto the current top
-  (if it is free now), a card still in the stock, or a tableau card still in place that
-  it does not cover; with none of a rank it may go on, it can never be played.
+The bound for clearing (sound; it removes only positions that cannot be cleared). Every
+tableau card left must be played onto the waste's top of that moment: the top now, a card
+still to be drawn, or a tableau card still in place played just before it. A card has at
+most one card played directly onto it, so the cards left need distinct "predecessors" of a
+rank they may go on. By Hall's theorem, for every set ``I`` of ranks, the cards left with a
+rank in ``I`` are at most the predecessors with a rank in ``N(I)`` (the ranks a card of
+``I`` may go on): tableau cards left, stock cards to come, and the top. The search checks
+this for the sets ``I`` of one to four ranks two apart (r, r+2, r+4, r+6: the ranks that
+compete for the same predecessors); measured, these catch nearly all a full matching
+would (bench: ``--no-bound`` turns the bound off). No joker may be left (a joker goes on
+anything and anything on it), and no redeal (it brings waste cards back as predecessors).
 """
 
 from __future__ import annotations
@@ -163,31 +160,62 @@ def _fits(rank: int, top: int, rules: Rules) -> bool:
     return ranks_adjacent(rank, top, wrap=rules.wrap)
 
 
-_CLUSTER_CACHE: dict[tuple[bool, int], tuple[int, ...]] = {}
+# Hall's sets of ranks as fields of one integer, ``_FIELD`` bits each, biased by ``_BIAS``:
+# the search adds one precomputed integer per card played instead of recounting.
+_FIELD: Final = 8
+_BIAS: Final = 64
+_MAX_RUN: Final = 4
 
 
-def _rank_clusters(present: int, wrap: bool) -> tuple[int, ...]:
-    """The clusters (as rank bitmasks) of the ranks present (bits 1..13)."""
-    key = (wrap, present)
-    found = _CLUSTER_CACHE.get(key)
+@dataclass(frozen=True, slots=True)
+class _HallSets:
+    """The sets ``I`` of the bound (module docstring) under one set of fit rules:
+    ``sets[f] = (I, N(I))`` as rank bitmasks, ``delta[x]``: what taking a card of rank
+    ``x`` adds to the packed values ``count(I) - count(N(I))``."""
+
+    sets: tuple[tuple[int, int], ...]
+    delta: tuple[int, ...]
+    high: int  # the top bit of every field
+    positive: int  # added to the packed values, sets the top bit of the fields above 0
+
+
+_HALL_CACHE: dict[tuple[int, ...], _HallSets] = {}
+_NO_DELTA: Final = (0,) * 14
+
+
+def _hall_sets(sup_ranks: tuple[int, ...], wrap: bool) -> _HallSets:
+    found = _HALL_CACHE.get(sup_ranks)
     if found is not None:
         return found
-    clusters: list[int] = []
-    current = 0
-    for r in range(1, 14):
-        if present >> r & 1:
-            current |= 1 << r
-        elif current:
-            clusters.append(current)
-            current = 0
-    if current:
-        clusters.append(current)
-    if wrap and len(clusters) > 1 and present & 2 and present & (1 << KING):
-        last = clusters.pop()
-        clusters[0] |= last
-    out = tuple(clusters)
-    _CLUSTER_CACHE[key] = out
-    return out
+    sets: list[tuple[int, int]] = []
+    for length in range(1, _MAX_RUN + 1):
+        for r in range(1, 14):
+            ranks = [r + 2 * k for k in range(length)]
+            if wrap:
+                ranks = [(x - 1) % 13 + 1 for x in ranks]
+            elif ranks[-1] > 13:
+                continue
+            bits = sum(1 << x for x in ranks)
+            near = 0
+            for x in ranks:
+                near |= sup_ranks[x]
+            near &= ~1  # no joker: the bound is off when there is one
+            if (bits, near) not in sets:
+                sets.append((bits, near))
+    delta = []
+    for x in range(14):
+        d = 0
+        for f, (bits, near) in enumerate(sets):
+            d += ((near >> x & 1) - (bits >> x & 1)) << (_FIELD * f)
+        delta.append(d)
+    found = _HallSets(
+        tuple(sets),
+        tuple(delta),
+        sum(1 << (_FIELD * f + _FIELD - 1) for f in range(len(sets))),
+        sum((_BIAS - 1) << (_FIELD * f) for f in range(len(sets))),
+    )
+    _HALL_CACHE[sup_ranks] = found
+    return found
 
 
 @dataclass(slots=True)
@@ -238,32 +266,17 @@ class _Table:
         self.cover = cover
         self.uncovers = tuple(tuple((q, cover[q]) for q in layout.covers[p]) for p in range(n))
         self.peak_mask = sum(1 << p for p in layout.peaks)
-        # fit[top + 1]: positions whose card may go on ``top``; fit_ranks: the same as ranks
+        # fit[top + 1]: positions whose card may go on ``top``
         self.fit = tuple(
             sum(1 << p for p in range(n) if _fits(self.rank[p], t, rules)) for t in range(-1, 14)
-        )
-        self.fit_ranks = tuple(
-            sum(1 << r for r in range(1, 14) if _fits(r, t, rules)) for t in range(-1, 14)
         )
         self.rank_mask = tuple(
             sum(1 << p for p in range(n) if self.rank[p] == r) for r in range(14)
         )
-        # sup_ranks[r]: the ranks a card of rank r may go on; sup_mask[r]: the positions
-        # holding them; above[p]: the positions that can only go after p (it covers them,
-        # directly or not).
+        # sup_ranks[r]: the ranks a card of rank r may go on
         self.sup_ranks = tuple(
             sum(1 << s for s in range(14) if _fits(r, s, rules)) for r in range(14)
         )
-        self.sup_mask = tuple(
-            sum(1 << p for p in range(n) if self.sup_ranks[r] >> self.rank[p] & 1)
-            for r in range(14)
-        )
-        above = [0] * n
-        for p in range(n):  # covering positions come later, so covered ones are done
-            for q in layout.covers[p]:
-                above[p] |= 1 << q | above[q]
-        self.above = tuple(above)
-        self.positions_of_ranks: dict[int, int] = {}
         # Playing order: the card that holds up the most cards first, then the higher one.
         weight = [0] * n
         for p in range(n - 1, -1, -1):
@@ -274,17 +287,6 @@ class _Table:
             for w in sorted(set(weight), reverse=True)
         )
 
-    def ranks_positions(self, ranks: int) -> int:
-        """The positions whose card has one of the ``ranks`` (bits)."""
-        found = self.positions_of_ranks.get(ranks)
-        if found is None:
-            found = 0
-            for r in range(14):
-                if ranks >> r & 1:
-                    found |= self.rank_mask[r]
-            self.positions_of_ranks[ranks] = found
-        return found
-
     def free_of(self, mask: int) -> int:
         free = 0
         for p in range(self.n):
@@ -292,28 +294,14 @@ class _Table:
                 free |= 1 << p
         return free
 
-    def clusters(self, mask: int) -> tuple[tuple[int, int], ...] | None:
-        """The rank clusters of the cards left as (rank bits, cards); None when a joker
-        is left (it joins everything)."""
+    def holding(self, ranks: int) -> int:
+        """The positions whose card has one of the ``ranks`` (bits)."""
+        return sum(m for r, m in enumerate(self.rank_mask) if ranks >> r & 1)
+
+    def rank_counts(self, mask: int) -> list[int]:
+        """How many cards of each rank (0 for a joker) are left in the tableau."""
         left = ~mask & self.full
-        rm = self.rank_mask
-        if rm[0] & left:
-            return None
-        present = 0
-        counts = [0] * 14
-        for r in range(1, 14):
-            c = (rm[r] & left).bit_count()
-            if c:
-                present |= 1 << r
-                counts[r] = c
-        out = []
-        for bits in _rank_clusters(present, self.wrap):
-            size = 0
-            for r in range(1, 14):
-                if bits >> r & 1:
-                    size += counts[r]
-            out.append((bits, size))
-        return tuple(out)
+        return [(m & left).bit_count() for m in self.rank_mask]
 
 
 class _Search:
@@ -324,7 +312,7 @@ class _Search:
     """
 
     def __init__(
-        self, layout: Layout, rules: Rules, start: _Start, budget: Budget, prune: bool = False
+        self, layout: Layout, rules: Rules, start: _Start, budget: Budget, bound: bool = True
     ) -> None:
         self.table = _Table(layout, rules, start.ranks)
         self.layout = layout
@@ -338,16 +326,17 @@ class _Search:
         self.dead: set[object] = set()  # positions proved lost (with redeals)
         self.lost: dict[int, int] = {}  # without: (mask, stock index) -> playable cards
         self.line: list[int] = []
-        # stock_ranks[i]: the ranks in the stock from index i on (bits)
-        suffix = [0] * (len(self.stock) + 1)
-        for i in range(len(self.stock) - 1, -1, -1):
-            suffix[i] = suffix[i + 1] | 1 << self.stock[i]
-        self.stock_ranks = tuple(suffix)
-        # The two pruning rules are sound but, measured, cost more than they save on
-        # classic deals in this Python search (bench/solver.py --prune shows it); they
-        # are on when asked for, and the tests check they never change an answer.
-        self.support_rule = prune and rules.jokers == 0
-        self.cluster_rule_below = 3 if prune else 0
+        # The bound (module docstring): off with a joker or a redeal, or when not asked for.
+        self.hall = (
+            _hall_sets(self.table.sup_ranks, rules.wrap)
+            if bound and not self.track and rules.jokers == 0
+            else None
+        )
+        self.shortfalls: dict[int, tuple[tuple[int, int, int], ...]] = {}
+        self.enough: dict[int, list[int]] = {}
+        self.by_counts: dict[int, tuple[tuple[int, int, int], ...]] = {}
+        # holding[f]: the positions whose card has a rank in the f-th set
+        self.holding = [self.table.holding(bits) for bits, _ in self.hall.sets] if self.hall else []
 
     def within_budget(self, pending: int) -> None:
         """Raise BudgetExhausted if ``pending`` more nodes, or the time, exceed the budget."""
@@ -371,7 +360,7 @@ class _Search:
 
     def wins(self, start: _Start) -> bool:
         """Whether ``start`` can be cleared; the line is left in ``self.line``."""
-        self.line = []
+        self.line.clear()
         t = self.table
         if start.mask == t.full:
             return True
@@ -388,53 +377,68 @@ class _Search:
             idx = len(self.stock) - len(start.stock)
             if idx < 0 or self.stock[idx:] != start.stock:
                 raise ValueError("a search answers about one deal's stock")
-            if self.support_rule and self._unsupported(
-                start.mask, free, idx, start.top, (1 << 14) - 1
-            ):
-                ok = False
-            else:
-                ok = self._wins(start.mask, free, idx, start.top)
+            ok = self._wins(start.mask, free, idx, start.top, self._packed(start.mask))
         self.line.reverse()
         return ok
 
-    def _lost_by_clusters(self, mask: int, top: int, draws_left: int) -> bool:
-        """Sound: see the module's docstring (rank clusters)."""
-        clusters = self.table.clusters(mask)
-        if clusters is None or len(clusters) <= draws_left:
-            return False
-        touching = self.table.fit_ranks[top + 1]
-        first = any(bits & touching for bits, _ in clusters)
-        return len(clusters) > draws_left + (1 if first else 0)
+    def _packed(self, mask: int) -> int:
+        """For each of Hall's sets ``I`` (module docstring): the cards left with a rank in
+        ``I`` less those with a rank in ``N(I)``, packed (``_HallSets``)."""
+        hall = self.hall
+        if hall is None:
+            return 0
+        counts = self.table.rank_counts(mask)
+        packed = 0
+        for f, (bits, near) in enumerate(hall.sets):
+            value = _BIAS
+            for r in range(1, 14):
+                value += counts[r] * ((bits >> r & 1) - (near >> r & 1))
+            packed |= value << (_FIELD * f)
+        return packed
 
-    def _unsupported(self, mask: int, free: int, idx: int, top: int, ranks: int) -> bool:
-        """Whether a card left of one of ``ranks`` can never be played (no joker in play).
+    def _shortfalls(self, packed: int) -> tuple[tuple[int, int, int], ...]:
+        """The sets ``I`` whose cards left outnumber the tableau cards left in ``N(I)``,
+        as (the last stock index from which the stock still makes up the difference, the
+        same when the top helps too, ``N(I)``). A position past the first index whose top
+        is not in ``N(I)``, or past the second, cannot be cleared."""
+        hall = self.hall
+        assert hall is not None
+        short = (packed + hall.positive) & hall.high
+        if not short:
+            return ()
+        found = self.by_counts.get(packed)
+        if found is not None:
+            return found
+        entries = []
+        while short:
+            b = short & -short
+            short ^= b
+            f = b.bit_length() // _FIELD - 1
+            missing = (packed >> (_FIELD * f) & 0xFF) - _BIAS
+            near = hall.sets[f][1]
+            enough = self.enough.get(near)
+            if enough is None:
+                # enough[k]: the last stock index from which k cards in ``near`` are to come
+                enough = [len(self.stock)]
+                for i in range(len(self.stock) - 1, -1, -1):
+                    if near >> self.stock[i] & 1:
+                        enough.append(i)
+                self.enough[near] = enough
+            entries.append(
+                (
+                    enough[missing] if missing < len(enough) else -1,
+                    enough[missing - 1] if missing - 1 < len(enough) else -1,
+                    self.holding[f],
+                )
+            )
+        # The set that runs out first is looked at first.
+        entries.sort()
+        found = self.by_counts[packed] = tuple(entries)
+        return found
 
-        Sound: a card goes onto the waste's top at that moment, which is the current top
-        (only if nothing reaches the waste before, so the card must be free now), a card
-        still in the stock, or a tableau card still in place that is played before it
-        (so not one that the card covers, even indirectly). With none of these of a rank
-        it may go on, it stays, and the table cannot be cleared. Redeals bring waste
-        cards back, so this rule is only used without them.
-        """
-        t = self.table
-        in_stock = self.stock_ranks[idx]
-        check = t.ranks_positions(ranks) & ~mask
-        while check:
-            b = check & -check
-            check ^= b
-            p = b.bit_length() - 1
-            r = t.rank[p]
-            sr = t.sup_ranks[r]
-            if in_stock & sr:
-                continue
-            if free & b and (top == NO_TOP or sr >> top & 1):
-                continue
-            if t.sup_mask[r] & ~mask & ~t.above[p]:
-                continue
-            return True
-        return False
-
-    def _wins(self, mask: int, free: int, idx: int, top: int) -> bool:
+    def _wins(self, mask: int, free: int, idx: int, top: int, packed: int) -> bool:
+        """Clearing without redeals from (mask, stock index, top); ``packed`` is
+        ``_packed(mask)``, kept up to date card by card."""
         t = self.table
         playable = free & t.fit[top + 1]
         # The top matters only through the cards it lets be played now (the next move
@@ -448,18 +452,30 @@ class _Search:
         lost = self.lost.get(key)
         if lost is not None and playable & ~lost == 0:
             return False
-        self.tick()
+        if self.hall is not None:
+            # The bound (module docstring): a set of ranks short of predecessors.
+            short = self.shortfalls.get(mask)
+            if short is None:
+                short = self.shortfalls[mask] = self._shortfalls(packed)
+            for last, last_with_top, cards in short:  # by ``last``
+                if idx <= last:
+                    break
+                if idx > last_with_top or not playable & cards:
+                    self.lost[key] = playable | (lost or 0)
+                    return False
+        self.nodes += 1
+        if self.nodes > self.max_nodes or (
+            self.deadline is not None
+            and self.nodes & 1023 == 0
+            and time.perf_counter() > self.deadline
+        ):
+            raise BudgetExhausted
         stock = self.stock
-        draws_left = len(stock) - idx
-        if draws_left < self.cluster_rule_below and self._lost_by_clusters(mask, top, draws_left):
-            self.lost[key] = playable | (lost or 0)
-            return False
-        support = self.support_rule
-        fit_ranks = t.fit_ranks
         if playable:
             full = t.full
             rank = t.rank
             uncovers = t.uncovers
+            delta = self.hall.delta if self.hall is not None else _NO_DELTA
             # The cards holding up the most cards first: one pass per weight class.
             for group in t.weight_groups:
                 tier = playable & group
@@ -476,24 +492,10 @@ class _Search:
                         if cq & m2 == cq:
                             f2 |= 1 << q
                     r = rank[p]
-                    # What lost support: cards that went on the old top, or on this card.
-                    if support and self._unsupported(
-                        m2, f2, idx, r, fit_ranks[top + 1] | fit_ranks[r + 1]
-                    ):
-                        continue
-                    if self._wins(m2, f2, idx, r):
+                    if self._wins(m2, f2, idx, r, packed + delta[r]):
                         self.line.append(p)
                         return True
-        if (
-            draws_left
-            and not (
-                support
-                and self._unsupported(
-                    mask, free, idx + 1, stock[idx], fit_ranks[top + 1] | fit_ranks[stock[idx] + 1]
-                )
-            )
-            and self._wins(mask, free, idx + 1, stock[idx])
-        ):
+        if idx < len(stock) and self._wins(mask, free, idx + 1, stock[idx], packed):
             self.line.append(DRAW_CODE)
             return True
         self.lost[key] = playable | self.lost.get(key, 0)
@@ -605,9 +607,9 @@ _DrawPosition = tuple[int, int, int, tuple[int, ...], int, tuple[int, ...], int]
 class _BestSearch(_Search):
     """Best points still to come, by dynamic programming over draw positions.
 
-    An exhaustive search: the cluster bound (module docstring) was tried as a branch and
-    bound here and pruned too little to pay for itself, so the search is exact by
-    construction and fast by its small keys (mask and stock index), not by pruning.
+    An exhaustive search (a bound on the cards a streak can take, tried as a branch and
+    bound, pruned too little to pay for itself): exact by construction and fast by its
+    small keys (mask and stock index), not by pruning.
     """
 
     def __init__(self, layout: Layout, rules: Rules, start: _Start, budget: Budget) -> None:
@@ -809,10 +811,10 @@ def _check_line(state: GameState, line: Sequence[str]) -> GameState:
 
 
 def solve_clear(
-    state: GameState, budget: Budget | None = None, *, prune: bool = False
+    state: GameState, budget: Budget | None = None, *, bound: bool = True
 ) -> ClearAnswer:
     """Whether the game can still be cleared from ``state``, with a winning line.
-    ``prune`` turns on the two pruning rules (module docstring)."""
+    ``bound=False`` turns off the bound (module docstring), for tests and benchmarks."""
     began = time.perf_counter()
     budget = budget or Budget()
     if state.outcome is Outcome.WON:
@@ -820,7 +822,7 @@ def solve_clear(
     if state.is_over:
         return ClearAnswer(False, (), 0, time.perf_counter() - began)
     start = start_of(state)
-    search = _Search(state.layout, state.rules, start, budget, prune)
+    search = _Search(state.layout, state.rules, start, budget, bound)
     try:
         ok = search.wins(start)
     except BudgetExhausted:

@@ -25,12 +25,12 @@ from bench.plain_dfs import plain_best, plain_clear
 from bench.positions import position
 
 
-def check(state: GameState, *, prune: bool = False, plain_nodes: int | None = None) -> int:
+def check(state: GameState, *, bound: bool = True, plain_nodes: int | None = None) -> int:
     """Both questions agree; returns how many answers of the plain search were compared
     (it may be given a node budget, then an answer it could not finish is not compared).
     """
     compared = 0
-    clear = solve_clear(state, prune=prune)
+    clear = solve_clear(state, bound=bound)
     assert clear.winnable is not None
     if clear.winnable:
         assert apply_line(state, clear.line).outcome.value == "won"
@@ -106,12 +106,31 @@ def test_agrees_with_redeals(options: dict[str, object]) -> None:
     assert compared >= 10
 
 
-def test_pruning_rules_never_change_an_answer() -> None:
+def test_the_search_agrees_without_its_bound() -> None:
+    """The same positions searched without the bound (module docstring of the solver):
+    the bound must never turn a winnable position into a lost one."""
     for wrap in (True, False):
         rules = Rules.for_layout("tripeaks", wrap=wrap)
         rng = random.Random(99)
         for n in range(60):
-            check(position(n, rules, rng, rng.randint(2, 7)), prune=True)
+            check(position(n, rules, rng, rng.randint(2, 7)), bound=False)
+
+
+@pytest.mark.parametrize("wrap", [True, False], ids=["wrap", "no_wrap"])
+def test_the_bound_agrees_on_whole_deals(wrap: bool) -> None:
+    """Whole classic deals (too big for the plain search when lost) searched with and
+    without the bound agree: the first deals, enough of them to hold lost ones, which
+    are where the bound cuts most."""
+    rules = Rules.for_layout("tripeaks", wrap=wrap)
+    lost = 0
+    for n in range(40 if wrap else 24):
+        state = new_game(numbered_deal(n), rules)
+        with_bound = solve_clear(state)
+        without = solve_clear(state, bound=False)
+        assert with_bound.winnable is not None
+        assert with_bound.winnable is without.winnable, n
+        lost += with_bound.winnable is False
+    assert lost >= 2
 
 
 def test_free_start_from_the_deal() -> None:
