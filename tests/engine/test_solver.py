@@ -138,6 +138,10 @@ def test_out_of_budget_is_unknown_never_a_guess() -> None:
     answer = solve_clear(state, Budget(max_nodes=500))
     assert answer.winnable is None
     assert answer.line == ()
+    # a budget that ends after several restarts of the search is kept to the node
+    across = solve_clear(state, Budget(max_nodes=7_500))
+    assert across.winnable is None
+    assert across.nodes <= 7_501
     best = solve_best(state, Budget(max_nodes=500))
     assert best.score is None
     timed = solve_clear(state, Budget(max_nodes=None, seconds=0.01))
