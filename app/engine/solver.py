@@ -690,6 +690,7 @@ class _BestSearch(_Search):
         longest = self.table.n + start.streak + 1
         self.scorer = _scorer(rules, layout, longest)
         self.tt: dict[object, tuple[int, _Plan]] = {}
+        self.tt_fast: dict[int, tuple[int, int, int]] = {}  # without redeals
 
     def best(self, start: _Start) -> tuple[int, list[int]]:
         """The most points still to come from ``start`` (>= 0) and a line to them."""
@@ -705,8 +706,15 @@ class _BestSearch(_Search):
         else:
             if start.stock != self.stock:
                 raise ValueError("a search answers about one deal's stock")
-            value, plan = self._value_fast(None, start.mask, free, 0, start.top, start.streak)
-        line: list[int] = []
+            value, end, then = self._value_fast(-1, start.mask, free, 0, start.top, start.streak)
+            line: list[int] = self._streak_to(start.mask, start.top, end)
+            while then >= 0:
+                line.append(DRAW_CODE)
+                mask, top = then >> 8, self.stock[(then & 255) - 1]
+                _, end, then = self.tt_fast[then]
+                line.extend(self._streak_to(mask, top, end))
+            return value, line
+        line = []
         while True:
             line.extend(plan.path)
             if plan.then is None:
@@ -716,28 +724,27 @@ class _BestSearch(_Search):
         return value, line
 
     def _value_fast(
-        self, key: int | None, mask0: int, free0: int, idx: int, top0: int, streak: int
-    ) -> tuple[int, _Plan]:
+        self, key: int, mask0: int, free0: int, idx: int, top0: int, streak: int
+    ) -> tuple[int, int, int]:
         """Best points still to come from a draw position (no redeals allowed): the
-        streaks playable now, each followed by a stop or by a draw."""
-        if key is not None:
-            entry = self.tt.get(key)
-            if entry is not None:
-                return entry
+        streaks playable now, each followed by a stop or by a draw. The answer is (the
+        points, the mask the best streak ends on, the key of the draw position after it or
+        -1 to stop); ``_streak_to`` finds the streak's cards again for the line. ``key``
+        is the position's key in the table (-1: the start, not kept)."""
         self.tick()
         t = self.table
-        # Every mask a streak can reach from here, with one path to it. The walk is
-        # deduplicated on (mask, top), all that decides how it can go on.
+        # Every mask a streak can reach from here. The walk is deduplicated on (mask, top),
+        # all that decides how it can go on.
         fit = t.fit
         rank = t.rank
         uncovers = t.uncovers
-        ends: dict[int, tuple[int, tuple[int, ...]]] = {mask0: (free0, ())}
+        ends: dict[int, int] = {mask0: free0}
         seen: set[int] = set()
-        stack: list[tuple[int, int, int, tuple[int, ...]]] = [(mask0, free0, top0, ())]
+        stack: list[tuple[int, int, int]] = [(mask0, free0, top0)]
         pop = stack.pop
         push = stack.append
         while stack:
-            m, f, tp, path = pop()
+            m, f, tp = pop()
             playable = f & fit[tp + 1]
             while playable:
                 b = playable & -playable
@@ -756,10 +763,9 @@ class _BestSearch(_Search):
                 for q, cq in uncovers[p]:
                     if cq & m2 == cq:
                         f2 |= 1 << q
-                path2 = (*path, p)
                 if m2 not in ends:
-                    ends[m2] = (f2, path2)
-                push((m2, f2, r, path2))
+                    ends[m2] = f2
+                push((m2, f2, r))
         self.nodes += len(seen)
 
         sc = self.scorer
@@ -774,26 +780,68 @@ class _BestSearch(_Search):
         peak_mask = t.peak_mask
         base = pts[streak] + bonus[(mask0 & peak_mask).bit_count()]
         full = t.full
+        tt_get = self.tt_fast.get
         best = 0
-        best_plan = _Plan((), None)
-        for m2, (f2, path) in ends.items():
+        best_end = mask0
+        best_then = -1
+        for m2, f2 in ends.items():
             # Stop after this streak (its points are fixed by the mask reached) ...
             now = pts[streak + m2.bit_count() - count0] + bonus[(m2 & peak_mask).bit_count()] - base
             if now > best:
                 best = now
-                best_plan = _Plan(path, None)
+                best_end = m2
+                best_then = -1
             # ... or draw, and go on from the draw position.
             if can_draw and m2 != full:
                 ckey = m2 << 8 | nxt
-                v = self._value_fast(ckey, m2, f2, nxt, drawn, 0)[0]
-                c = now - penalty + v
+                entry = tt_get(ckey)
+                if entry is None:
+                    entry = self._value_fast(ckey, m2, f2, nxt, drawn, 0)
+                c = now - penalty + entry[0]
                 if c > best:
                     best = c
-                    best_plan = _Plan(path, ckey)
-        found = (best, best_plan)
-        if key is not None:
-            self.tt[key] = found
+                    best_end = m2
+                    best_then = ckey
+        found = (best, best_end, best_then)
+        if key >= 0:
+            self.tt_fast[key] = found
         return found
+
+    def _streak_to(self, mask0: int, top0: int, end: int) -> list[int]:
+        """The cards of a streak from (mask0, top0) that ends on the mask ``end`` (one
+        that ``_value_fast`` found)."""
+        t = self.table
+        parent: dict[tuple[int, int], tuple[tuple[int, int], int]] = {}
+        stack = [(mask0, t.free_of(mask0), top0)]
+        found = (mask0, top0) if end == mask0 else None
+        while stack and found is None:
+            m, f, tp = stack.pop()
+            playable = f & t.fit[tp + 1]
+            while playable:
+                b = playable & -playable
+                playable ^= b
+                m2 = m | b
+                p = b.bit_length() - 1
+                state = (m2, t.rank[p])
+                if state in parent or m2 & ~end:
+                    continue
+                parent[state] = ((m, tp), p)
+                if m2 == end:
+                    found = state
+                    break
+                f2 = f & ~b
+                for q, cq in t.uncovers[p]:
+                    if cq & m2 == cq:
+                        f2 |= 1 << q
+                stack.append((m2, f2, t.rank[p]))
+        if found is None:  # pragma: no cover - the end was reached by this very walk
+            raise AssertionError("a streak's end cannot be found again")
+        cards: list[int] = []
+        while found != (mask0, top0):
+            found, p = parent[found]
+            cards.append(p)
+        cards.reverse()
+        return cards
 
     def _value(self, key: object, node: _DrawPosition, streak: int) -> tuple[int, _Plan]:
         """``_value_fast`` when redeals are allowed: the stock and the waste (while a
