@@ -1,12 +1,14 @@
 """Solver speed against the plain memoised search (bench/plain_dfs.py), in one run.
 
-    python -m bench solver [--deals N] [--seed S] [--plain-nodes K] [--best-deals M]
-                           [--positions P] [--no-bound]
+    python -m bench solver [--deals N] [--seed S] [--plain-nodes K] [--many D]
+                           [--best-deals M] [--positions P] [--no-bound]
 
 1. Clearing, classic deals S..S+N-1 with and without wrap: the solver's deals per second,
    p50 and p99 per deal, its unknown answers (default budget), and the plain search on
    the same deals (with a node budget: a deal it cannot finish counts with the time it
    took, so the ratio is then a lower bound, marked ">=").
+   Then the solver alone on D deals (default 1,000), for a p99 that is not just the
+   slowest of a few deals, with how many took over 100 ms and the slowest five.
 2. Best score on whole classic deals (the first M): the solver alone (the plain search
    keys the streak and whole cards, and cannot finish them).
 3. Both questions on P positions of classic deals played forward to a short stock (as in
@@ -73,6 +75,34 @@ def _clear(args: argparse.Namespace, wrap: bool) -> None:
         print(f"  on the {len(finished)} deals the plain search finished: {theirs / mine:.1f}x")
 
 
+def _clear_many(args: argparse.Namespace, wrap: bool) -> None:
+    """The solver alone on many deals: a p99 over 50 deals is their slowest deal, so the
+    tail is measured on ``--many`` deals (the plain search could not finish them)."""
+    rules = Rules.for_layout("tripeaks", wrap=wrap)
+    times: list[float] = []
+    unknown = winnable = 0
+    slow: list[tuple[float, int, bool | None]] = []
+    for n in range(args.seed, args.seed + args.many):
+        state = new_game(numbered_deal(n), rules)
+        began = time.perf_counter()
+        w = solve_clear(state, bound=not args.no_bound).winnable
+        times.append(time.perf_counter() - began)
+        unknown += w is None
+        winnable += w is True
+        slow.append((times[-1], n, w))
+    label = "wrap" if wrap else "no wrap"
+    print(
+        f"clear, classic, {label}, deals {args.seed}..{args.seed + args.many - 1}:"
+        f" winnable {winnable}/{args.many}, unknown {unknown}"
+    )
+    print("  " + _line("solver", times))
+    over = sum(t > 0.1 for t in times)
+    worst = ", ".join(
+        f"{n} ({'won' if w else 'lost'}) {t * 1000:.0f} ms" for t, n, w in sorted(slow)[-5:]
+    )
+    print(f"  over 100 ms: {over} deals; slowest: {worst}")
+
+
 def _best_whole(args: argparse.Namespace, wrap: bool) -> None:
     rules = Rules.for_layout("tripeaks", wrap=wrap)
     times: list[float] = []
@@ -131,12 +161,15 @@ def run(argv: list[str]) -> None:
     parser.add_argument("--deals", type=int, default=50)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--plain-nodes", type=int, default=200_000)
-    parser.add_argument("--best-deals", type=int, default=5)
+    parser.add_argument("--many", type=int, default=1000)
+    parser.add_argument("--best-deals", type=int, default=10)
     parser.add_argument("--positions", type=int, default=100)
     parser.add_argument("--no-bound", action="store_true", help="clear without the bound")
     args, _ = parser.parse_known_args(argv)  # other modules' names and flags pass by
     for wrap in (True, False):
         _clear(args, wrap)
+    for wrap in (True, False):
+        _clear_many(args, wrap)
     for wrap in (True, False):
         _best_whole(args, wrap)
     for wrap in (True, False):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench import engine
+from bench import engine, solver
 
 
 def test_engine_benchmark_runs(capsys: pytest.CaptureFixture[str]) -> None:
@@ -14,3 +14,16 @@ def test_engine_benchmark_runs(capsys: pytest.CaptureFixture[str]) -> None:
     assert "legal_moves + apply:" in out
     for length in engine.REPLAY_LENGTHS:
         assert f"{length:3d} moves:" in out
+
+
+def test_solver_benchmark_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    """Deals 28..30: 28 is lost with wrap, so the bench meets both answers."""
+
+    flags = "--deals 2 --seed 28 --plain-nodes 2000 --many 3 --best-deals 1 --positions 2"
+    solver.run(flags.split())
+    out = capsys.readouterr().out
+    assert "clear, classic, wrap: winnable 1/2, solver unknown 0" in out
+    assert "clear, classic, wrap, deals 28..30: winnable 2/3, unknown 0" in out
+    assert "over 100 ms:" in out
+    assert "best score, whole classic deals, no wrap: unknown 0" in out
+    assert "plain/solver time" in out
