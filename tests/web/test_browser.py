@@ -62,6 +62,9 @@ def test_the_page_is_served_at_the_root_outside_the_api() -> None:
     assert page.headers["content-type"].startswith("text/html")
     assert '<script type="module" src="web/js/main.js">' in page.text
     assert "default-src 'self'" in page.headers["content-security-policy"]
+    head = client.head("/")
+    assert head.status_code == 200 and head.content == b""
+    assert head.headers["content-type"] == page.headers["content-type"]
     script = client.get("/web/js/main.js")
     assert script.status_code == 200
     assert "javascript" in script.headers["content-type"]
