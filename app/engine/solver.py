@@ -22,9 +22,12 @@ the free cards are kept as a bitmask, and the playable ones are ``free & fit[top
 Clearing is a depth-first search with a transposition table of the positions proved lost
 (the game graph is acyclic: every move removes a card, takes a stock card or spends a
 redeal, so a position fully searched without a win is lost), playing first the card that
-holds up the most cards, and cut short by a bound (below, ``_Hall``) that proves most lost
-positions lost without searching them: on classic deals it removes half to two thirds of
-the nodes, and more on the deals that cannot be cleared, which are the slow ones.
+holds up the most cards, and cut short by a bound (below) that proves most lost positions
+lost without searching them: on classic deals it removes half to two thirds of the nodes,
+and more on the deals that cannot be cleared, which are the slow ones. A search that goes
+1,000 nodes without a win starts again in another order, ten times at most
+(``_wins_restarting``): the table of lost positions is kept, so this costs a lost deal
+little and saves hard winnable ones most of their search.
 
 Best score uses the fact that a draw ends the streak: the points still to come from a
 position reached by a draw do not depend on how it was reached, and its waste top is the
@@ -40,11 +43,12 @@ still to be drawn, or a tableau card still in place played just before it. A car
 most one card played directly onto it, so the cards left need distinct "predecessors" of a
 rank they may go on. By Hall's theorem, for every set ``I`` of ranks, the cards left with a
 rank in ``I`` are at most the predecessors with a rank in ``N(I)`` (the ranks a card of
-``I`` may go on): tableau cards left, stock cards to come, and the top. The search checks
+``I`` may go on): tableau cards left, stock cards to come, and the top, which counts only
+when a card of ``I`` can be played on it now (later it is covered for good). It checks
 this for the sets ``I`` of one to four ranks two apart (r, r+2, r+4, r+6: the ranks that
 compete for the same predecessors); measured, these catch nearly all a full matching
-would (bench: ``--no-bound`` turns the bound off). No joker may be left (a joker goes on
-anything and anything on it), and no redeal (it brings waste cards back as predecessors).
+would (bench: ``--no-bound`` turns the bound off). It is off in games with jokers (a
+joker goes on anything and anything on it) or redeals (they bring waste cards back).
 """
 
 from __future__ import annotations
