@@ -175,7 +175,10 @@ def _fits(rank: int, top: int, rules: Rules) -> bool:
 
 
 # Hall's sets of ranks as fields of one integer, ``_FIELD`` bits each, biased by ``_BIAS``:
-# the search adds one precomputed integer per card played instead of recounting.
+# the search adds one precomputed integer per card played instead of recounting. A field
+# holds count(I) - count(N(I)) for at most four ranks and their five neighbours: with two
+# decks (layouts have one or two) from -40 to 32, so 24 to 96 biased, and adding
+# ``positive`` (63) to a field never carries into the next one.
 _FIELD: Final = 8
 _BIAS: Final = 64
 _MAX_RUN: Final = 4
@@ -193,12 +196,12 @@ class _HallSets:
     positive: int  # added to the packed values, sets the top bit of the fields above 0
 
 
-_HALL_CACHE: dict[tuple[int, ...], _HallSets] = {}
+_HALL_CACHE: dict[tuple[tuple[int, ...], bool], _HallSets] = {}
 _NO_DELTA: Final = (0,) * 14
 
 
 def _hall_sets(sup_ranks: tuple[int, ...], wrap: bool) -> _HallSets:
-    found = _HALL_CACHE.get(sup_ranks)
+    found = _HALL_CACHE.get((sup_ranks, wrap))
     if found is not None:
         return found
     sets: list[tuple[int, int]] = []
@@ -228,7 +231,7 @@ def _hall_sets(sup_ranks: tuple[int, ...], wrap: bool) -> _HallSets:
         sum(1 << (_FIELD * f + _FIELD - 1) for f in range(len(sets))),
         sum((_BIAS - 1) << (_FIELD * f) for f in range(len(sets))),
     )
-    _HALL_CACHE[sup_ranks] = found
+    _HALL_CACHE[sup_ranks, wrap] = found
     return found
 
 
