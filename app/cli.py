@@ -265,20 +265,33 @@ def _greedy_strategy(layout: Layout) -> Strategy:
     return choose
 
 
-def _hint_strategy(rules: Rules, layout: Layout, samples: int, nodes: int) -> Strategy:
+def _hint_strategy(
+    rules: Rules,
+    layout: Layout,
+    samples: int,
+    nodes: int,
+    seconds: float | None,
+    times: list[float],
+) -> Strategy:
+    """The hint's move from ``samples`` samples at most, within ``seconds`` when given
+    (the server's form: a time budget and a cap; without it the bot is repeatable). Each
+    hint's duration goes into ``times``."""
+
     def choose(view: dict[str, Any], game: int) -> str:
         moves: list[str] = [m for m in view["legal_moves"] if m not in ("undo", "concede")]
         if len(moves) == 1:
             return moves[0]
+        began = time.perf_counter()
         h = hint(
             view,
             rules,
             layout,
             seed=game * 1000 + int(view["moves_made"]),
-            time_budget=None,
+            time_budget=seconds,
             max_samples=samples,
             sample_budget=Budget(max_nodes=nodes),
         )
+        times.append(time.perf_counter() - began)
         assert h.move is not None
         return h.move
 
@@ -302,12 +315,16 @@ def play_games(
 
 def _cmd_bot(args: argparse.Namespace, stdout: TextIO) -> int:
     rules, layout = _rules(args)
+    hint_times: list[float] = []
     if args.strategy == "random":
         strategy = _random_strategy(random.Random(args.seed))
     elif args.strategy == "greedy":
         strategy = _greedy_strategy(layout)
     else:
-        strategy = _hint_strategy(rules, layout, args.hint_samples, args.hint_nodes)
+        seconds = args.hint_seconds if args.hint_seconds > 0 else None
+        strategy = _hint_strategy(
+            rules, layout, args.hint_samples, args.hint_nodes, seconds, hint_times
+        )
     began = time.perf_counter()
     won, scores = play_games(strategy, rules, layout, args.games, args.seed)
     low, high = wilson(won, args.games)
@@ -321,6 +338,10 @@ def _cmd_bot(args: argparse.Namespace, stdout: TextIO) -> int:
         "mean_score": round(statistics.fmean(scores), 3) if scores else None,
         "seconds": round(time.perf_counter() - began, 3),
     }
+    if hint_times:
+        report["hints"] = len(hint_times)
+        report["hint_seconds_p50"] = round(percentile(hint_times, 0.5), 4)
+        report["hint_seconds_p99"] = round(percentile(hint_times, 0.99), 4)
     if args.json:
         stdout.write(json.dumps(report) + "\n")
     else:
@@ -329,6 +350,11 @@ def _cmd_bot(args: argparse.Namespace, stdout: TextIO) -> int:
             f" (95% CI {low:.4f}-{high:.4f}), mean score {report['mean_score']},"
             f" {report['seconds']} s\n"
         )
+        if hint_times:
+            stdout.write(
+                f"{len(hint_times)} hints: p50 {report['hint_seconds_p50']} s,"
+                f" p99 {report['hint_seconds_p99']} s a hint\n"
+            )
     return 0
 
 
@@ -357,8 +383,16 @@ def build_parser() -> argparse.ArgumentParser:
     bot.add_argument("--games", type=int, default=100)
     bot.add_argument("--seed", type=int, default=0, help="the first deal number")
     bot.add_argument("--strategy", choices=("random", "greedy", "hint"), default="greedy")
-    bot.add_argument("--hint-samples", type=int, default=20)
-    bot.add_argument("--hint-nodes", type=int, default=20_000, help="node budget a sample")
+    bot.add_argument(
+        "--hint-samples", type=int, default=100, help="samples a hint at most (repeatable)"
+    )
+    bot.add_argument("--hint-nodes", type=int, default=20_000, help="node budget a search")
+    bot.add_argument(
+        "--hint-seconds",
+        type=float,
+        default=0,
+        help="time budget a hint, as the server has (0: none, repeatable)",
+    )
     bot.add_argument("--json", action="store_true")
     _add_rule_flags(bot)
     return parser

@@ -90,6 +90,16 @@ def test_bot(strategy: str) -> None:
     assert 0 <= report["won"] <= 2
     code, text = run([*argv, "--games", "1"])
     assert strategy in text
+    assert ("hints: p50" in text) is (strategy == "hint")
+
+
+def test_bot_with_the_servers_time_budgeted_hint() -> None:
+    argv = ["bot", "--games", "1", "--strategy", "hint", "--hint-seconds", "0.02"]
+    code, out = run([*argv, "--hint-samples", "5", "--hint-nodes", "1000", "--json"])
+    assert code == 0
+    report = json.loads(out)
+    assert report["hints"] >= 1
+    assert 0 < report["hint_seconds_p50"] <= report["hint_seconds_p99"]
 
 
 def test_wilson_interval_and_percentile() -> None:

@@ -126,3 +126,63 @@ def test_analysis_with_undo_and_of_a_won_game() -> None:
     assert report.lost_at == 2
     assert report.lost_move == "concede"
     assert report.best_score == 88
+
+
+# Positions from hint-bot games (classic rules) where the move a simple player takes first
+# (a play before a draw, the card holding up the most cards first) loses the deal and the
+# hint's move keeps it winnable (every other move loses), with a clear margin in the
+# samples: a hint that fell back to the simple order, or stopped telling winning moves from
+# losing ones, fails here.
+CLEAR_CHOICES = [
+    (
+        110,
+        "play 27, play 23, play 19, play 22, play 25, draw, play 21, play 20, play 24, "
+        "play 26, play 12, play 16, play 17, play 15, play 10, play 8, play 11, draw, draw, "
+        "play 4, draw, play 14, draw, draw, draw, play 13, draw, draw, draw, draw, draw, "
+        "draw, play 7, draw, play 18, play 9, draw, draw",
+        "play 6",
+    ),
+    (
+        128,
+        "play 24, play 27, play 21, draw, draw, play 20, play 19, play 11, play 23, draw, "
+        "play 25, play 22, play 10, play 15, play 18, draw, draw, draw, draw, draw, play 26, "
+        "play 13, draw, play 14, play 6, draw, play 9, play 4, play 12, draw, play 5, draw, "
+        "draw, draw, play 17, draw, draw, play 3, play 0, play 1, play 16, draw",
+        "play 8",
+    ),
+    (
+        131,
+        "play 20, play 19, play 23, draw, play 24, draw, draw, play 27, play 10, play 26, "
+        "play 21, play 22, play 25, play 12, play 18, draw, draw, play 16, play 13, draw, "
+        "play 14, play 5, play 6, draw, play 15, play 17, play 9, play 11, play 3, draw, "
+        "play 7, draw, draw",
+        "draw",
+    ),
+]
+
+
+@pytest.mark.parametrize(("deal", "moves", "right"), CLEAR_CHOICES)
+def test_hint_finds_the_move_that_keeps_the_deal_winnable(
+    deal: int, moves: str, right: str
+) -> None:
+    state = new_game(numbered_deal(deal), CLASSIC)
+    for move in moves.split(", "):
+        state = apply(state, move)
+    for legal in legal_moves(state):
+        if str(legal) != "concede":
+            assert solve_clear(apply(state, legal)).winnable is (str(legal) == right)
+    h = hint(player_view(state), CLASSIC, seed=1, time_budget=None, max_samples=30)
+    assert h.move == right
+
+
+def test_hint_stops_sampling_when_one_move_clearly_leads() -> None:
+    deal, moves, right = CLEAR_CHOICES[0]
+    state = new_game(numbered_deal(deal), CLASSIC)
+    for move in moves.split(", "):
+        state = apply(state, move)
+    h = hint(player_view(state), CLASSIC, seed=1, time_budget=None, max_samples=200)
+    assert h.move == right
+    assert h.samples < 200
+    # the moves dropped from the race were solved on fewer samples and won none of them
+    assert h.wins[right] == round(h.win_chance * h.samples)
+    assert all(won == 0 for text, won in h.wins.items() if text != right)
