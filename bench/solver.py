@@ -38,6 +38,12 @@ def _line(name: str, times: list[float]) -> str:
     )
 
 
+def _clear_timed(state: GameState, args: argparse.Namespace) -> tuple[float, bool | None]:
+    began = time.perf_counter()
+    winnable = solve_clear(state, bound=not args.no_bound).winnable
+    return time.perf_counter() - began, winnable
+
+
 def _clear(args: argparse.Namespace, wrap: bool) -> None:
     rules = Rules.for_layout("tripeaks", wrap=wrap)
     solver_times: list[float] = []
@@ -46,9 +52,8 @@ def _clear(args: argparse.Namespace, wrap: bool) -> None:
     finished: list[tuple[float, float]] = []  # (solver, plain) where the plain one ended
     for n in range(args.seed, args.seed + args.deals):
         state = new_game(numbered_deal(n), rules)
-        began = time.perf_counter()
-        w = solve_clear(state, bound=not args.no_bound).winnable
-        solver_times.append(time.perf_counter() - began)
+        seconds, w = _clear_timed(state, args)
+        solver_times.append(seconds)
         unknown += w is None
         winnable += w is True
         began = time.perf_counter()
@@ -83,13 +88,11 @@ def _clear_many(args: argparse.Namespace, wrap: bool) -> None:
     unknown = winnable = 0
     slow: list[tuple[float, int, bool | None]] = []
     for n in range(args.seed, args.seed + args.many):
-        state = new_game(numbered_deal(n), rules)
-        began = time.perf_counter()
-        w = solve_clear(state, bound=not args.no_bound).winnable
-        times.append(time.perf_counter() - began)
+        seconds, w = _clear_timed(new_game(numbered_deal(n), rules), args)
+        times.append(seconds)
         unknown += w is None
         winnable += w is True
-        slow.append((times[-1], n, w))
+        slow.append((seconds, n, w))
     label = "wrap" if wrap else "no wrap"
     print(
         f"clear, classic, {label}, deals {args.seed}..{args.seed + args.many - 1}:"
