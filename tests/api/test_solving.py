@@ -67,6 +67,7 @@ def test_hint_errors(client: TestClient) -> None:
     gid, auth = create(client, deal=losing_deal())
     assert client.get(f"/v1/games/{gid}/hint").status_code == 401
     assert client.get(f"/v1/games/{gid}/hint?samples=0", headers=auth).status_code == 422
+    assert client.get(f"/v1/games/{gid}/hint?samples=65", headers=auth).status_code == 422
     client.post(f"/v1/games/{gid}/concede", headers=auth)
     r = client.get(f"/v1/games/{gid}/hint", headers=auth)
     assert r.status_code == 409 and r.json()["type"] == "/problems/game-over"
