@@ -10,7 +10,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -68,6 +68,23 @@ def uvicorn_command(factory: str, port: int) -> list[str]:
     ]  # fmt: skip
 
 
+def wait_healthy(
+    base: str, proc: subprocess.Popen[bytes], timeout: float, output: Callable[[], str]
+) -> None:
+    """Wait until ``base``/healthz answers 200; if the process ends or ``timeout`` seconds
+    pass first, fail with the end of its ``output()``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if httpx.get(f"{base}/healthz", timeout=2).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"server did not start: {output()}")
+        time.sleep(0.1)
+
+
 @contextmanager
 def server_process(
     command: list[str], port: int, env: dict[str, str]
@@ -77,19 +94,13 @@ def server_process(
     with tempfile.TemporaryFile() as log:
         proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log)
         base = f"http://127.0.0.1:{port}"
+
+        def output() -> str:
+            log.seek(0)
+            return log.read().decode(errors="replace")[-2000:]
+
         try:
-            deadline = time.monotonic() + 30
-            while True:
-                try:
-                    if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
-                        break
-                except httpx.TransportError:
-                    pass
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    log.seek(0)
-                    err = log.read().decode(errors="replace")
-                    raise RuntimeError(f"server did not start: {err[-2000:]}")
-                time.sleep(0.1)
+            wait_healthy(base, proc, 30, output)
             yield proc
         finally:
             proc.terminate()

@@ -6,16 +6,14 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.support import ROOT, free_port
+from tests.support import ROOT, free_port, wait_healthy
 
 ENTRYPOINT = ROOT / "docker" / "entrypoint.sh"
 HEALTHCHECK = ROOT / "docker" / "healthcheck.py"
@@ -104,16 +102,7 @@ def entrypoint_server(database_url: str, tmp: Path, **env: str) -> Iterator[Serv
         )
     server = Server(proc, f"http://127.0.0.1:{environment['PORT']}", log_path)
     try:
-        deadline = time.monotonic() + START_TIMEOUT
-        while True:
-            try:
-                if httpx.get(f"{server.base}/healthz", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"server did not start: {server.log()[-3000:]}")
-            time.sleep(0.2)
+        wait_healthy(server.base, proc, START_TIMEOUT, lambda: server.log()[-3000:])
         yield server
     finally:
         if proc.poll() is None:
