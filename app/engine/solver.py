@@ -19,15 +19,20 @@ removed tableau positions, the index of the next stock card, the waste top's ran
 matter, so cards are ranks (0 for a joker). Covering is a precomputed bitmask per position,
 the free cards are kept as a bitmask, and the playable ones are ``free & fit[top]``.
 
-Clearing is a depth-first search with a transposition table of the positions proved lost
-(the game graph is acyclic: every move removes a card, takes a stock card or spends a
-redeal, so a position fully searched without a win is lost), playing first the card that
-holds up the most cards, and cut short by a bound (below) that proves most lost positions
-lost without searching them: on classic deals it removes half to two thirds of the nodes,
-and more on the deals that cannot be cleared, which are the slow ones. A search that goes
-1,000 nodes without a win starts again in another order, ten times at most
-(``_wins_restarting``): the table of lost positions is kept, so this costs a lost deal
-little and saves hard winnable ones most of their search.
+Clearing is a depth-first search (the game graph is acyclic: every move removes a card,
+takes a stock card or spends a redeal, so a move fully searched without a win loses),
+playing first the card that holds up the most cards. Its transposition table is per
+removed mask: for each move, the lowest stock index from which it was searched without a
+win. A position is never worse for being earlier in the stock (the player may draw more
+first), so that index rules the move out at every later index too; and a run of draws is
+a loop inside one call, not a call a draw (``_Search._wins``). On the slowest classic
+deals (the lost ones) this searches each (mask, card) about once where a table keyed on
+(mask, index) searched it once per index: 1.5 to 2 times faster. The search is cut short
+by a bound (below) that proves most lost positions lost without searching them: on
+classic deals it removes half to two thirds of the nodes, and more on the deals that
+cannot be cleared. A search that goes 1,000 nodes without a win starts again in another
+order, ten times at most (``_wins_restarting``): the table is kept, so this costs a lost
+deal little and saves hard winnable ones most of their search.
 
 Best score uses the fact that a draw ends the streak: the points still to come from a
 position reached by a draw do not depend on how it was reached, and its waste top is the
@@ -321,6 +326,12 @@ class _Table:
         return [(m & left).bit_count() for m in self.rank_mask]
 
 
+# What the clearing search keeps per mask: per card (and a draw, last), the lowest stock
+# index from which that move was searched without a win; the bound's shortfalls; the free
+# cards.
+_Seen = tuple[list[int], tuple[tuple[int, int, int], ...], int]
+
+
 class _Search:
     """One search's state: the table, the stock, the budget and the transposition tables.
 
@@ -341,7 +352,8 @@ class _Search:
         self.max_nodes = budget.max_nodes if budget.max_nodes is not None else 1 << 62
         self.deadline = time.perf_counter() + budget.seconds if budget.seconds is not None else None
         self.dead: set[object] = set()  # positions proved lost (with redeals)
-        self.lost: dict[int, int] = {}  # without: (mask, stock index) -> playable cards
+        # without redeals: what the clearing search knows of each mask (``_Seen``)
+        self.seen: dict[int, _Seen] = {}
         self.line: list[int] = []
         # The bound (module docstring): off with a joker or a redeal, or when not asked for.
         self.hall = (
@@ -349,7 +361,6 @@ class _Search:
             if bound and not self.track and rules.jokers == 0
             else None
         )
-        self.shortfalls: dict[int, tuple[tuple[int, int, int], ...]] = {}
         self.positive = self.hall.positive if self.hall is not None else 0
         self.high = self.hall.high if self.hall is not None else 0
         self.delta = self.hall.delta if self.hall is not None else _NO_DELTA
@@ -357,6 +368,10 @@ class _Search:
         self.fit, self.full, self.rank, self.uncovers = t.fit, t.full, t.rank, t.uncovers
         self.groups = t.weight_groups
         self.draws = len(self.stock)
+        self.here = t.n  # the slot of a draw in ``seen``'s lists
+        self.blank = [self.draws + 1] * (t.n + 1)
+        # stock_fit[j]: the positions whose card may go on the top after j draws
+        self.stock_fit = (0, *(self.fit[r + 1] for r in self.stock))
         self.stop_at = self.max_nodes  # the budget's end, or an earlier restart
         self.check_at = 0  # when the clearing search next looks at its budget
         self.enough: dict[int, list[int]] = {}
@@ -430,8 +445,8 @@ class _Search:
         """``_wins`` with restarts: a search that has gone long without a win starts again
         with its cards in another order. A bad first choice can cost a winnable deal a
         huge lost subtree; another order often finds a win at once. Nothing is lost by
-        starting again: every position fully searched stays in the table of lost
-        positions, so a lost deal costs about the same."""
+        starting again: every move fully searched stays in the table (``seen``), so a lost
+        deal costs about the same."""
         packed = self._packed(mask)
         budget_end = self.max_nodes
         attempt = 0
@@ -443,7 +458,8 @@ class _Search:
                     self.stop_at = budget_end
                 self._next_check()
                 try:
-                    return self._wins(mask, free, idx, top, packed)
+                    playable = free & self.fit[top + 1]
+                    return self._wins(mask, free, idx, playable, packed, self.seen.get(mask))
                 except _Restart:
                     self.line.clear()
                     attempt += 1
@@ -490,6 +506,8 @@ class _Search:
         hall = self.hall
         assert hall is not None
         short = (packed + hall.positive) & hall.high
+        # Only the fields short of predecessors matter: the others are masked out of the key.
+        packed &= (short << 1) - (short >> (_FIELD - 1))
         found = self.by_counts.get(packed)
         if found is not None:
             return found
@@ -520,67 +538,104 @@ class _Search:
         found = self.by_counts[packed] = tuple(entries)
         return found
 
-    def _wins(self, mask: int, free: int, idx: int, top: int, packed: int) -> bool:
-        """Clearing without redeals from (mask, stock index, top); ``packed`` is
-        ``_packed(mask)``, kept up to date card by card. (The hottest code of the
-        solver: what it reads often is held in attributes of its own.)"""
-        playable = free & self.fit[top + 1]
-        # The top matters only through the cards it lets be played now (the next move
-        # covers it for good: no redeal), so a position is (mask, stock index, playable
-        # cards). A lost position's moves all lead to lost positions, and two positions
-        # with the same mask and stock index have the same draw and, for a card both can
-        # play, the same play. So a position whose playable cards all lie in the union of
-        # the playable cards of lost positions with its mask and stock index is lost:
-        # each of its moves is a move of one of them. One union per (mask, index) says it.
-        key = mask << 8 | idx
-        lost = self.lost.get(key)
-        if lost is not None and playable & ~lost == 0:
-            return False
-        if self.hall is not None:
-            # The bound (module docstring): a set of ranks short of predecessors.
-            short = self.shortfalls.get(mask)
-            if short is None:
-                short = self.shortfalls[mask] = (
-                    self._shortfalls(packed) if (packed + self.positive) & self.high else ()
-                )
+    def _wins(
+        self, mask: int, free: int, idx: int, playable: int, packed: int, entry: _Seen | None
+    ) -> bool:
+        """Clearing without redeals from (mask, stock index, the cards the top lets be
+        played); ``packed`` is ``_packed(mask)``, kept up to date card by card, and
+        ``entry`` is ``seen[mask]`` (None for a mask not seen yet). One call plays from the
+        position and from each position reached from it by draws alone (a loop over the
+        stock index, not a call a draw). The hottest code of the solver: what it reads
+        often is held in attributes of its own.
+
+        What it remembers is per mask (``_Search.seen``): for each card, the lowest stock
+        index at which playing it from this mask was searched without a win, and the same
+        for drawing (the last slot). That is enough to skip a move, because a position is
+        never worse for being earlier in the stock: from (mask, i, top) the player can
+        make every line of (mask, j, top), j > i, by drawing j - i cards more before its
+        first draw, and the positions after that draw are the same. So a move searched
+        without a win at index i loses at any later index too: a later position with this
+        mask skips it, and a play that leads to a position with only such moves left is
+        skipped without a call (most of them, in a lost deal)."""
+        seen = self.seen
+        if entry is None:
+            short = self._shortfalls(packed) if (packed + self.positive) & self.high else ()
+            entry = seen[mask] = (self.blank[:], short, free)
+        marks, short, _ = entry
+        here = self.here
+        full = self.full
+        rank = self.rank
+        uncovers = self.uncovers
+        delta = self.delta
+        fit = self.fit
+        j = idx
+        while True:
+            # The bound (module docstring): a set of ranks short of predecessors. A
+            # position it rules out rules out the ones its draws reach.
             for last, last_with_top, cards in short:  # by ``last``
-                if idx <= last:
+                if j <= last:
                     break
-                if idx > last_with_top or not playable & cards:
-                    self.lost[key] = playable | (lost or 0)
+                if j > last_with_top or not playable & cards:
+                    if marks[here] > idx:
+                        marks[here] = idx
                     return False
-        self.nodes += 1
-        if self.nodes >= self.check_at:
-            self._checkpoint()
-        if playable:
-            full = self.full
-            rank = self.rank
-            uncovers = self.uncovers
-            delta = self.delta
-            # The cards holding up the most cards first: one pass per weight class.
-            for group in self.groups:
-                tier = playable & group
-                while tier:  # the highest position first (the lower rows of tripeaks)
-                    p = tier.bit_length() - 1
-                    b = 1 << p
-                    tier ^= b
-                    m2 = mask | b
-                    if m2 == full:
-                        self.line.append(p)
-                        return True
-                    f2 = free & ~b
-                    for q, cq in uncovers[p]:
-                        if cq & m2 == cq:
-                            f2 |= 1 << q
-                    r = rank[p]
-                    if self._wins(m2, f2, idx, r, packed + delta[r]):
-                        self.line.append(p)
-                        return True
-        if idx < self.draws and self._wins(mask, free, idx + 1, self.stock[idx], packed):
-            self.line.append(DRAW_CODE)
-            return True
-        self.lost[key] = playable | (lost or 0)
+            self.nodes += 1
+            if self.nodes >= self.check_at:
+                self._checkpoint()
+            if playable:
+                # The cards holding up the most cards first: one pass per weight class.
+                for group in self.groups:
+                    tier = playable & group
+                    while tier:  # the highest position first (the lower rows of tripeaks)
+                        p = tier.bit_length() - 1
+                        b = 1 << p
+                        tier ^= b
+                        if marks[p] <= j:
+                            continue
+                        m2 = mask | b
+                        if m2 == full:
+                            self._won(p, j - idx)
+                            return True
+                        r = rank[p]
+                        child = seen.get(m2)
+                        if child is None:
+                            f2 = free & ~b
+                            for q, cq in uncovers[p]:
+                                if cq & m2 == cq:
+                                    f2 |= 1 << q
+                            p2 = f2 & fit[r + 1]
+                        else:
+                            cmarks = child[0]
+                            f2 = child[2]
+                            p2 = f2 & fit[r + 1]
+                            if cmarks[here] <= j:
+                                # Its draws are searched: a call can only play a card
+                                # not yet played from there at this index or before.
+                                rest = p2
+                                while rest:
+                                    q = rest.bit_length() - 1
+                                    if cmarks[q] > j:
+                                        break
+                                    rest ^= 1 << q
+                                else:
+                                    marks[p] = j
+                                    continue
+                        if self._wins(m2, f2, j, p2, packed + delta[r], child):
+                            self._won(p, j - idx)
+                            return True
+                        marks[p] = j
+            if j >= self.draws or marks[here] <= j:
+                break
+            j += 1
+            playable = free & self.stock_fit[j]
+        if marks[here] > idx:
+            marks[here] = idx
         return False
+
+    def _won(self, p: int, draws: int) -> None:
+        """Extend the winning line (built backwards) by ``draws`` draws, then a play of ``p``."""
+        self.line.append(p)
+        self.line.extend([DRAW_CODE] * draws)
 
     def _wins_tracked(
         self,
