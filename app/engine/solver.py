@@ -376,6 +376,7 @@ class _Search:
         self.check_at = 0  # when the clearing search next looks at its budget
         self.enough: dict[int, list[int]] = {}
         self.by_counts: dict[int, tuple[tuple[int, int, int], ...]] = {}
+        self.entry_of: dict[int, tuple[int, int, int]] = {}  # (set, its field) -> entry
         # holding[f]: the positions whose card has a rank in the f-th set
         self.holding = [self.table.holding(bits) for bits, _ in self.hall.sets] if self.hall else []
 
@@ -516,27 +517,51 @@ class _Search:
             b = short & -short
             short ^= b
             f = b.bit_length() // _FIELD - 1
-            missing = (packed >> (_FIELD * f) & 0xFF) - _BIAS
-            near = hall.sets[f][1]
-            enough = self.enough.get(near)
-            if enough is None:
-                # enough[k]: the last stock index from which k cards in ``near`` are to come
-                enough = [len(self.stock)]
-                for i in range(len(self.stock) - 1, -1, -1):
-                    if near >> self.stock[i] & 1:
-                        enough.append(i)
-                self.enough[near] = enough
-            entries.append(
-                (
-                    enough[missing] if missing < len(enough) else -1,
-                    enough[missing - 1] if missing - 1 < len(enough) else -1,
-                    self.holding[f],
-                )
-            )
-        # The set that runs out first is looked at first.
+            key = f << _FIELD | (packed >> (_FIELD * f) & 0xFF)
+            entry = self.entry_of.get(key)
+            if entry is None:
+                entry = self.entry_of[key] = self._shortfall(f, (key & 0xFF) - _BIAS)
+            entries.append(entry)
+        # The set that runs out first is looked at first. An entry is dropped when another
+        # rules out every position it does: its first index is no later (the sort), its
+        # second no later and its cards among this one's; or when its first index is
+        # past an earlier entry's second one.
         entries.sort()
+        kept: list[tuple[int, int, int]] = []
+        end = len(self.stock) + 1
+        for entry in entries:
+            last, last_with_top, cards = entry
+            if last >= end:
+                break
+            for _, k_with_top, k_cards in kept:
+                if k_with_top <= last_with_top and k_cards & ~cards == 0:
+                    break
+            else:
+                kept.append(entry)
+                if last_with_top < end:
+                    end = last_with_top
+        entries = kept
         found = self.by_counts[packed] = tuple(entries)
         return found
+
+    def _shortfall(self, f: int, missing: int) -> tuple[int, int, int]:
+        """``_shortfalls``' entry for the ``f``-th set when it is ``missing`` predecessors
+        short among the tableau cards."""
+        assert self.hall is not None
+        near = self.hall.sets[f][1]
+        enough = self.enough.get(near)
+        if enough is None:
+            # enough[k]: the last stock index from which k cards in ``near`` are to come
+            enough = [len(self.stock)]
+            for i in range(len(self.stock) - 1, -1, -1):
+                if near >> self.stock[i] & 1:
+                    enough.append(i)
+            self.enough[near] = enough
+        return (
+            enough[missing] if missing < len(enough) else -1,
+            enough[missing - 1] if missing - 1 < len(enough) else -1,
+            self.holding[f],
+        )
 
     def _wins(
         self, mask: int, free: int, idx: int, playable: int, packed: int, entry: _Seen | None
@@ -559,7 +584,14 @@ class _Search:
         skipped without a call (most of them, in a lost deal)."""
         seen = self.seen
         if entry is None:
-            short = self._shortfalls(packed) if (packed + self.positive) & self.high else ()
+            over = (packed + self.positive) & self.high  # the sets short of predecessors
+            if over:
+                # ``_shortfalls``' own cache, looked up here: most masks find it there
+                short = self.by_counts.get(packed & (over << 1) - (over >> (_FIELD - 1)))
+                if short is None:
+                    short = self._shortfalls(packed)
+            else:
+                short = ()
             entry = seen[mask] = (self.blank[:], short, free)
         marks, short, _ = entry
         here = self.here
