@@ -299,7 +299,9 @@ class _Table:
         self.sup_ranks = tuple(
             sum(1 << s for s in range(14) if _fits(r, s, rules)) for r in range(14)
         )
-        # Playing order: the card that holds up the most cards first, then the higher one.
+        # Playing order (clearing): the highest position first, which in every layout is a
+        # lower row, the cards holding others up; restarts shuffle it inside these classes
+        # of how many cards a card holds up (and the search with redeals sorts by them).
         weight = [0] * n
         for p in range(n - 1, -1, -1):
             weight[p] = len(layout.covers[p])
@@ -366,7 +368,7 @@ class _Search:
         self.delta = self.hall.delta if self.hall is not None else _NO_DELTA
         t = self.table
         self.fit, self.full, self.rank, self.uncovers = t.fit, t.full, t.rank, t.uncovers
-        self.groups = t.weight_groups
+        self.groups = (t.full,)  # the playing order as masks played in turn, highest first
         self.draws = len(self.stock)
         self.here = t.n  # the slot of a draw in ``seen``'s lists
         self.blank = [self.draws + 1] * (t.n + 1)
@@ -465,11 +467,11 @@ class _Search:
                     self.line.clear()
                     attempt += 1
                     # The last attempt, which runs to the end, goes back to the usual
-                    # order: its few groups make a node cheaper than one card a group.
+                    # order: one mask makes a node cheaper than one card a group.
                     last = attempt >= len(_RESTART_AFTER)
-                    self.groups = self.table.weight_groups if last else self._reordered(attempt)
+                    self.groups = (self.full,) if last else self._reordered(attempt)
         finally:
-            self.groups = self.table.weight_groups
+            self.groups = (self.full,)
             self.stop_at = budget_end
 
     def _reordered(self, attempt: int) -> tuple[int, ...]:
@@ -600,22 +602,24 @@ class _Search:
         uncovers = self.uncovers
         delta = self.delta
         fit = self.fit
+        # The bound (module docstring): a set of ranks short of predecessors. A position
+        # it rules out rules out the ones its draws reach. With no card playable, it rules
+        # out every position past the first entry's index.
+        cut = short[0][0] if short else self.draws
         j = idx
         while True:
-            # The bound (module docstring): a set of ranks short of predecessors. A
-            # position it rules out rules out the ones its draws reach.
-            for last, last_with_top, cards in short:  # by ``last``
-                if j <= last:
-                    break
-                if j > last_with_top or not playable & cards:
-                    if marks[here] > idx:
-                        marks[here] = idx
-                    return False
-            self.nodes += 1
-            if self.nodes >= self.check_at:
-                self._checkpoint()
             if playable:
-                # The cards holding up the most cards first: one pass per weight class.
+                for last, last_with_top, cards in short:  # by ``last``
+                    if j <= last:
+                        break
+                    if j > last_with_top or not playable & cards:
+                        if marks[here] > idx:
+                            marks[here] = idx
+                        return False
+                self.nodes += 1
+                if self.nodes >= self.check_at:
+                    self._checkpoint()
+                # In the playing order: one pass per mask of ``groups``.
                 for group in self.groups:
                     tier = playable & group
                     while tier:  # the highest position first (the lower rows of tripeaks)
@@ -656,6 +660,10 @@ class _Search:
                             self._won(p, j - idx)
                             return True
                         marks[p] = j
+            elif j > cut:
+                if marks[here] > idx:
+                    marks[here] = idx
+                return False
             if j >= self.draws or marks[here] <= j:
                 break
             j += 1
