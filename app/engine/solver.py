@@ -331,7 +331,7 @@ class _Table:
 # What the clearing search keeps per mask: per card (and a draw, last), the lowest stock
 # index from which that move was searched without a win; the bound's shortfalls; the free
 # cards.
-_Seen = tuple[list[int], tuple[tuple[int, int, int], ...], int]
+_Seen = tuple[bytearray | list[int], tuple[tuple[int, int, int], ...], int]
 
 
 class _Search:
@@ -368,10 +368,17 @@ class _Search:
         self.delta = self.hall.delta if self.hall is not None else _NO_DELTA
         t = self.table
         self.fit, self.full, self.rank, self.uncovers = t.fit, t.full, t.rank, t.uncovers
-        self.groups = (t.full,)  # the playing order as masks played in turn, highest first
+        # the playing order: masks played in turn, the highest position first in each
+        self.groups: tuple[int, ...] = (t.full,)
         self.draws = len(self.stock)
         self.here = t.n  # the slot of a draw in ``seen``'s lists
-        self.blank = [self.draws + 1] * (t.n + 1)
+        # A bytearray when the indices fit a byte (always, in the layouts there are): not
+        # a container the garbage collector has to walk, unlike a list.
+        self.blank: bytearray | list[int] = (
+            bytearray([self.draws + 1] * (t.n + 1))
+            if self.draws < 255
+            else [self.draws + 1] * (t.n + 1)
+        )
         # stock_fit[j]: the positions whose card may go on the top after j draws
         self.stock_fit = (0, *(self.fit[r + 1] for r in self.stock))
         self.stop_at = self.max_nodes  # the budget's end, or an earlier restart
