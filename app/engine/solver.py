@@ -50,9 +50,10 @@ rank they may go on. By Hall's theorem, for every set ``I`` of ranks, the cards 
 rank in ``I`` are at most the predecessors with a rank in ``N(I)`` (the ranks a card of
 ``I`` may go on): tableau cards left, stock cards to come, and the top, which counts only
 when a card of ``I`` can be played on it now (later it is covered for good). It checks
-this for the sets ``I`` of one to four ranks two apart (r, r+2, r+4, r+6: the ranks that
-compete for the same predecessors); measured, these catch nearly all a full matching
-would (bench: ``--no-bound`` turns the bound off). It is off in games with jokers (a
+this for the sets ``I`` of one rank or two ranks two apart (r, r+2: ranks that compete
+for the same predecessors). Measured, a full per-card matching would prune little more;
+runs of up to four ranks (r, r+2, r+4, r+6) searched 1 to 8% fewer masks on the slowest
+deals but cost more than they saved (bench: ``--no-bound`` turns the bound off). It is off in games with jokers (a
 joker goes on anything and anything on it) or redeals (they bring waste cards back).
 """
 
@@ -181,12 +182,12 @@ def _fits(rank: int, top: int, rules: Rules) -> bool:
 
 # Hall's sets of ranks as fields of one integer, ``_FIELD`` bits each, biased by ``_BIAS``:
 # the search adds one precomputed integer per card played instead of recounting. A field
-# holds count(I) - count(N(I)) for at most four ranks and their five neighbours: with two
-# decks (layouts have one or two) from -40 to 32, so 24 to 96 biased, and adding
-# ``positive`` (63) to a field never carries into the next one.
+# holds count(I) - count(N(I)) for at most ``_MAX_RUN`` ranks and their neighbours: with
+# up to four ranks and five neighbours and two decks (layouts have one or two), from -40
+# to 32, so 24 to 96 biased, and adding ``positive`` (63) never carries into the next one.
 _FIELD: Final = 8
 _BIAS: Final = 64
-_MAX_RUN: Final = 4
+_MAX_RUN: Final = 2
 
 
 @dataclass(frozen=True, slots=True)
