@@ -53,8 +53,9 @@ when a card of ``I`` can be played on it now (later it is covered for good). It 
 this for the sets ``I`` of one rank or two ranks two apart (r, r+2: ranks that compete
 for the same predecessors). Measured, a full per-card matching would prune little more;
 runs of up to four ranks (r, r+2, r+4, r+6) searched 1 to 8% fewer masks on the slowest
-deals but cost more than they saved (bench: ``--no-bound`` turns the bound off). It is off in games with jokers (a
-joker goes on anything and anything on it) or redeals (they bring waste cards back).
+deals but cost more than they saved (bench: ``--no-bound`` turns the bound off). It is off
+in games with jokers (a joker goes on anything and anything on it) or redeals (they bring
+waste cards back).
 """
 
 from __future__ import annotations
@@ -275,6 +276,19 @@ def start_of(state: GameState) -> _Start:
     )
 
 
+_SUP_CACHE: dict[tuple[bool, bool], tuple[int, ...]] = {}
+
+
+def _sup_ranks(wrap: bool, king_stops: bool) -> tuple[int, ...]:
+    """Per rank (0 for a joker): the ranks a card of that rank may go on, as bits."""
+    found = _SUP_CACHE.get((wrap, king_stops))
+    if found is None:
+        rules = Rules(wrap=wrap, king_stops=king_stops)
+        found = tuple(sum(1 << s for s in range(14) if _fits(r, s, rules)) for r in range(14))
+        _SUP_CACHE[wrap, king_stops] = found
+    return found
+
+
 class _Table:
     """Everything about the layout, the rules and the tableau ranks, precomputed."""
 
@@ -289,16 +303,18 @@ class _Table:
         self.cover = cover
         self.uncovers = tuple(tuple((q, cover[q]) for q in layout.covers[p]) for p in range(n))
         self.peak_mask = sum(1 << p for p in layout.peaks)
-        # fit[top + 1]: positions whose card may go on ``top``
-        self.fit = tuple(
-            sum(1 << p for p in range(n) if _fits(self.rank[p], t, rules)) for t in range(-1, 14)
-        )
         self.rank_mask = tuple(
             sum(1 << p for p in range(n) if self.rank[p] == r) for r in range(14)
         )
         # sup_ranks[r]: the ranks a card of rank r may go on
-        self.sup_ranks = tuple(
-            sum(1 << s for s in range(14) if _fits(r, s, rules)) for r in range(14)
+        self.sup_ranks = _sup_ranks(rules.wrap, rules.king_stops)
+        # fit[top + 1]: positions whose card may go on ``top`` (NO_TOP: any)
+        self.fit = (
+            self.full,
+            *(
+                self.holding(sum(1 << r for r in range(14) if self.sup_ranks[r] >> t & 1))
+                for t in range(14)
+            ),
         )
         # Playing order (clearing): the highest position first, which in every layout is a
         # lower row, the cards holding others up; restarts shuffle it inside these classes
