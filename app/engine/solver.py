@@ -400,6 +400,17 @@ class _Search:
         )
         # stock_fit[j]: the positions whose card may go on the top after j draws
         self.stock_fit = (0, *(self.fit[r + 1] for r in self.stock))
+        # What ``_wins`` reads on every call, in one attribute
+        self.hot = (
+            self.here,
+            self.full,
+            self.rank,
+            self.uncovers,
+            self.delta,
+            self.fit,
+            self.draws,
+            self.stock_fit,
+        )
         self.stop_at = self.max_nodes  # the budget's end, or an earlier restart
         self.check_at = 0  # when the clearing search next looks at its budget
         self.enough: dict[int, list[int]] = {}
@@ -628,16 +639,11 @@ class _Search:
         self.nodes += 1  # a node is a call
         if self.nodes >= self.check_at:
             self._checkpoint()
-        here = self.here
-        full = self.full
-        rank = self.rank
-        uncovers = self.uncovers
-        delta = self.delta
-        fit = self.fit
+        here, full, rank, uncovers, delta, fit, draws, stock_fit = self.hot
         # The bound (module docstring): a set of ranks short of predecessors. A position
         # it rules out rules out the ones its draws reach. With no card playable, it rules
         # out every position past the first entry's index.
-        cut = short[0][0] if short else self.draws
+        cut = short[0][0] if short else draws
         j = idx
         while True:
             if playable:
@@ -693,10 +699,10 @@ class _Search:
                 if marks[here] > idx:
                     marks[here] = idx
                 return False
-            if j >= self.draws or marks[here] <= j:
+            if j >= draws or marks[here] <= j:
                 break
             j += 1
-            playable = free & self.stock_fit[j]
+            playable = free & stock_fit[j]
         if marks[here] > idx:
             marks[here] = idx
         return False
