@@ -640,6 +640,7 @@ class _Search:
         if self.nodes >= self.check_at:
             self._checkpoint()
         here, full, rank, uncovers, delta, fit, draws, stock_fit = self.hot
+        groups = self.groups
         # The bound (module docstring): a set of ranks short of predecessors. A position
         # it rules out rules out the ones its draws reach. With no card playable, it rules
         # out every position past the first entry's index.
@@ -655,7 +656,7 @@ class _Search:
                             marks[here] = idx
                         return False
                 # In the playing order: one pass per mask of ``groups``.
-                for group in self.groups:
+                for group in groups:
                     tier = playable & group
                     while tier:  # the highest position first (the lower rows of tripeaks)
                         p = tier.bit_length() - 1
@@ -676,8 +677,7 @@ class _Search:
                                     f2 |= 1 << q
                             p2 = f2 & fit[r + 1]
                         else:
-                            cmarks = child[0]
-                            f2 = child[2]
+                            cmarks, _, f2 = child
                             p2 = f2 & fit[r + 1]
                             if cmarks[here] <= j:
                                 # Its draws are searched: a call can only play a card
