@@ -415,7 +415,7 @@ class _Search:
         self.check_at = 0  # when the clearing search next looks at its budget
         self.enough: dict[int, list[int]] = {}
         self.by_counts: dict[int, tuple[tuple[int, int, int], ...]] = {}
-        self.entry_of: dict[int, tuple[int, int, int]] = {}  # (set, its field) -> entry
+        self.entry_of: dict[int, tuple[int, int, int]] = {}  # (set, its count) -> entry
         # holding[f]: the positions whose card has a rank in the f-th set
         self.holding = [self.table.holding(bits) for bits, _ in self.hall.sets] if self.hall else []
 
@@ -540,29 +540,24 @@ class _Search:
             packed |= value << (_FIELD * f)
         return packed
 
-    def _shortfalls(self, packed: int) -> tuple[tuple[int, int, int], ...]:
+    def _shortfalls(self, key: int, over: int) -> tuple[tuple[int, int, int], ...]:
         """The sets ``I`` whose cards left outnumber the tableau cards left in ``N(I)``,
         as (the last stock index from which the stock still makes up the difference, the
         same when the top helps too, the positions holding ranks of ``I``), by the first
         index. A position past the second index, or past the first with no card of ``I``
-        playable on its top, cannot be cleared."""
-        hall = self.hall
-        assert hall is not None
-        short = (packed + hall.positive) & hall.high
-        # Only the fields short of predecessors matter: the others are masked out of the key.
-        packed &= (short << 1) - (short >> (_FIELD - 1))
-        found = self.by_counts.get(packed)
-        if found is not None:
-            return found
+        playable on its top, cannot be cleared. ``over`` has the top bit of those sets'
+        fields, and ``key`` is the packed counts with the other fields masked out (the key
+        of ``by_counts``, where the answer is kept)."""
         entries = []
+        short = over
         while short:
             b = short & -short
             short ^= b
             f = b.bit_length() // _FIELD - 1
-            key = f << _FIELD | (packed >> (_FIELD * f) & 0xFF)
-            entry = self.entry_of.get(key)
+            field = f << _FIELD | (key >> (_FIELD * f) & 0xFF)  # the set and its count
+            entry = self.entry_of.get(field)
             if entry is None:
-                entry = self.entry_of[key] = self._shortfall(f, (key & 0xFF) - _BIAS)
+                entry = self.entry_of[field] = self._shortfall(f, (field & 0xFF) - _BIAS)
             entries.append(entry)
         # The set that runs out first is looked at first. An entry is dropped when another
         # rules out every position it does: its first index is no later (the sort), its
@@ -583,7 +578,7 @@ class _Search:
                 if last_with_top < end:
                     end = last_with_top
         entries = kept
-        found = self.by_counts[packed] = tuple(entries)
+        found = self.by_counts[key] = tuple(entries)
         return found
 
     def _shortfall(self, f: int, missing: int) -> tuple[int, int, int]:
@@ -628,10 +623,11 @@ class _Search:
         if entry is None:
             over = (packed + self.positive) & self.high  # the sets short of predecessors
             if over:
-                # ``_shortfalls``' own cache, looked up here: most masks find it there
-                short = self.by_counts.get(packed & (over << 1) - (over >> (_FIELD - 1)))
+                # Only the fields of those sets matter: the others are masked out.
+                key = packed & (over << 1) - (over >> (_FIELD - 1))
+                short = self.by_counts.get(key)  # most masks find theirs
                 if short is None:
-                    short = self._shortfalls(packed)
+                    short = self._shortfalls(key, over)
             else:
                 short = ()
             entry = seen[mask] = (self.blank[:], short, free)
