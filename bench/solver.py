@@ -84,15 +84,14 @@ def _clear_many(args: argparse.Namespace, wrap: bool) -> None:
     """The solver alone on many deals: a p99 over 50 deals is their slowest deal, so the
     tail is measured on ``--many`` deals (the plain search could not finish them)."""
     rules = Rules.for_layout("tripeaks", wrap=wrap)
-    times: list[float] = []
     unknown = winnable = 0
-    slow: list[tuple[float, int, bool | None]] = []
+    slow: list[tuple[float, int, bool | None]] = []  # (seconds, deal, winnable)
     for n in range(args.seed, args.seed + args.many):
         seconds, w = _clear_timed(new_game(numbered_deal(n), rules), args)
-        times.append(seconds)
         unknown += w is None
         winnable += w is True
         slow.append((seconds, n, w))
+    times = [t for t, _, _ in slow]
     label = "wrap" if wrap else "no wrap"
     print(
         f"clear, classic, {label}, deals {args.seed}..{args.seed + args.many - 1}:"

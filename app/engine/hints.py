@@ -216,7 +216,6 @@ def hint(
         )
     )
     codes = [(str(m), code) for m in candidates if (code := _move_code(m)) is not None]
-    wins = dict.fromkeys((text for text, _ in codes), 0)
     # won[i][k]: whether move i wins sample k; a move dropped from the race has a
     # shorter list (it is no longer searched).
     won: list[list[bool]] = [[] for _ in codes]
@@ -259,7 +258,7 @@ def hint(
             root_won = False
         winner = search.line[0] if root_won else None
         for i in alive:
-            text, code = codes[i]
+            code = codes[i][1]
             ok = False
             if root_won:
                 search.nodes = 0  # each move gets the whole budget
@@ -268,7 +267,6 @@ def hint(
                 except BudgetExhausted:
                     unknown_count += 1
             won[i].append(ok)
-            wins[text] += ok
         samples += 1
         if len(alive) > 1 and samples % RACE_EVERY == 0:
             alive = _race(alive, won)
@@ -280,6 +278,7 @@ def hint(
             break
         if max_samples is None and time_budget is None:
             break
+    wins = {text: sum(won[i]) for i, (text, _) in enumerate(codes)}
     best = max(alive, key=lambda i: wins[codes[i][0]])  # the first of equals
     best_text = codes[best][0]
     return Hint(best_text, wins[best_text] / samples, samples, exact, wins, unknown_count)

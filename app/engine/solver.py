@@ -299,8 +299,6 @@ class _Table:
         self.n = n
         self.full = (1 << n) - 1
         self.rank = tuple(ranks)
-        self.rules = rules
-        self.wrap = rules.wrap
         cover = tuple(sum(1 << c for c in pos.covered_by) for pos in layout.positions)
         self.cover = cover
         self.uncovers = tuple(tuple((q, cover[q]) for q in layout.covers[p]) for p in range(n))
@@ -350,7 +348,7 @@ class _Table:
 # What the clearing search keeps per mask: per card (and a draw, last), the lowest stock
 # index from which that move was searched without a win; the bound's shortfalls; the free
 # cards.
-_Seen = tuple[bytearray | list[int], tuple[tuple[int, int, int], ...], int]
+_Seen = tuple[bytearray, tuple[tuple[int, int, int], ...], int]
 
 
 class _Search:
@@ -364,11 +362,8 @@ class _Search:
         self, layout: Layout, rules: Rules, start: _Start, budget: Budget, bound: bool = True
     ) -> None:
         self.table = _Table(layout, rules, start.ranks)
-        self.layout = layout
-        self.rules = rules
         self.stock = start.stock
         self.track = rules.redeals > 0  # the waste's order matters only if it can come back
-        self.budget = budget
         self.nodes = 0
         self.max_nodes = budget.max_nodes if budget.max_nodes is not None else 1 << 62
         self.deadline = time.perf_counter() + budget.seconds if budget.seconds is not None else None
@@ -390,19 +385,14 @@ class _Search:
         # the playing order: masks played in turn, the highest position first in each
         self.groups: tuple[int, ...] = (t.full,)
         self.draws = len(self.stock)
-        self.here = t.n  # the slot of a draw in ``seen``'s lists
-        # A bytearray when the indices fit a byte (always, in the layouts there are): not
-        # a container the garbage collector has to walk, unlike a list.
-        self.blank: bytearray | list[int] = (
-            bytearray([self.draws + 1] * (t.n + 1))
-            if self.draws < 255
-            else [self.draws + 1] * (t.n + 1)
-        )
+        # A mask's marks, none yet: a bytearray, which the garbage collector does not walk
+        # (a list it would). Every index fits a byte: two decks and two jokers at most.
+        self.blank = bytearray([self.draws + 1] * (t.n + 1))
         # stock_fit[j]: the positions whose card may go on the top after j draws
         self.stock_fit = (0, *(self.fit[r + 1] for r in self.stock))
         # What ``_wins`` reads on every call, in one attribute
         self.hot = (
-            self.here,
+            t.n,  # the slot of a draw in the marks
             self.full,
             self.rank,
             self.uncovers,
