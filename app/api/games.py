@@ -337,7 +337,8 @@ def list_moves(
     summary="A suggested move, from what the player can see",
     description=(
         "Samples the hidden cards consistently with the player's view, solves each sample "
-        "and suggests the move that wins the most of them (under open_peaks with nothing "
+        "and suggests the move that wins the most of them; of moves within 2% of the samples "
+        "of that, a play that turns a face-down card up first (under open_peaks with nothing "
         "else hidden, the exact answer). The search has a time budget (HINT_BUDGET_MS); "
         "with `samples` it solves exactly that many, so that `seed` makes it repeatable."
     ),

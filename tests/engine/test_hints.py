@@ -186,3 +186,19 @@ def test_hint_stops_sampling_when_one_move_clearly_leads() -> None:
     # the moves dropped from the race were solved on fewer samples and won none of them
     assert h.wins[right] == round(h.win_chance * h.samples)
     assert all(won == 0 for text, won in h.wins.items() if text != right)
+
+
+def test_among_moves_the_samples_cannot_tell_apart_a_card_turned_up_comes_first() -> None:
+    """Solving each sample with every card known gives information no value, so where
+    two moves win (nearly) the same samples the hint prefers the play that turns a
+    face-down card up. Here that is play 9 (it uncovers position 3), against play 24,
+    which holds up more cards (the order used before) but uncovers none."""
+    state = new_game(numbered_deal(45), CLASSIC)
+    for move in ("play 19", "play 22", "play 18", "play 20", "draw", "play 10"):
+        state = apply(state, move)
+    assert state.tableau[3] is not None and state.tableau[10] is None  # 9 alone covers 3
+    view = player_view(state)
+    assert view["tableau"][3]["card"] is None  # face down
+    h = hint(view, CLASSIC, seed=3, time_budget=None, max_samples=64)
+    assert h.wins["play 24"] >= h.wins["play 9"] >= h.wins["play 24"] - 1
+    assert h.move == "play 9"
