@@ -202,3 +202,20 @@ def test_among_moves_the_samples_cannot_tell_apart_a_card_turned_up_comes_first(
     h = hint(view, CLASSIC, seed=3, time_budget=None, max_samples=64)
     assert h.wins["play 24"] >= h.wins["play 9"] >= h.wins["play 24"] - 1
     assert h.move == "play 9"
+
+
+def test_a_move_one_sample_behind_in_64_counts_as_equal() -> None:
+    """The margin (``TIE_SHARE``): play 27 wins one sample more than play 9, which
+    turns a face-down card up and is suggested."""
+    state = new_game(numbered_deal(0), CLASSIC)
+    moves = (
+        "draw, draw, draw, play 23, draw, play 22, play 19, play 21, play 24, draw, play 18, "
+        "draw, play 20, draw, play 25, play 11, play 26, play 12, play 13, draw, draw, "
+        "play 14, play 10, play 5, play 15"
+    )
+    for move in moves.split(", "):
+        state = apply(state, move)
+    h = hint(player_view(state), CLASSIC, seed=7, time_budget=None, max_samples=64)
+    assert h.wins["play 27"] == h.wins["play 9"] + 1 == max(h.wins.values())
+    assert h.move == "play 9"
+    assert h.win_chance == h.wins["play 9"] / 64
