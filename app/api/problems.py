@@ -59,7 +59,11 @@ _UNAVAILABLE = (
     InterfaceError,
     PoolTimeoutError,
     psycopg.OperationalError,
-    sqlite3.OperationalError,  # database is locked
+    sqlite3.OperationalError,  # database is locked; no such table (not migrated yet)
+    # Not migrated yet (a replica that serves before MIGRATE_ON_START or the deploy's
+    # migration has run): SQLite says so with an OperationalError, PostgreSQL with these.
+    psycopg.errors.UndefinedTable,
+    psycopg.errors.UndefinedColumn,
 )
 
 

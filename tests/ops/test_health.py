@@ -48,6 +48,22 @@ def test_readyz_is_503_on_an_unmigrated_database(unmigrated: TestClient) -> None
     assert body["revision"] is None
 
 
+def test_game_requests_get_a_503_problem_before_the_migrations_have_run(
+    unmigrated: TestClient,
+) -> None:
+    """A replica that serves before the schema is there (MIGRATE_ON_START still running,
+    or not set) answers as for a database that is away, on both backends: not a 500."""
+    auth = {"Authorization": "Bearer t"}
+    for r in (
+        unmigrated.post("/v1/games", json={}),
+        unmigrated.get("/v1/games/abc", headers=auth),
+        unmigrated.post("/v1/games/abc/moves", json={"move": "draw"}, headers=auth),
+    ):
+        assert r.status_code == 503, r.text
+        assert r.headers["content-type"] == "application/problem+json"
+        assert r.json()["type"] == "/problems/unavailable"
+
+
 def test_readyz_is_503_on_an_unreachable_database(unreachable: TestClient) -> None:
     r = unreachable.get("/readyz")
     assert r.status_code == 503
