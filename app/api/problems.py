@@ -59,9 +59,8 @@ _UNAVAILABLE = (
     InterfaceError,
     PoolTimeoutError,
     psycopg.OperationalError,
-    sqlite3.OperationalError,  # database is locked; no such table (not migrated yet)
-    # Not migrated yet (a replica that serves before MIGRATE_ON_START or the deploy's
-    # migration has run): SQLite says so with an OperationalError, PostgreSQL with these.
+    sqlite3.OperationalError,  # database is locked, or no such table (not migrated yet)
+    # PostgreSQL's "not migrated yet" (a replica serving before its migration has run)
     psycopg.errors.UndefinedTable,
     psycopg.errors.UndefinedColumn,
 )
@@ -69,7 +68,8 @@ _UNAVAILABLE = (
 
 def database_unavailable(exc: BaseException) -> bool:
     """True when ``exc``, or an error it was raised from, says the database is away
-    (a lost or refused connection, a pool timeout, a lock timeout): a 503, not a 500."""
+    (a lost or refused connection, a pool timeout, a lock timeout, a schema not migrated
+    yet): a 503, not a 500."""
     seen: set[int] = set()
     current: BaseException | None = exc
     while current is not None and id(current) not in seen:

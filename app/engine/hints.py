@@ -88,7 +88,8 @@ RACE_EVERY: Final = 4  # samples between two looks at the race
 RACE_Z: Final = 2.5  # how many standard deviations a lead must pass to drop a move
 RACE_MIN: Final = 4  # and how many samples
 # Moves whose win counts are within this share of the samples of the best one's are taken
-# as equal, and the preferred one (a play that turns a card up) is suggested: see below.
+# as equal, and the preferred one (a play that turns a card up) is suggested (module
+# docstring).
 TIE_SHARE: Final = 0.02
 
 

@@ -567,8 +567,7 @@ class _Search:
                 kept.append(entry)
                 if last_with_top < end:
                     end = last_with_top
-        entries = kept
-        found = self.by_counts[key] = tuple(entries)
+        found = self.by_counts[key] = tuple(kept)
         return found
 
     def _shortfall(self, f: int, missing: int) -> tuple[int, int, int]:
