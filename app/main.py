@@ -8,15 +8,16 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
-from app.api import games, health, layouts
-from app.api.middleware import BodySizeLimit
-from app.api.problems import install_problem_handlers
-from app.api.web import mount_web_client
-from app.db.session import make_engine, make_sessionmaker
-from app.ops import metrics
+from app.games import endpoints as games
+from app.kit.database import make_engine, make_sessionmaker
+from app.kit.middleware import BodySizeLimit
+from app.kit.problems import install_problem_handlers
+from app.layouts import endpoints as layouts
+from app.ops import health, metrics
 from app.ops.logs import configure_logging
 from app.ops.middleware import RequestObservability
 from app.settings import Settings, get_settings
+from app.web import mount_web_client
 
 API_VERSION = "1.0.0"
 DESCRIPTION = """\

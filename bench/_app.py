@@ -13,9 +13,15 @@ from __future__ import annotations
 from fastapi import FastAPI, Request
 from sqlalchemy import text
 
-from app.api.deps import GameIdPath, GameServiceDep, IdempotencyKeyHeader, IfMatchHeader, TokenDep
+from app.games.endpoints import (
+    GameIdPath,
+    GameServiceDep,
+    IdempotencyKeyHeader,
+    IfMatchHeader,
+)
+from app.games.schemas import MoveRequest
+from app.kit.deps import TokenDep
 from app.main import create_app
-from app.schemas.games import MoveRequest
 
 
 def create_bench_app() -> FastAPI:

@@ -151,7 +151,7 @@ class DepthFigure:
 def migrate(database_url: str) -> None:
     from alembic import command
 
-    from app.db.migrations import alembic_config
+    from app.ops.migrations import alembic_config
 
     cfg = alembic_config(database_url)
     cfg.attributes["configure_logger"] = False  # keep alembic's INFO lines out of the figures
@@ -391,8 +391,8 @@ def advance(database_url: str, games: Sequence[Game], moves: int) -> None:
     Untimed setup, done in this process through the service the server runs (the same
     rows, the same checks) because it is several times quicker than over HTTP.
     """
-    from app.db.session import make_engine, make_sessionmaker
-    from app.services.games import GameService
+    from app.games.service import GameService
+    from app.kit.database import make_engine, make_sessionmaker
     from app.settings import Settings
 
     engine = make_engine(Settings(database_url=database_url))

@@ -1,4 +1,4 @@
-"""Alembic environment: the URL from the config (set by app.db.migrations) or settings."""
+"""Alembic environment: the URL from the config (set by app.ops.migrations) or settings."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from logging.config import fileConfig
 from alembic import context
 from sqlalchemy import create_engine, pool
 
-from app.db.models import Base
+from app.models import Base
 from app.settings import get_settings
 
 config = context.config

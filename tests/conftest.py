@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from app.db.migrations import upgrade
 from app.main import create_app
+from app.ops.migrations import upgrade
 from app.settings import Settings
 from tests.support import PostgresUnavailableError, scratch_postgres_database
 

@@ -140,6 +140,6 @@ class RequestObservability:
 def _status_of_error(error: BaseException | None) -> int:
     if error is None or not isinstance(error, Exception):
         return 499  # cancelled: the client closed the connection, or the server stopped
-    from app.api.problems import database_unavailable
+    from app.kit.problems import database_unavailable
 
     return 503 if database_unavailable(error) else 500

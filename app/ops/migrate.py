@@ -7,7 +7,7 @@ import logging
 
 from alembic import command
 
-from app.db.migrations import alembic_config, head_revision
+from app.ops.migrations import alembic_config, head_revision
 from app.settings import command_settings
 
 log = logging.getLogger("app.migrate")

@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from app.db.migrations import upgrade
 from app.openapi import SPEC_PATH
+from app.ops.migrations import upgrade
 from tests.support import ROOT, live_server
 
 HERE = Path(__file__).resolve().parent

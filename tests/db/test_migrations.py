@@ -6,8 +6,8 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import create_engine, inspect
 
-from app.db.migrations import downgrade, head_revision, upgrade
-from app.db.models import Base
+from app.models import Base
+from app.ops.migrations import downgrade, head_revision, upgrade
 
 
 def tables(url: str) -> set[str]:

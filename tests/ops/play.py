@@ -15,7 +15,7 @@ from sqlalchemy import create_engine, select
 from sqlalchemy.orm import Session
 
 from app import engine
-from app.db.models import Game, Move
+from app.games.models import Game, Move
 
 OK_STATUSES = {200, 201, 409, 412, 503}
 

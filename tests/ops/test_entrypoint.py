@@ -18,8 +18,8 @@ from typing import Any
 import httpx
 import pytest
 
-from app.db.migrations import head_revision
 from app.engine.cards import RANKS
+from app.ops.migrations import head_revision
 from tests.conftest import new_postgres_database
 from tests.ops.servers import HEALTHCHECK, Server, entrypoint_server, metric_value
 

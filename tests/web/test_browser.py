@@ -25,8 +25,8 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from app.db.migrations import upgrade
 from app.main import create_app
+from app.ops.migrations import upgrade
 from app.settings import Settings
 from tests.support import ROOT, TRIPEAKS_CLEAR_ORDER, chain_deal, live_server, verify_commitment
 

@@ -14,9 +14,10 @@ from app import engine
 from app.engine.hints import Analysis, Hint, analysis, hint
 from app.engine.solver import Budget, NoWinnableDealError
 from app.engine.solver import winnable_deal as find_winnable_deal
-from app.errors import GameInProgressProblem, GameOverProblem, ServiceUnavailableProblem
+from app.games.errors import GameInProgressProblem, GameOverProblem
+from app.games.service import LoadedGame
+from app.kit.errors import ServiceUnavailableProblem
 from app.ops import metrics
-from app.services.games import LoadedGame
 from app.settings import Settings
 
 # A deal that takes more nodes than this to prove is skipped for the next one: most

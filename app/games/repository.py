@@ -8,7 +8,8 @@ from sqlalchemy import Table, bindparam, insert, select, update
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 
-from app.db.models import Game, GameStatus, Move, utcnow
+from app.games.models import Game, GameStatus, Move
+from app.kit.models import utcnow
 
 # The statements of every move, built once: building a statement and its cache key costs
 # more than running it. Writes are plain Core on the tables (the ORM's bulk paths only

@@ -15,20 +15,17 @@ from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from app.errors import (
+from app.kit.errors import (
     PROBLEM_BASE,
-    ConflictProblem,
     InternalProblem,
     MethodNotAllowedProblem,
     NotFoundProblem,
-    PreconditionFailedProblem,
     ProblemError,
     ServiceUnavailableProblem,
     ValidationProblem,
 )
-from app.ops import metrics
+from app.kit.schemas import Problem
 from app.ops.logs import current_request_id
-from app.schemas.common import Problem
 
 PROBLEM_JSON = "application/problem+json"
 log = logging.getLogger("app.problems")
@@ -179,8 +176,6 @@ def install_problem_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(ProblemError)
     async def _problem(request: Request, exc: ProblemError) -> JSONResponse:
-        if isinstance(exc, ConflictProblem | PreconditionFailedProblem):
-            metrics.conflict(exc.status)
         return problem_response(request, exc)
 
     @app.exception_handler(RequestValidationError)

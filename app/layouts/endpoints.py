@@ -7,9 +7,9 @@ from typing import Annotated
 from fastapi import APIRouter, Path
 
 from app import engine
-from app.api.problems import problem_responses
-from app.errors import NotFoundProblem
-from app.schemas.layouts import LayoutList, LayoutOut, LayoutSummary
+from app.kit.errors import NotFoundProblem
+from app.kit.problems import problem_responses
+from app.layouts.schemas import LayoutList, LayoutOut, LayoutSummary
 
 router = APIRouter(prefix="/v1/layouts", tags=["layouts"])
 

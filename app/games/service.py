@@ -17,22 +17,25 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app import engine
-from app.db.models import Game, GameStatus, Move
-from app.db.repository import GameRepository
 from app.engine import GameState, Outcome, Play
-from app.errors import (
+from app.games.errors import (
     ConflictProblem,
-    ForbiddenProblem,
     GameOverProblem,
     IdempotencyMismatchProblem,
     IllegalMoveProblem,
-    NotFoundProblem,
     PreconditionFailedProblem,
+)
+from app.games.models import Game, GameStatus, Move
+from app.games.repository import GameRepository
+from app.games.schemas import CreateGameRequest
+from app.kit.errors import (
+    ForbiddenProblem,
+    NotFoundProblem,
+    ProblemError,
     UnauthorizedProblem,
     ValidationProblem,
 )
 from app.ops import metrics
-from app.schemas.games import CreateGameRequest
 from app.settings import Settings, get_settings
 
 MAX_ID_LENGTH = 32
@@ -118,7 +121,7 @@ class GameService:
             deal = engine.numbered_deal(request.deal_number, layout.decks, rules.jokers)
             return deal, request.deal_number, True
         if request.winnable_only:
-            from app.services.solving import winnable_deal
+            from app.games.solving import winnable_deal
 
             deal, number = winnable_deal(rules, layout, self.settings)
             return deal, number, False
@@ -177,11 +180,13 @@ class GameService:
                 return first
         row, state = game.row, game.state
         if state.moves_made != row.version:  # pragma: no cover - a corrupt row
-            raise ConflictProblem("the stored game does not replay to its version")
+            raise _counted(ConflictProblem("the stored game does not replay to its version"))
         if if_match is not None and not _etag_matches(if_match, row.version):
-            raise PreconditionFailedProblem(
-                f"If-Match {if_match} is stale: the game is at {etag(row.version)}",
-                current_version=row.version,
+            raise _counted(
+                PreconditionFailedProblem(
+                    f"If-Match {if_match} is stale: the game is at {etag(row.version)}",
+                    current_version=row.version,
+                )
             )
         try:
             move = engine.parse_move(move_text)
@@ -206,7 +211,9 @@ class GameService:
         )
         if not ok:
             self.session.rollback()
-            raise ConflictProblem("another move was applied to this game first; reload it")
+            raise _counted(
+                ConflictProblem("another move was applied to this game first; reload it")
+            )
         try:
             self.session.commit()
         except IntegrityError:
@@ -216,8 +223,8 @@ class GameService:
                 first = self._replay_idempotent(again, idempotency_key, request_hash)
                 if first is not None:
                     return first
-            raise ConflictProblem(
-                "another move was applied to this game first; reload it"
+            raise _counted(
+                ConflictProblem("another move was applied to this game first; reload it")
             ) from None
         metrics.move_applied(move.kind, new.outcome.value)
         return MoveResult(LoadedGame(row, new), replayed=False)
@@ -243,6 +250,13 @@ class GameService:
     ) -> tuple[Game, list[Move]]:
         row = self.authorize(game_id, token)
         return row, list(self.games.move_rows(row.id, offset, limit))
+
+
+def _counted(problem: ProblemError) -> ProblemError:
+    """``problem`` (a 409 or 412: the game changed under the request), counted in the
+    metrics as it is raised."""
+    metrics.conflict(problem.status)
+    return problem
 
 
 def _request_hash(move_text: str, expect: dict[str, Any] | None) -> str:

@@ -1,6 +1,6 @@
 """The service's errors: one base carrying its HTTP status and RFC 9457 problem type.
 
-Services raise these; one handler in ``app.api.problems`` turns them into
+Services raise these; one handler in ``app.kit.problems`` turns them into
 ``application/problem+json``. Messages never carry a hidden card, a token or a seed.
 """
 
@@ -25,12 +25,6 @@ class ProblemError(Exception):
     @classmethod
     def type_uri(cls) -> str:
         return PROBLEM_BASE + cls.slug
-
-
-class IllegalMoveProblem(ProblemError):
-    status = 400
-    slug = "illegal-move"
-    title = "Illegal move"
 
 
 class UnauthorizedProblem(ProblemError):
@@ -61,30 +55,6 @@ class MethodNotAllowedProblem(ProblemError):
     title = "Method not allowed"
 
 
-class GameOverProblem(ProblemError):
-    status = 409
-    slug = "game-over"
-    title = "The game is over"
-
-
-class GameInProgressProblem(ProblemError):
-    status = 409
-    slug = "game-in-progress"
-    title = "The game is still in progress"
-
-
-class ConflictProblem(ProblemError):
-    status = 409
-    slug = "conflict"
-    title = "Conflict: the game changed"
-
-
-class PreconditionFailedProblem(ProblemError):
-    status = 412
-    slug = "precondition-failed"
-    title = "Precondition failed: stale If-Match"
-
-
 class PayloadTooLargeProblem(ProblemError):
     status = 413
     slug = "payload-too-large"
@@ -95,11 +65,6 @@ class ValidationProblem(ProblemError):
     status = 422
     slug = "validation"
     title = "Invalid request"
-
-
-class IdempotencyMismatchProblem(ValidationProblem):
-    slug = "idempotency-key-reused"
-    title = "Idempotency-Key reused with a different request"
 
 
 class ServiceUnavailableProblem(ProblemError):

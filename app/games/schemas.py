@@ -9,7 +9,7 @@ from pydantic import BaseModel, BeforeValidator, Field, StrictBool, StrictInt
 
 from app.engine.deals import MAX_DEAL_NUMBER
 from app.engine.layouts import LAYOUTS
-from app.schemas.common import Strict
+from app.kit.schemas import Strict
 
 
 def _whole_number(value: Any) -> Any:

@@ -1,17 +1,16 @@
-"""Dependencies shared by the routers."""
+"""Dependencies shared by the routers: the request's database session and its bearer token."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from typing import Annotated
 
-from fastapi import Depends, Header, Path, Request
+from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
-from app.errors import UnauthorizedProblem
-from app.services.games import GameService
+from app.kit.errors import UnauthorizedProblem
 
 _bearer = HTTPBearer(auto_error=False, description="The player token returned by create_game")
 
@@ -33,14 +32,6 @@ async def get_session(request: Request) -> AsyncIterator[Session]:
 SessionDep = Annotated[Session, Depends(get_session)]
 
 
-# No I/O below either, so async: a sync dependency costs a hop through the threadpool.
-async def get_game_service(session: SessionDep, request: Request) -> GameService:
-    return GameService(session, request.app.state.settings)
-
-
-GameServiceDep = Annotated[GameService, Depends(get_game_service)]
-
-
 async def get_token(
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> str:
@@ -50,16 +41,3 @@ async def get_token(
 
 
 TokenDep = Annotated[str, Depends(get_token)]
-GameIdPath = Annotated[str, Path(min_length=1, max_length=64, description="The game's id")]
-IfMatchHeader = Annotated[
-    str | None,
-    Header(max_length=200, description="An ETag of the game; a stale one gets 412"),
-]
-IdempotencyKeyHeader = Annotated[
-    str | None,
-    Header(
-        min_length=1,
-        max_length=128,
-        description="Retrying with the same key returns the first answer; nothing is applied twice",
-    ),
-]

@@ -5,19 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Response, status
+from fastapi import APIRouter, Depends, Header, Path, Query, Request, Response, status
 
 from app import engine
-from app.api.deps import (
-    GameIdPath,
-    GameServiceDep,
-    IdempotencyKeyHeader,
-    IfMatchHeader,
-    TokenDep,
-)
-from app.api.problems import problem_responses
 from app.engine import GameState, Play
-from app.schemas.games import (
+from app.games import solving
+from app.games.schemas import (
     AnalysisOut,
     CreatedGame,
     CreateGameRequest,
@@ -32,10 +25,32 @@ from app.schemas.games import (
     Reveal,
     ScoreOut,
 )
-from app.services import solving
-from app.services.games import LoadedGame, MoveResult, etag
+from app.games.service import GameService, LoadedGame, MoveResult, etag
+from app.kit.deps import SessionDep, TokenDep
+from app.kit.problems import problem_responses
 
 router = APIRouter(prefix="/v1/games", tags=["games"])
+
+
+# No I/O below either, so async: a sync dependency costs a hop through the threadpool.
+async def get_game_service(session: SessionDep, request: Request) -> GameService:
+    return GameService(session, request.app.state.settings)
+
+
+GameServiceDep = Annotated[GameService, Depends(get_game_service)]
+GameIdPath = Annotated[str, Path(min_length=1, max_length=64, description="The game's id")]
+IfMatchHeader = Annotated[
+    str | None,
+    Header(max_length=200, description="An ETag of the game; a stale one gets 412"),
+]
+IdempotencyKeyHeader = Annotated[
+    str | None,
+    Header(
+        min_length=1,
+        max_length=128,
+        description="Retrying with the same key returns the first answer; nothing is applied twice",
+    ),
+]
 
 READ_ERRORS = problem_responses(401, 403, 404, 422, 503)
 MOVE_ERRORS = problem_responses(400, 401, 403, 404, 409, 412, 413, 422, 503)

@@ -6,7 +6,7 @@ import json
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.errors import PayloadTooLargeProblem
+from app.kit.errors import PayloadTooLargeProblem
 
 
 class BodySizeLimit:

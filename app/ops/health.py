@@ -7,7 +7,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
-from app.db.migrations import migration_status
+from app.ops.migrations import migration_status
 
 router = APIRouter(tags=["operations"])
 

@@ -1,1 +1,0 @@
-"""FastAPI routers, dependencies and the RFC 9457 error handlers."""

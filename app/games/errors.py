@@ -1,0 +1,40 @@
+"""The games domain's problems (RFC 9457 types): illegal moves, games over, races."""
+
+from __future__ import annotations
+
+from app.kit.errors import ProblemError, ValidationProblem
+
+
+class IllegalMoveProblem(ProblemError):
+    status = 400
+    slug = "illegal-move"
+    title = "Illegal move"
+
+
+class GameOverProblem(ProblemError):
+    status = 409
+    slug = "game-over"
+    title = "The game is over"
+
+
+class GameInProgressProblem(ProblemError):
+    status = 409
+    slug = "game-in-progress"
+    title = "The game is still in progress"
+
+
+class ConflictProblem(ProblemError):
+    status = 409
+    slug = "conflict"
+    title = "Conflict: the game changed"
+
+
+class PreconditionFailedProblem(ProblemError):
+    status = 412
+    slug = "precondition-failed"
+    title = "Precondition failed: stale If-Match"
+
+
+class IdempotencyMismatchProblem(ValidationProblem):
+    slug = "idempotency-key-reused"
+    title = "Idempotency-Key reused with a different request"

@@ -1,0 +1,1 @@
+"""Layouts: the geometry a client needs to draw a table (read-only, from the engine)."""

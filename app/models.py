@@ -1,0 +1,8 @@
+"""Every domain's tables on one metadata, for Alembic and the model-vs-migration test."""
+
+from __future__ import annotations
+
+from app.games.models import Game, Move
+from app.kit.models import Base
+
+__all__ = ["Base", "Game", "Move"]

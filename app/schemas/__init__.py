@@ -1,1 +1,0 @@
-"""Pydantic models of the HTTP contract. Engine objects never go on the wire."""

@@ -1,1 +1,0 @@
-"""Use cases: load a game, rehydrate it, apply a move, persist it."""
