@@ -9,7 +9,7 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
 from app.games import endpoints as games
-from app.kit.database import make_engine, make_sessionmaker
+from app.kit.database import make_engine, make_read_sessionmaker, make_sessionmaker
 from app.kit.middleware import BodySizeLimit
 from app.kit.problems import install_problem_handlers
 from app.layouts import endpoints as layouts
@@ -57,6 +57,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.engine = engine
     app.state.sessions = make_sessionmaker(engine)
+    app.state.read_sessions = make_read_sessionmaker(engine)
     install_problem_handlers(app)
     app.include_router(games.router)
     app.include_router(layouts.router)

@@ -13,14 +13,10 @@ from __future__ import annotations
 from fastapi import FastAPI, Request
 from sqlalchemy import text
 
-from app.games.endpoints import (
-    GameIdPath,
-    GameServiceDep,
-    IdempotencyKeyHeader,
-    IfMatchHeader,
-)
+from app.games.access import GameIdPath
+from app.games.endpoints import GameServiceDep, IdempotencyKeyHeader, IfMatchHeader
 from app.games.schemas import MoveRequest
-from app.kit.deps import TokenDep
+from app.kit.auth import BearerDep
 from app.main import create_app
 
 
@@ -46,7 +42,7 @@ def create_bench_app() -> FastAPI:
     def signature(
         game_id: GameIdPath,
         body: MoveRequest,
-        token: TokenDep,
+        token: BearerDep,
         service: GameServiceDep,
         if_match: IfMatchHeader = None,
         idempotency_key: IdempotencyKeyHeader = None,

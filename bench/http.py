@@ -401,10 +401,13 @@ def advance(database_url: str, games: Sequence[Game], moves: int) -> None:
         for game in games:
             with sessions() as session:
                 service = GameService(session)
+                row = service.get(game.id)
+                assert row is not None
                 for _ in range(moves):
-                    state = service.load(game.id, game.token).state
-                    kind = "draw" if state.stock else "redeal"
-                    service.move(game.id, game.token, kind)
+                    loaded = service.load(row)
+                    kind = "draw" if loaded.state.stock else "redeal"
+                    service.move(loaded, kind)
+                    session.commit()
     finally:
         engine.dispose()
 

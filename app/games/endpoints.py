@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Header, Path, Query, Request, Response, status
+from fastapi import APIRouter, Depends, Header, Query, Request, Response, status
 
 from app import engine
 from app.engine import GameState, Play
 from app.games import solving
+from app.games.access import GameForMove, GameForRead, GameRowForRead, game_service
 from app.games.schemas import (
     AnalysisOut,
     CreatedGame,
@@ -26,19 +27,23 @@ from app.games.schemas import (
     ScoreOut,
 )
 from app.games.service import GameService, LoadedGame, MoveResult, etag
-from app.kit.deps import SessionDep, TokenDep
+from app.kit.deps import ReadSessionDep, SessionDep
 from app.kit.problems import problem_responses
 
 router = APIRouter(prefix="/v1/games", tags=["games"])
 
 
-# No I/O below either, so async: a sync dependency costs a hop through the threadpool.
+# No I/O in these, so async: a sync dependency costs a hop through the threadpool.
 async def get_game_service(session: SessionDep, request: Request) -> GameService:
-    return GameService(session, request.app.state.settings)
+    return game_service(session, request)
+
+
+async def get_read_game_service(session: ReadSessionDep, request: Request) -> GameService:
+    return game_service(session, request)
 
 
 GameServiceDep = Annotated[GameService, Depends(get_game_service)]
-GameIdPath = Annotated[str, Path(min_length=1, max_length=64, description="The game's id")]
+ReadGameServiceDep = Annotated[GameService, Depends(get_read_game_service)]
 IfMatchHeader = Annotated[
     str | None,
     Header(max_length=200, description="An ETag of the game; a stale one gets 412"),
@@ -189,10 +194,7 @@ def create_game(
     responses={**ok_with_links(200, "/id", legal_move="/legal_moves/0"), **READ_ERRORS},
     summary="The game's state as its player sees it",
 )
-def get_game(
-    game_id: GameIdPath, token: TokenDep, service: GameServiceDep, response: Response
-) -> GameOut:
-    game = service.view(game_id, token)
+async def get_game(game: GameForRead, response: Response) -> GameOut:
     response.headers["ETag"] = etag(game.state.moves_made)
     return GameOut.model_validate(game_out(game))
 
@@ -204,10 +206,7 @@ def get_game(
     responses={**ok_with_links(200, "/game_id", legal_move="/moves/0"), **READ_ERRORS},
     summary="Every legal move, each as make_move accepts it",
 )
-def list_legal_moves(
-    game_id: GameIdPath, token: TokenDep, service: GameServiceDep, response: Response
-) -> LegalMoves:
-    game = service.view(game_id, token)
+async def list_legal_moves(game: GameForRead, response: Response) -> LegalMoves:
     response.headers["ETag"] = etag(game.state.moves_made)
     return LegalMoves(
         game_id=game.row.id,
@@ -225,9 +224,8 @@ def list_legal_moves(
     summary="Apply one move (a legal-move object posted back unchanged, or its string)",
 )
 def make_move(
-    game_id: GameIdPath,
+    game: GameForMove,
     body: MoveRequest,
-    token: TokenDep,
     service: GameServiceDep,
     response: Response,
     if_match: IfMatchHeader = None,
@@ -235,8 +233,7 @@ def make_move(
 ) -> GameOut:
     expect = body.model_dump(exclude={"move"}, exclude_none=True)
     result = service.move(
-        game_id,
-        token,
+        game,
         body.move,
         if_match=if_match,
         idempotency_key=idempotency_key,
@@ -253,9 +250,8 @@ def make_move(
     summary="Play the free card at a position onto the waste",
 )
 def play_card(
-    game_id: GameIdPath,
+    game: GameForMove,
     body: PlayRequest,
-    token: TokenDep,
     service: GameServiceDep,
     response: Response,
     if_match: IfMatchHeader = None,
@@ -263,8 +259,7 @@ def play_card(
 ) -> GameOut:
     expect = {"card": body.card} if body.card is not None else None
     result = service.move(
-        game_id,
-        token,
+        game,
         f"play {body.position}",
         if_match=if_match,
         idempotency_key=idempotency_key,
@@ -275,16 +270,13 @@ def play_card(
 
 def _simple_move(move: str, operation_id: str, summary: str) -> None:
     def endpoint(
-        game_id: GameIdPath,
-        token: TokenDep,
+        game: GameForMove,
         service: GameServiceDep,
         response: Response,
         if_match: IfMatchHeader = None,
         idempotency_key: IdempotencyKeyHeader = None,
     ) -> GameOut:
-        result = service.move(
-            game_id, token, move, if_match=if_match, idempotency_key=idempotency_key
-        )
+        result = service.move(game, move, if_match=if_match, idempotency_key=idempotency_key)
         return _move_answer(result, response)
 
     endpoint.__name__ = operation_id
@@ -310,8 +302,7 @@ _simple_move("concede", "concede_game", "Give up; the score stands and the deal 
     responses={**ok_with_links(200, "/game_id"), **READ_ERRORS},
     summary="The score and how it was made",
 )
-def get_score(game_id: GameIdPath, token: TokenDep, service: GameServiceDep) -> ScoreOut:
-    game = service.view(game_id, token)
+async def get_score(game: GameForRead) -> ScoreOut:
     return ScoreOut.model_validate(
         {
             "game_id": game.row.id,
@@ -330,13 +321,12 @@ def get_score(game_id: GameIdPath, token: TokenDep, service: GameServiceDep) -> 
     summary="The move history, oldest first",
 )
 def list_moves(
-    game_id: GameIdPath,
-    token: TokenDep,
-    service: GameServiceDep,
+    row: GameRowForRead,
+    service: ReadGameServiceDep,
     offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
     limit: Annotated[int, Query(ge=1, le=1000)] = 1000,
 ) -> MoveHistory:
-    row, moves = service.history(game_id, token, offset, limit)
+    moves = service.history(row, offset, limit)
     return MoveHistory(
         game_id=row.id,
         total=row.version,
@@ -359,14 +349,12 @@ def list_moves(
     ),
 )
 def get_hint(
-    game_id: GameIdPath,
-    token: TokenDep,
-    service: GameServiceDep,
+    game: GameForRead,
+    request: Request,
     seed: Annotated[int | None, Query(ge=0, le=2**32 - 1)] = None,
     samples: Annotated[int | None, Query(ge=1, le=solving.MAX_HINT_SAMPLES)] = None,
 ) -> HintOut:
-    game = service.view(game_id, token)
-    result = solving.suggest(game, service.settings, seed, samples)
+    result = solving.suggest(game.state, request.app.state.settings, seed, samples)
     move = next(m for m in legal_move_objects(game.state) if m.move == result.move)
     return HintOut(
         game_id=game.row.id,
@@ -386,9 +374,8 @@ def get_hint(
     responses={**ok_with_links(200, "/game_id"), **READ_ERRORS, **problem_responses(409)},
     summary="For a finished game: could it be cleared, its best score, where it was lost",
 )
-def get_analysis(game_id: GameIdPath, token: TokenDep, service: GameServiceDep) -> AnalysisOut:
-    game = service.view(game_id, token)
-    result = solving.analyse(game, service.settings, service.move_log(game.row))
+def get_analysis(game: GameForRead, request: Request) -> AnalysisOut:
+    result = solving.analyse(game.state, request.app.state.settings, list(game.moves))
     return AnalysisOut(
         game_id=game.row.id,
         status=game.state.outcome.value,  # type: ignore[arg-type]

@@ -1,13 +1,16 @@
-"""Every query of the service, and nothing else."""
+"""Every query of the games domain, and nothing else."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import Table, bindparam, insert, select, update
+from sqlalchemy import Table, bindparam, select, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
+from sqlalchemy.sql.dml import ReturningInsert
 
+from app.games.errors import ConflictProblem
 from app.games.models import Game, GameStatus, Move
 from app.kit.models import utcnow
 
@@ -22,7 +25,13 @@ _MOVES_UPTO = _MOVES.where(Move.seq <= bindparam("upto"))
 _BUMP_VERSION = update(GAMES).where(
     GAMES.c.id == bindparam("b_id"), GAMES.c.version == bindparam("b_version")
 )
-_INSERT_MOVE = insert(MOVES)
+# A move whose sequence number or idempotency key the game already has is not inserted
+# (and raises nothing): the unique constraints decide which of two racing moves lands.
+# RETURNING tells whether it was (psycopg reports no row count for it).
+_INSERT_MOVE: dict[str, ReturningInsert[tuple[int]]] = {
+    "sqlite": sqlite.insert(MOVES).on_conflict_do_nothing().returning(MOVES.c.seq),
+    "postgresql": postgresql.insert(MOVES).on_conflict_do_nothing().returning(MOVES.c.seq),
+}
 
 
 class GameRepository:
@@ -64,29 +73,16 @@ class GameRepository:
         idempotency_key: str | None = None,
         request_hash: str | None = None,
     ) -> bool:
-        """Bump the game's version from ``expected_version`` and record the move.
+        """Record the move as number ``expected_version + 1`` and bump the game's version.
 
-        Returns False, writing nothing, when another request moved the game first: the
-        conditional UPDATE matches no row (on PostgreSQL it waits for the other
-        transaction and then sees the new version).
+        Returns False, writing nothing, when another request got there first: its move
+        holds that number, or this idempotency key (on PostgreSQL the insert waits for
+        the other transaction, then finds its row). The move goes in first so that the
+        constraints, not a check made earlier, decide the race.
         """
         now = utcnow()
-        values = {
-            "version": expected_version + 1,
-            "status": status,
-            "score": score,
-            "cards_left": cards_left,
-            "updated_at": now,
-        }
-        if status is not GameStatus.IN_PROGRESS:
-            values["ended_at"] = now
-        result = self.session.execute(
-            _BUMP_VERSION, {"b_id": game.id, "b_version": expected_version, **values}
-        )
-        if result.rowcount != 1:  # type: ignore[attr-defined]
-            return False
-        self.session.execute(
-            _INSERT_MOVE,
+        inserted = self.session.execute(
+            _INSERT_MOVE[self.session.get_bind().dialect.name],
             {
                 "game_id": game.id,
                 "seq": expected_version + 1,
@@ -96,8 +92,26 @@ class GameRepository:
                 "created_at": now,
             },
         )
-        # The loaded row takes the values just written, as if refreshed, without a query
-        # (and, on SQLite, without a second BEGIN IMMEDIATE) after the commit.
+        if inserted.first() is None:
+            return False
+        values = {
+            "version": expected_version + 1,
+            "status": status,
+            "score": score,
+            "cards_left": cards_left,
+            "updated_at": now,
+        }
+        if status is not GameStatus.IN_PROGRESS:
+            values["ended_at"] = now
+        bumped = self.session.execute(
+            _BUMP_VERSION, {"b_id": game.id, "b_version": expected_version, **values}
+        )
+        if bumped.rowcount != 1:  # type: ignore[attr-defined]
+            # The game holds no move number expected_version + 1, yet is not at that
+            # version: its row changed outside the server. Raised, so that the request's
+            # transaction (and the move inserted above) is rolled back.
+            raise ConflictProblem("the stored game changed under this move; reload it")
+        # The loaded row takes the values just written, as if refreshed, without a query.
         for key, value in values.items():
             set_committed_value(game, key, value)
         return True

@@ -1,23 +1,24 @@
-"""The game use cases: load game -> rehydrate by replay -> apply -> persist.
+"""The game use cases: create, rehydrate by replay, apply a move, read the history.
 
 No game lives in a process between requests: each call loads the game's row and its move
-log, replays the log onto the stored deal, and (for a move) writes the move and the game's
-summary in one transaction guarded by the game's version.
+log (``app.games.access``, which also checks the caller's credential), replays the log
+onto the stored deal, and (for a move) writes the move and the game's summary. The
+service adds and flushes; the request's session commits once, at the boundary, so a move
+and whatever other domains record with it land together or not at all.
 """
 
 from __future__ import annotations
 
 import hashlib
-import hmac
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app import engine
-from app.engine import GameState, Outcome, Play
+from app.engine import GameState, Play
 from app.games.errors import (
     ConflictProblem,
     GameOverProblem,
@@ -28,21 +29,11 @@ from app.games.errors import (
 from app.games.models import Game, GameStatus, Move
 from app.games.repository import GameRepository
 from app.games.schemas import CreateGameRequest
-from app.kit.errors import (
-    ForbiddenProblem,
-    NotFoundProblem,
-    ProblemError,
-    UnauthorizedProblem,
-    ValidationProblem,
-)
+from app.games.solving import winnable_deal
+from app.kit.auth import hash_secret, new_secret
+from app.kit.errors import ProblemError, ValidationProblem
 from app.ops import metrics
 from app.settings import Settings, get_settings
-
-MAX_ID_LENGTH = 32
-
-
-def hash_token(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
 
 
 def etag(version: int) -> str:
@@ -51,8 +42,11 @@ def etag(version: int) -> str:
 
 @dataclass(frozen=True, slots=True)
 class LoadedGame:
+    """A game's row and its state, rehydrated by replaying ``moves`` onto its deal."""
+
     row: Game
     state: GameState
+    moves: Sequence[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,11 +67,11 @@ class GameService:
         layout = engine.get_layout(rules.layout)
         deal, number, chosen = self._deal(request, rules, layout)
         state = engine.new_game(deal, rules, layout)
-        token = secrets.token_urlsafe(32)
+        token = new_secret()
         salt = secrets.token_hex(16)
         row = Game(
             id=secrets.token_urlsafe(16),
-            token_hash=hash_token(token),
+            token_hash=hash_secret(token),
             layout=layout.name,
             rules=rules.to_dict(),
             deal=engine.format_deal(deal),
@@ -91,9 +85,8 @@ class GameService:
             cards_left=state.cards_left,
         )
         self.games.add(row)
-        self.session.commit()
         metrics.game_created(layout.name)
-        return LoadedGame(row, state), token
+        return LoadedGame(row, state, ()), token
 
     @staticmethod
     def _rules(request: CreateGameRequest) -> engine.Rules:
@@ -121,61 +114,41 @@ class GameService:
             deal = engine.numbered_deal(request.deal_number, layout.decks, rules.jokers)
             return deal, request.deal_number, True
         if request.winnable_only:
-            from app.games.solving import winnable_deal
-
             deal, number = winnable_deal(rules, layout, self.settings)
             return deal, number, False
         number = secrets.randbelow(engine.MAX_DEAL_NUMBER + 1)
         return engine.numbered_deal(number, layout.decks, rules.jokers), number, False
 
     # -- loading ----------------------------------------------------------------------
-    def load(self, game_id: str, token: str | None, upto: int | None = None) -> LoadedGame:
-        """Load, authorise and rehydrate a game (as of move ``upto`` if given)."""
-        row = self.authorize(game_id, token)
-        return LoadedGame(row, self.rehydrate(row, upto))
+    def get(self, game_id: str) -> Game | None:
+        return self.games.get(game_id)
 
-    def authorize(self, game_id: str, token: str | None) -> Game:
-        """The game's row, once the token is shown to open it."""
-        if token is None:
-            raise UnauthorizedProblem("this call needs the game's token: Authorization: Bearer")
-        row = self.games.get(game_id) if len(game_id) <= MAX_ID_LENGTH else None
-        if row is None:
-            raise NotFoundProblem(f"no game {game_id[:MAX_ID_LENGTH]!r}")
-        if not hmac.compare_digest(hash_token(token), row.token_hash):
-            raise ForbiddenProblem("the token does not open this game")
-        return row
-
-    def view(self, game_id: str, token: str | None) -> LoadedGame:
-        """``load`` for a read: its transaction ends at once (on SQLite it holds the write
-        lock), and the session is then closed without a trip through the threadpool."""
-        game = self.load(game_id, token)
-        self.session.commit()
-        return game
-
-    def rehydrate(self, row: Game, upto: int | None = None) -> GameState:
+    def load(self, row: Game, upto: int | None = None) -> LoadedGame:
+        """The game rehydrated: its move log (the first ``upto`` moves if given) replayed
+        onto its stored deal."""
+        moves = self.games.moves(row.id, upto)
         rules = engine.Rules.from_dict(row.rules)
         layout = engine.get_layout(row.layout)
         # Read the cards only: replay (new_game) validates the deal, once.
         deal = engine.parse_cards(row.deal)
-        return engine.replay(deal, rules, self.games.moves(row.id, upto), layout)
+        return LoadedGame(row, engine.replay(deal, rules, moves, layout), moves)
 
     # -- moves ------------------------------------------------------------------------
     def move(
         self,
-        game_id: str,
-        token: str | None,
+        game: LoadedGame,
         move_text: str,
         *,
         if_match: str | None = None,
         idempotency_key: str | None = None,
         expect: dict[str, Any] | None = None,
     ) -> MoveResult:
-        """Apply one move. ``expect`` holds the other fields of a posted legal-move object
-        (kind, position, card), which must agree with the move."""
-        game = self.load(game_id, token)
+        """Apply one move to ``game`` (loaded in this session's writing transaction).
+        ``expect`` holds the other fields of a posted legal-move object (kind, position,
+        card), which must agree with the move."""
         request_hash = _request_hash(move_text, expect)
         if idempotency_key is not None:
-            first = self._replay_idempotent(game, idempotency_key, request_hash)
+            first = self._replay_idempotent(game.row, idempotency_key, request_hash)
             if first is not None:
                 return first
         row, state = game.row, game.state
@@ -199,7 +172,7 @@ class GameService:
         except engine.IllegalMoveError as e:
             raise IllegalMoveProblem(str(e), move=e.move, reason=e.reason) from None
         _check_expectations(state, move, expect)
-        ok = self.games.append_move(
+        appended = self.games.append_move(
             row,
             row.version,
             str(move),
@@ -209,47 +182,35 @@ class GameService:
             idempotency_key=idempotency_key,
             request_hash=request_hash if idempotency_key else None,
         )
-        if not ok:
-            self.session.rollback()
-            raise _counted(
-                ConflictProblem("another move was applied to this game first; reload it")
-            )
-        try:
-            self.session.commit()
-        except IntegrityError:
-            self.session.rollback()
+        if not appended:
+            # Another request's move landed first. When it was this one, sent again with
+            # the same key (a retry racing the first try), its answer is the answer.
             if idempotency_key is not None:
-                again = self.load(game_id, token)
-                first = self._replay_idempotent(again, idempotency_key, request_hash)
+                first = self._replay_idempotent(row, idempotency_key, request_hash)
                 if first is not None:
                     return first
             raise _counted(
                 ConflictProblem("another move was applied to this game first; reload it")
-            ) from None
+            )
         metrics.move_applied(move.kind, new.outcome.value)
-        return MoveResult(LoadedGame(row, new), replayed=False)
+        return MoveResult(LoadedGame(row, new, [*game.moves, str(move)]), replayed=False)
 
-    def _replay_idempotent(
-        self, game: LoadedGame, key: str, request_hash: str
-    ) -> MoveResult | None:
-        stored = self.games.by_idempotency_key(game.row.id, key)
+    def _replay_idempotent(self, row: Game, key: str, request_hash: str) -> MoveResult | None:
+        stored = self.games.by_idempotency_key(row.id, key)
         if stored is None:
             return None
         if stored.request_hash != request_hash:
             raise IdempotencyMismatchProblem(
                 "this Idempotency-Key was first used with a different move", first_move=stored.move
             )
-        state = self.rehydrate(game.row, upto=stored.seq)
-        return MoveResult(LoadedGame(game.row, state), replayed=True)
+        if stored.seq > row.version:
+            # Landed after this request loaded the game: its row is reloaded, so that the
+            # answer shows the game as the first try left it.
+            self.session.refresh(row)
+        return MoveResult(self.load(row, upto=stored.seq), replayed=True)
 
-    def move_log(self, row: Game) -> list[str]:
-        return list(self.games.moves(row.id))
-
-    def history(
-        self, game_id: str, token: str | None, offset: int, limit: int
-    ) -> tuple[Game, list[Move]]:
-        row = self.authorize(game_id, token)
-        return row, list(self.games.move_rows(row.id, offset, limit))
+    def history(self, row: Game, offset: int, limit: int) -> list[Move]:
+        return list(self.games.move_rows(row.id, offset, limit))
 
 
 def _counted(problem: ProblemError) -> ProblemError:
@@ -297,4 +258,4 @@ def _check_expectations(state: GameState, move: engine.Move, expect: dict[str, A
             )
 
 
-__all__ = ["GameService", "LoadedGame", "MoveResult", "Outcome", "etag", "hash_token"]
+__all__ = ["GameService", "LoadedGame", "MoveResult", "etag"]

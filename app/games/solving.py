@@ -15,7 +15,6 @@ from app.engine.hints import Analysis, Hint, analysis, hint
 from app.engine.solver import Budget, NoWinnableDealError
 from app.engine.solver import winnable_deal as find_winnable_deal
 from app.games.errors import GameInProgressProblem, GameOverProblem
-from app.games.service import LoadedGame
 from app.kit.errors import ServiceUnavailableProblem
 from app.ops import metrics
 from app.settings import Settings
@@ -54,9 +53,10 @@ def winnable_deal(
     )
 
 
-def suggest(game: LoadedGame, settings: Settings, seed: int | None, samples: int | None) -> Hint:
+def suggest(
+    state: engine.GameState, settings: Settings, seed: int | None, samples: int | None
+) -> Hint:
     """A hint from the player's view alone (the solver never sees the hidden cards)."""
-    state = game.state
     if state.is_over:
         raise GameOverProblem(f"the game is over ({state.outcome.value}): no hint")
     view = engine.player_view(state)
@@ -76,8 +76,7 @@ def suggest(game: LoadedGame, settings: Settings, seed: int | None, samples: int
     return result
 
 
-def analyse(game: LoadedGame, settings: Settings, moves: list[str]) -> Analysis:
-    state = game.state
+def analyse(state: engine.GameState, settings: Settings, moves: list[str]) -> Analysis:
     if not state.is_over:
         raise GameInProgressProblem("a game is analysed once it has ended; it is in progress")
     seconds = settings.solver_budget_ms / 1000

@@ -1,16 +1,17 @@
-"""The database engine and sessions.
+"""The database engine and sessions: one for requests that write, one for those that read.
 
-SQLite is opened in WAL mode with a busy timeout, and every transaction starts with
-``BEGIN IMMEDIATE``: a game's read and its write then happen under one lock, so two
-racing moves are serialised instead of failing to upgrade a stale read snapshot.
-PostgreSQL runs in READ COMMITTED; the optimistic version check in the repository
-decides races there.
+SQLite is opened in WAL mode with a busy timeout. A writing session starts its transaction
+with ``BEGIN IMMEDIATE``: a game's read and its write then happen under one lock, so two
+racing moves are serialised instead of failing to upgrade a stale read snapshot. A reading
+session starts with a plain (deferred) ``BEGIN``, which takes no write lock: in WAL mode
+readers never wait for a writer, nor writers for them. PostgreSQL runs in READ COMMITTED
+(reading sessions in READ ONLY transactions); the optimistic version check in the
+repositories decides races there.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,10 @@ from sqlalchemy.orm import Session, sessionmaker
 from app.settings import Settings
 
 log = logging.getLogger("app.db")
+
+# The execution option that picks SQLite's BEGIN: IMMEDIATE (the default: a writer) or
+# DEFERRED (a reader).
+SQLITE_BEGIN = "tripeaks_sqlite_begin"
 
 
 def make_engine(settings: Settings) -> Engine:
@@ -66,7 +71,8 @@ def _sqlite_pragmas(engine: Engine) -> None:
 
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Any) -> None:
-        connection.exec_driver_sql("BEGIN IMMEDIATE")
+        mode = connection.get_execution_options().get(SQLITE_BEGIN, "IMMEDIATE")
+        connection.exec_driver_sql(f"BEGIN {mode}")
 
 
 class RequestSession(Session):
@@ -89,12 +95,15 @@ class RequestSession(Session):
 
 
 def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:
+    """Sessions for requests that write (SQLite: ``BEGIN IMMEDIATE``)."""
     return sessionmaker(engine, class_=RequestSession, expire_on_commit=False, autoflush=False)
 
 
-def session_scope(factory: sessionmaker[Session]) -> Iterator[Session]:
-    session = factory()
-    try:
-        yield session
-    finally:
-        session.close()
+def make_read_sessionmaker(engine: Engine) -> sessionmaker[Session]:
+    """Sessions for requests that only read: no write lock on SQLite, a READ ONLY
+    transaction on PostgreSQL (a write by mistake fails instead of landing)."""
+    if engine.dialect.name == "sqlite":
+        reader = engine.execution_options(**{SQLITE_BEGIN: "DEFERRED"})
+    else:
+        reader = engine.execution_options(postgresql_readonly=True)
+    return sessionmaker(reader, class_=RequestSession, expire_on_commit=False, autoflush=False)

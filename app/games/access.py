@@ -1,0 +1,73 @@
+"""Who may open a game: the dependencies that hand a route its game, loaded and checked.
+
+A route on a game never sees the caller's secret: it declares ``GameForRead``,
+``GameForMove`` or ``GameRowForRead`` and receives the game once the credential in
+``Authorization: Bearer`` was shown to open it (401 without one, 404 for no such game, 403
+for a credential that does not open it). Today the credential is the game's own token.
+
+- ``GameForRead``: rehydrated in a reading session whose transaction ends as soon as the
+  game is loaded, so that what the route does next (a response, a solver search) holds no
+  transaction, no lock and no pooled connection.
+- ``GameForMove``: rehydrated inside the request's writing transaction (on SQLite, under
+  its write lock), which the move's writes then join.
+- ``GameRowForRead``: the row alone, for routes that read more of it (the move history).
+
+These dependencies are sync (the load is I/O): FastAPI runs them in its threadpool.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Path, Request
+from sqlalchemy.orm import Session
+
+from app.games.models import Game
+from app.games.service import GameService, LoadedGame
+from app.kit.auth import BearerDep, secret_matches
+from app.kit.deps import ReadSessionDep, SessionDep
+from app.kit.errors import ForbiddenProblem, NotFoundProblem
+
+MAX_ID_LENGTH = 32
+
+GameIdPath = Annotated[str, Path(min_length=1, max_length=64, description="The game's id")]
+
+
+def game_service(session: Session, request: Request) -> GameService:
+    return GameService(session, request.app.state.settings)
+
+
+def _checked_row(service: GameService, game_id: str, credential: str) -> Game:
+    row = service.get(game_id) if len(game_id) <= MAX_ID_LENGTH else None
+    if row is None:
+        raise NotFoundProblem(f"no game {game_id[:MAX_ID_LENGTH]!r}")
+    if not secret_matches(credential, row.token_hash):
+        raise ForbiddenProblem("the token does not open this game")
+    return row
+
+
+def game_row_for_read(
+    game_id: GameIdPath, credential: BearerDep, session: ReadSessionDep, request: Request
+) -> Game:
+    return _checked_row(game_service(session, request), game_id, credential)
+
+
+def game_for_read(
+    game_id: GameIdPath, credential: BearerDep, session: ReadSessionDep, request: Request
+) -> LoadedGame:
+    service = game_service(session, request)
+    game = service.load(_checked_row(service, game_id, credential))
+    session.commit()  # ends the read: nothing after this holds the connection
+    return game
+
+
+def game_for_move(
+    game_id: GameIdPath, credential: BearerDep, session: SessionDep, request: Request
+) -> LoadedGame:
+    service = game_service(session, request)
+    return service.load(_checked_row(service, game_id, credential))
+
+
+GameForRead = Annotated[LoadedGame, Depends(game_for_read)]
+GameForMove = Annotated[LoadedGame, Depends(game_for_move)]
+GameRowForRead = Annotated[Game, Depends(game_row_for_read)]

@@ -1,0 +1,46 @@
+"""Credentials: the bearer secret a request carries, and how secrets are kept.
+
+Secrets (game tokens, later player keys) are long random strings shown once; only their
+SHA-256 is stored, and a presented secret is compared with it in constant time. Which
+resource a secret opens is each domain's business (``app.games.access``): this module only
+reads the ``Authorization: Bearer`` header and does the arithmetic.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from typing import Annotated
+
+from fastapi import Depends
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from app.kit.errors import UnauthorizedProblem
+
+_bearer = HTTPBearer(auto_error=False, description="The player token returned by create_game")
+
+
+def new_secret() -> str:
+    return secrets.token_urlsafe(32)
+
+
+def hash_secret(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def secret_matches(secret: str, stored_hash: str) -> bool:
+    """Whether ``secret`` hashes to ``stored_hash``, in time independent of where they
+    differ."""
+    return hmac.compare_digest(hash_secret(secret), stored_hash)
+
+
+async def get_bearer(
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> str:
+    if credentials is None or not credentials.credentials:
+        raise UnauthorizedProblem("this call needs the game's token: Authorization: Bearer <token>")
+    return credentials.credentials
+
+
+BearerDep = Annotated[str, Depends(get_bearer)]

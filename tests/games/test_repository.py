@@ -1,0 +1,92 @@
+"""The games repository against both databases: the constraints decide which move lands."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from sqlalchemy import Engine, func, select
+from sqlalchemy.orm import Session
+
+from app.games.models import Game, GameStatus, Move
+from app.games.repository import GameRepository
+from app.kit.database import make_engine, make_sessionmaker
+from app.settings import Settings
+
+
+@pytest.fixture
+def engine(database_url: str) -> Iterator[Engine]:
+    engine = make_engine(Settings(database_url=database_url))
+    yield engine
+    engine.dispose()
+
+
+def _game(session: Session, game_id: str) -> Game:
+    row = Game(
+        id=game_id,
+        token_hash="0" * 64,
+        layout="tripeaks",
+        rules={},
+        deal="",
+        deal_number=None,
+        deal_chosen=True,
+        salt="s",
+        commitment="c",
+        status=GameStatus.IN_PROGRESS,
+        version=0,
+        score=0,
+        cards_left=28,
+    )
+    GameRepository(session).add(row)
+    return row
+
+
+def _append(repo: GameRepository, row: Game, version: int, key: str | None) -> bool:
+    return repo.append_move(
+        row,
+        version,
+        "draw",
+        status=GameStatus.IN_PROGRESS,
+        score=0,
+        cards_left=28,
+        idempotency_key=key,
+        request_hash="h" if key else None,
+    )
+
+
+def _moves(session: Session, game_id: str) -> int:
+    return (
+        session.scalar(select(func.count()).select_from(Move).where(Move.game_id == game_id)) or 0
+    )
+
+
+@pytest.mark.parametrize("taken", ["sequence number", "idempotency key"])
+def test_a_move_that_meets_a_constraint_writes_nothing_and_raises_nothing(
+    engine: Engine, taken: str, request: pytest.FixtureRequest
+) -> None:
+    """The unique constraints on (game, seq) and (game, idempotency key) refuse the second
+    move where the insert is made: append_move answers False, the game keeps its version,
+    and the transaction can go on (no error aborted it)."""
+    game_id = f"repo-{request.node.callspec.id.replace(' ', '-')}"[:32]
+    sessions = make_sessionmaker(engine)
+    with sessions() as session:
+        row = _game(session, game_id)
+        repo = GameRepository(session)
+        assert _append(repo, row, 0, "k1")
+        session.commit()
+    with sessions() as session:
+        repo = GameRepository(session)
+        loaded = repo.get(game_id)
+        assert loaded is not None and loaded.version == 1
+        row = loaded
+        if taken == "sequence number":  # a racer that loaded the game at version 0
+            assert not _append(repo, row, 0, "k2")
+        else:  # the key again, on the next move
+            assert not _append(repo, row, 1, "k1")
+        assert _moves(session, game_id) == 1
+        assert _append(repo, row, 1, "k3")  # the transaction is still usable
+        session.commit()
+    with sessions() as session:
+        final = GameRepository(session).get(game_id)
+        assert final is not None and final.version == 2
+        assert _moves(session, game_id) == 2
