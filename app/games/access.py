@@ -26,9 +26,11 @@ from app.games.models import Game
 from app.games.service import GameService, LoadedGame
 from app.kit.auth import BearerDep, secret_matches
 from app.kit.deps import ReadSessionDep, SessionDep
-from app.kit.errors import ForbiddenProblem, NotFoundProblem
+from app.kit.errors import ForbiddenProblem, NotFoundProblem, UnauthorizedProblem
 
 MAX_ID_LENGTH = 32
+# What opening a game may answer instead of the game.
+ACCESS_PROBLEMS = (UnauthorizedProblem, ForbiddenProblem, NotFoundProblem)
 
 GameIdPath = Annotated[str, Path(min_length=1, max_length=64, description="The game's id")]
 

@@ -10,7 +10,15 @@ from fastapi import APIRouter, Depends, Header, Query, Request, Response, status
 from app import engine
 from app.engine import GameState, Play
 from app.games import solving
-from app.games.access import GameForMove, GameForRead, GameRowForRead, game_service
+from app.games.access import ACCESS_PROBLEMS, GameForMove, GameForRead, GameRowForRead, game_service
+from app.games.errors import (
+    ConflictProblem,
+    GameInProgressProblem,
+    GameOverProblem,
+    IdempotencyMismatchProblem,
+    IllegalMoveProblem,
+    PreconditionFailedProblem,
+)
 from app.games.schemas import (
     AnalysisOut,
     CreatedGame,
@@ -28,6 +36,7 @@ from app.games.schemas import (
 )
 from app.games.service import GameService, LoadedGame, MoveResult, etag
 from app.kit.deps import ReadSessionDep, SessionDep
+from app.kit.errors import PayloadTooLargeProblem, ServiceUnavailableProblem, ValidationProblem
 from app.kit.problems import problem_responses
 
 router = APIRouter(prefix="/v1/games", tags=["games"])
@@ -57,8 +66,19 @@ IdempotencyKeyHeader = Annotated[
     ),
 ]
 
-READ_ERRORS = problem_responses(401, 403, 404, 422, 503)
-MOVE_ERRORS = problem_responses(400, 401, 403, 404, 409, 412, 413, 422, 503)
+# What a route on a game may answer besides its result: what opening the game may raise,
+# and what each route adds to it.
+READ_PROBLEMS = (*ACCESS_PROBLEMS, ValidationProblem, ServiceUnavailableProblem)
+READ_ERRORS = problem_responses(*READ_PROBLEMS)
+MOVE_ERRORS = problem_responses(
+    *READ_PROBLEMS,
+    IllegalMoveProblem,
+    GameOverProblem,
+    ConflictProblem,
+    PreconditionFailedProblem,
+    PayloadTooLargeProblem,
+    IdempotencyMismatchProblem,
+)
 
 # OpenAPI links: how a client (or a stateful fuzzer) follows a game from one answer to the
 # next call. The game id is in every game body; the token only in create_game's answer.
@@ -174,7 +194,7 @@ def _move_answer(result: MoveResult, response: Response) -> GameOut:
     response_model=CreatedGame,
     responses={
         **ok_with_links(201, "/id", token=True, legal_move="/legal_moves/0"),
-        **problem_responses(413, 422, 503),
+        **problem_responses(PayloadTooLargeProblem, ValidationProblem, ServiceUnavailableProblem),
     },
     summary="Create a game",
 )
@@ -338,7 +358,10 @@ def list_moves(
     "/{game_id}/hint",
     operation_id="get_hint",
     response_model=HintOut,
-    responses={**ok_with_links(200, "/game_id"), **problem_responses(401, 403, 404, 409, 422, 503)},
+    responses={
+        **ok_with_links(200, "/game_id"),
+        **problem_responses(*READ_PROBLEMS, GameOverProblem),
+    },
     summary="A suggested move, from what the player can see",
     description=(
         "Samples the hidden cards consistently with the player's view, solves each sample "
@@ -371,7 +394,10 @@ def get_hint(
     "/{game_id}/analysis",
     operation_id="get_analysis",
     response_model=AnalysisOut,
-    responses={**ok_with_links(200, "/game_id"), **READ_ERRORS, **problem_responses(409)},
+    responses={
+        **ok_with_links(200, "/game_id"),
+        **problem_responses(*READ_PROBLEMS, GameInProgressProblem),
+    },
     summary="For a finished game: could it be cleared, its best score, where it was lost",
 )
 def get_analysis(game: GameForRead, request: Request) -> AnalysisOut:

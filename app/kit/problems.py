@@ -86,24 +86,23 @@ def _unavailable(request: Request, exc: BaseException) -> JSONResponse:
     )
 
 
-def problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
-    """OpenAPI ``responses=`` entries declaring problem+json for each status."""
-    descriptions = {
-        400: "Illegal move or bad request",
-        401: "Missing player token",
-        403: "Wrong player token",
-        404: "No such game or resource",
-        409: "The game is over, or another move got there first",
-        412: "If-Match names a stale version",
-        413: "Request body too large",
-        422: "Invalid request body, parameter or rule option",
-        503: "The database or solver is unavailable; retry later",
-    }
+def problem_responses(*problems: type[ProblemError]) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI ``responses=`` entries declaring problem+json for each kind of problem a
+    route raises, one entry a status naming every problem type it may carry."""
+    by_status: dict[int, list[type[ProblemError]]] = {}
+    for problem in problems:
+        kinds = by_status.setdefault(problem.status, [])
+        if problem not in kinds:
+            kinds.append(problem)
     # FastAPI files the model's schema under application/json; the empty problem+json
     # entry marks the response for _problem_media_type, which moves the schema there.
     return {
-        s: {"model": Problem, "description": descriptions[s], "content": {PROBLEM_JSON: {}}}
-        for s in statuses
+        status: {
+            "model": Problem,
+            "description": "; ".join(f"{p.title} (`{p.type_uri()}`)" for p in kinds),
+            "content": {PROBLEM_JSON: {}},
+        }
+        for status, kinds in sorted(by_status.items())
     }
 
 

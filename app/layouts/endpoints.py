@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path
 
 from app import engine
-from app.kit.errors import NotFoundProblem
+from app.kit.errors import NotFoundProblem, ValidationProblem
 from app.kit.problems import problem_responses
 from app.layouts.schemas import LayoutList, LayoutOut, LayoutSummary
 
@@ -34,7 +34,7 @@ def list_layouts() -> LayoutList:
     "/{name}",
     operation_id="get_layout",
     response_model=LayoutOut,
-    responses=problem_responses(404, 422),
+    responses=problem_responses(NotFoundProblem, ValidationProblem),
     summary="A layout's geometry: every position, what covers it, how it is dealt",
 )
 def get_layout(name: Annotated[str, Path(max_length=64)]) -> LayoutOut:
