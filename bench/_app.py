@@ -15,7 +15,7 @@ from sqlalchemy import text
 
 from app.games.access import GameIdPath
 from app.games.endpoints import GameServiceDep, IdempotencyKeyHeader, IfMatchHeader
-from app.games.schemas import MoveRequest
+from app.games.schemas import MoveCreate
 from app.kit.auth import BearerDep
 from app.main import create_app
 
@@ -41,7 +41,7 @@ def create_bench_app() -> FastAPI:
     @app.post("/bench/signature/{game_id}", include_in_schema=False)
     def signature(
         game_id: GameIdPath,
-        body: MoveRequest,
+        body: MoveCreate,
         token: BearerDep,
         service: GameServiceDep,
         if_match: IfMatchHeader = None,

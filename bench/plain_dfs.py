@@ -19,7 +19,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Hashable
 
-from app.engine import Draw, GameState, Outcome, Play, Redeal, Scoring, apply, legal_moves
+from app.engine import Draw, GameState, GameStatus, Play, Redeal, Scoring, apply, legal_moves
 
 
 class OutOfNodes(Exception):
@@ -41,7 +41,7 @@ def plain_clear(state: GameState, max_nodes: int = 10**9) -> bool | None:
     count = [0]
 
     def win(s: GameState) -> bool:
-        if s.outcome is Outcome.WON:
+        if s.outcome is GameStatus.WON:
             return True
         if s.is_over:
             return False

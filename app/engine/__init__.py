@@ -28,7 +28,7 @@ from app.engine.errors import (
 )
 from app.engine.game import (
     GameState,
-    Outcome,
+    GameStatus,
     apply,
     fits,
     legal_moves,
@@ -75,12 +75,12 @@ __all__ = [
     "Draw",
     "GameOverError",
     "GameState",
+    "GameStatus",
     "IllegalMoveError",
     "Layout",
     "LayoutError",
     "Move",
     "MoveSyntaxError",
-    "Outcome",
     "Play",
     "Position",
     "Redeal",

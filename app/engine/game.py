@@ -34,7 +34,10 @@ from app.engine.rules import Rules
 from app.engine.scoring import Score, after_draw, after_play, initial_score
 
 
-class Outcome(StrEnum):
+class GameStatus(StrEnum):
+    """Where a game stands: in progress, or how it ended. The server's one status enum:
+    its database column and every ``status`` of its API are this."""
+
     IN_PROGRESS = "in_progress"
     WON = "won"
     LOST = "lost"
@@ -51,7 +54,7 @@ class GameState:
     waste: tuple[Card, ...]  # top last
     redeals_left: int
     score: Score
-    outcome: Outcome
+    outcome: GameStatus
     moves_made: int  # every move applied, undo included: the game's version
     previous: GameState | None = field(default=None, compare=False, repr=False)
 
@@ -61,7 +64,7 @@ class GameState:
 
     @property
     def is_over(self) -> bool:
-        return self.outcome is not Outcome.IN_PROGRESS
+        return self.outcome is not GameStatus.IN_PROGRESS
 
     @property
     def cards_left(self) -> int:
@@ -109,7 +112,7 @@ def new_game(deal: Sequence[Card], rules: Rules, layout: Layout | None = None) -
         waste=deal[n:first_stock],
         redeals_left=rules.redeals,
         score=initial_score(rules, n),
-        outcome=Outcome.IN_PROGRESS,
+        outcome=GameStatus.IN_PROGRESS,
         moves_made=0,
     )
     return _settled(state)
@@ -178,7 +181,7 @@ def apply(state: GameState, move: Move | str) -> GameState:
                     waste=(*state.waste, state.stock[0]),
                     redeals_left=state.redeals_left,
                     score=after_draw(state.score, state.rules),
-                    outcome=Outcome.IN_PROGRESS,
+                    outcome=GameStatus.IN_PROGRESS,
                     moves_made=state.moves_made + 1,
                     previous=state,
                 )
@@ -205,7 +208,7 @@ def apply(state: GameState, move: Move | str) -> GameState:
                     waste=state.waste[-1:],
                     redeals_left=state.redeals_left - 1,
                     score=state.score,
-                    outcome=Outcome.IN_PROGRESS,
+                    outcome=GameStatus.IN_PROGRESS,
                     moves_made=state.moves_made + 1,
                     previous=state,
                 )
@@ -218,7 +221,7 @@ def apply(state: GameState, move: Move | str) -> GameState:
             return replace(state.previous, moves_made=state.moves_made + 1)
         case Concede():
             return replace(
-                state, outcome=Outcome.CONCEDED, moves_made=state.moves_made + 1, previous=state
+                state, outcome=GameStatus.CONCEDED, moves_made=state.moves_made + 1, previous=state
             )
     raise TypeError(f"not a move: {move!r}")  # pragma: no cover
 
@@ -257,7 +260,7 @@ def _play(state: GameState, p: int, move: Move) -> GameState:
             waste=(*state.waste, card),
             redeals_left=state.redeals_left,
             score=after_play(state.score, lay.positions[p].peak, len(lay.peaks)),
-            outcome=Outcome.IN_PROGRESS,
+            outcome=GameStatus.IN_PROGRESS,
             moves_made=state.moves_made + 1,
             previous=state,
         )
@@ -267,9 +270,9 @@ def _play(state: GameState, p: int, move: Move) -> GameState:
 def _settled(state: GameState) -> GameState:
     """Decide the outcome the moment it is settled."""
     if state.score.cards_left == 0:
-        return replace(state, outcome=Outcome.WON)
+        return replace(state, outcome=GameStatus.WON)
     if not state.stock and not _can_redeal(state) and not playable_positions(state):
-        return replace(state, outcome=Outcome.LOST)
+        return replace(state, outcome=GameStatus.LOST)
     return state
 
 

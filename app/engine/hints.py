@@ -63,7 +63,7 @@ from typing import Any, Final
 from app.engine.cards import Card, parse_card
 from app.engine.deals import ordered_deck
 from app.engine.errors import TriPeaksError
-from app.engine.game import GameState, Outcome, apply, new_game
+from app.engine.game import GameState, GameStatus, apply, new_game
 from app.engine.layouts import Layout, get_layout
 from app.engine.moves import Move, Play, parse_move
 from app.engine.rules import Rules
@@ -400,7 +400,7 @@ def analysis(
     final = states[-1]
     lost_at: int | None = None
     complete = clear.winnable is not None
-    if clear.winnable and final.outcome is not Outcome.WON:
+    if clear.winnable and final.outcome is not GameStatus.WON:
         start = start_of(first)
         search = _Search(first.layout, rules, start, budget)
         known: dict[int, bool | None] = {0: True}
@@ -408,7 +408,7 @@ def analysis(
         def winnable(i: int) -> bool | None:
             if i not in known:
                 s = states[i]
-                if s.outcome is Outcome.WON:
+                if s.outcome is GameStatus.WON:
                     known[i] = True
                 elif s.is_over:
                     known[i] = False

@@ -71,7 +71,7 @@ from typing import Final
 from app.engine.cards import JOKER_RANK, KING, Card, ranks_adjacent
 from app.engine.deals import MAX_DEAL_NUMBER, Deal, numbered_deal
 from app.engine.errors import TriPeaksError
-from app.engine.game import GameState, Outcome, apply, new_game
+from app.engine.game import GameState, GameStatus, apply, new_game
 from app.engine.layouts import Layout, get_layout
 from app.engine.rules import Rules, Scoring
 from app.engine.scoring import card_points, draw_cost, peak_bonus
@@ -1061,7 +1061,7 @@ def solve_clear(
     ``bound=False`` turns off the bound (module docstring), for tests and benchmarks."""
     began = time.perf_counter()
     budget = budget or Budget()
-    if state.outcome is Outcome.WON:
+    if state.outcome is GameStatus.WON:
         return ClearAnswer(True, (), 0, time.perf_counter() - began)
     if state.is_over:
         return ClearAnswer(False, (), 0, time.perf_counter() - began)
@@ -1072,7 +1072,7 @@ def solve_clear(
     except BudgetExhausted:
         return ClearAnswer(None, (), search.nodes, time.perf_counter() - began)
     line = tuple(_move_text(c) for c in search.line) if ok else ()
-    if ok and _check_line(state, line).outcome is not Outcome.WON:
+    if ok and _check_line(state, line).outcome is not GameStatus.WON:
         raise AssertionError(f"solver line does not win: {line}")  # pragma: no cover
     return ClearAnswer(ok, line, search.nodes, time.perf_counter() - began)
 

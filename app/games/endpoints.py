@@ -20,19 +20,20 @@ from app.games.errors import (
     PreconditionFailedProblem,
 )
 from app.games.schemas import (
-    AnalysisOut,
-    CreatedGame,
-    CreateGameRequest,
-    GameOut,
-    HintOut,
-    LegalMove,
-    LegalMoves,
-    MoveHistory,
-    MoveRecord,
-    MoveRequest,
-    PlayRequest,
-    Reveal,
-    ScoreOut,
+    AnalysisRead,
+    GameCreate,
+    GameCreated,
+    GameRead,
+    GameScoreRead,
+    HintRead,
+    LegalMoveList,
+    LegalMoveRead,
+    MoveCreate,
+    MoveKind,
+    MoveList,
+    MoveRead,
+    PlayCreate,
+    RevealRead,
 )
 from app.games.service import GameService, LoadedGame, MoveResult, etag
 from app.kit.deps import ReadSessionDep, SessionDep
@@ -130,22 +131,22 @@ MOVE_RESPONSES = {**ok_with_links(200, "/id", legal_move="/legal_moves/0"), **MO
 
 def legal_move_objects(
     state: GameState, moves: Iterable[engine.Move] | None = None
-) -> list[LegalMove]:
+) -> list[LegalMoveRead]:
     """``moves`` (by default the state's legal moves) as make_move accepts them."""
     out = []
     for m in engine.legal_moves(state) if moves is None else moves:
         if isinstance(m, Play):
             card = state.tableau[m.position]
             out.append(
-                LegalMove(
+                LegalMoveRead(
                     move=str(m),
-                    kind="play",
+                    kind=MoveKind.PLAY,
                     position=m.position,
                     card=card.code if card is not None else None,
                 )
             )
         else:
-            out.append(LegalMove.model_validate({"move": str(m), "kind": m.kind}))
+            out.append(LegalMoveRead.model_validate({"move": str(m), "kind": m.kind}))
     return out
 
 
@@ -155,7 +156,7 @@ def game_out(game: LoadedGame) -> dict[str, Any]:
     view = engine.player_view(state)
     reveal = None
     if state.is_over:
-        reveal = Reveal(deal=row.deal.split(), salt=row.salt, deal_number=row.deal_number)
+        reveal = RevealRead(deal=row.deal.split(), salt=row.salt, deal_number=row.deal_number)
     return {
         "id": row.id,
         "version": state.moves_made,
@@ -180,58 +181,56 @@ def game_out(game: LoadedGame) -> dict[str, Any]:
     }
 
 
-def _move_answer(result: MoveResult, response: Response) -> GameOut:
+def _move_answer(result: MoveResult, response: Response) -> GameRead:
     response.headers["ETag"] = etag(result.game.state.moves_made)
     if result.replayed:
         response.headers["Idempotent-Replayed"] = "true"
-    return GameOut.model_validate(game_out(result.game))
+    return GameRead.model_validate(game_out(result.game))
 
 
 @router.post(
     "",
     operation_id="create_game",
     status_code=status.HTTP_201_CREATED,
-    response_model=CreatedGame,
+    response_model=GameCreated,
     responses={
         **ok_with_links(201, "/id", token=True, legal_move="/legal_moves/0"),
         **problem_responses(PayloadTooLargeProblem, ValidationProblem, ServiceUnavailableProblem),
     },
     summary="Create a game",
 )
-def create_game(
-    body: CreateGameRequest, service: GameServiceDep, response: Response
-) -> CreatedGame:
+def create_game(body: GameCreate, service: GameServiceDep, response: Response) -> GameCreated:
     game, token = service.create(body)
     response.headers["Location"] = f"/v1/games/{game.row.id}"
     response.headers["ETag"] = etag(0)
-    return CreatedGame.model_validate({**game_out(game), "token": token})
+    return GameCreated.model_validate({**game_out(game), "token": token})
 
 
 @router.get(
     "/{game_id}",
     operation_id="get_game",
-    response_model=GameOut,
+    response_model=GameRead,
     responses={**ok_with_links(200, "/id", legal_move="/legal_moves/0"), **READ_ERRORS},
     summary="The game's state as its player sees it",
 )
-async def get_game(game: GameForRead, response: Response) -> GameOut:
+async def get_game(game: GameForRead, response: Response) -> GameRead:
     response.headers["ETag"] = etag(game.state.moves_made)
-    return GameOut.model_validate(game_out(game))
+    return GameRead.model_validate(game_out(game))
 
 
 @router.get(
     "/{game_id}/legal-moves",
     operation_id="list_legal_moves",
-    response_model=LegalMoves,
+    response_model=LegalMoveList,
     responses={**ok_with_links(200, "/game_id", legal_move="/moves/0"), **READ_ERRORS},
     summary="Every legal move, each as make_move accepts it",
 )
-async def list_legal_moves(game: GameForRead, response: Response) -> LegalMoves:
+async def list_legal_moves(game: GameForRead, response: Response) -> LegalMoveList:
     response.headers["ETag"] = etag(game.state.moves_made)
-    return LegalMoves(
+    return LegalMoveList(
         game_id=game.row.id,
         version=game.state.moves_made,
-        status=game.state.outcome.value,
+        status=game.state.outcome,
         moves=legal_move_objects(game.state),
     )
 
@@ -239,18 +238,18 @@ async def list_legal_moves(game: GameForRead, response: Response) -> LegalMoves:
 @router.post(
     "/{game_id}/moves",
     operation_id="make_move",
-    response_model=GameOut,
+    response_model=GameRead,
     responses=MOVE_RESPONSES,
     summary="Apply one move (a legal-move object posted back unchanged, or its string)",
 )
 def make_move(
     game: GameForMove,
-    body: MoveRequest,
+    body: MoveCreate,
     service: GameServiceDep,
     response: Response,
     if_match: IfMatchHeader = None,
     idempotency_key: IdempotencyKeyHeader = None,
-) -> GameOut:
+) -> GameRead:
     expect = body.model_dump(exclude={"move"}, exclude_none=True)
     result = service.move(
         game,
@@ -265,18 +264,18 @@ def make_move(
 @router.post(
     "/{game_id}/play",
     operation_id="play_card",
-    response_model=GameOut,
+    response_model=GameRead,
     responses=MOVE_RESPONSES,
     summary="Play the free card at a position onto the waste",
 )
 def play_card(
     game: GameForMove,
-    body: PlayRequest,
+    body: PlayCreate,
     service: GameServiceDep,
     response: Response,
     if_match: IfMatchHeader = None,
     idempotency_key: IdempotencyKeyHeader = None,
-) -> GameOut:
+) -> GameRead:
     expect = {"card": body.card} if body.card is not None else None
     result = service.move(
         game,
@@ -295,7 +294,7 @@ def _simple_move(move: str, operation_id: str, summary: str) -> None:
         response: Response,
         if_match: IfMatchHeader = None,
         idempotency_key: IdempotencyKeyHeader = None,
-    ) -> GameOut:
+    ) -> GameRead:
         result = service.move(game, move, if_match=if_match, idempotency_key=idempotency_key)
         return _move_answer(result, response)
 
@@ -305,7 +304,7 @@ def _simple_move(move: str, operation_id: str, summary: str) -> None:
         endpoint,
         methods=["POST"],
         operation_id=operation_id,
-        response_model=GameOut,
+        response_model=GameRead,
         responses=MOVE_RESPONSES,
         summary=summary,
     )
@@ -318,16 +317,16 @@ _simple_move("concede", "concede_game", "Give up; the score stands and the deal 
 @router.get(
     "/{game_id}/score",
     operation_id="get_score",
-    response_model=ScoreOut,
+    response_model=GameScoreRead,
     responses={**ok_with_links(200, "/game_id"), **READ_ERRORS},
     summary="The score and how it was made",
 )
-async def get_score(game: GameForRead) -> ScoreOut:
-    return ScoreOut.model_validate(
+async def get_score(game: GameForRead) -> GameScoreRead:
+    return GameScoreRead.model_validate(
         {
             "game_id": game.row.id,
             "version": game.state.moves_made,
-            "status": game.state.outcome.value,
+            "status": game.state.outcome,
             "score": game.state.score.to_dict(),
         }
     )
@@ -336,7 +335,7 @@ async def get_score(game: GameForRead) -> ScoreOut:
 @router.get(
     "/{game_id}/moves",
     operation_id="list_moves",
-    response_model=MoveHistory,
+    response_model=MoveList,
     responses={**ok_with_links(200, "/game_id"), **READ_ERRORS},
     summary="The move history, oldest first",
 )
@@ -345,19 +344,19 @@ def list_moves(
     service: ReadGameServiceDep,
     offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
     limit: Annotated[int, Query(ge=1, le=1000)] = 1000,
-) -> MoveHistory:
+) -> MoveList:
     moves = service.history(row, offset, limit)
-    return MoveHistory(
+    return MoveList(
         game_id=row.id,
         total=row.version,
-        moves=[MoveRecord(seq=m.seq, move=m.move, created_at=m.created_at) for m in moves],
+        moves=[MoveRead(seq=m.seq, move=m.move, created_at=m.created_at) for m in moves],
     )
 
 
 @router.get(
     "/{game_id}/hint",
     operation_id="get_hint",
-    response_model=HintOut,
+    response_model=HintRead,
     responses={
         **ok_with_links(200, "/game_id"),
         **problem_responses(*READ_PROBLEMS, GameOverProblem),
@@ -376,10 +375,10 @@ def get_hint(
     request: Request,
     seed: Annotated[int | None, Query(ge=0, le=2**32 - 1)] = None,
     samples: Annotated[int | None, Query(ge=1, le=solving.MAX_HINT_SAMPLES)] = None,
-) -> HintOut:
+) -> HintRead:
     result = solving.suggest(game.state, request.app.state.settings, seed, samples)
     move = next(m for m in legal_move_objects(game.state) if m.move == result.move)
-    return HintOut(
+    return HintRead(
         game_id=game.row.id,
         version=game.state.moves_made,
         move=move,
@@ -393,20 +392,20 @@ def get_hint(
 @router.get(
     "/{game_id}/analysis",
     operation_id="get_analysis",
-    response_model=AnalysisOut,
+    response_model=AnalysisRead,
     responses={
         **ok_with_links(200, "/game_id"),
         **problem_responses(*READ_PROBLEMS, GameInProgressProblem),
     },
     summary="For a finished game: could it be cleared, its best score, where it was lost",
 )
-def get_analysis(game: GameForRead, request: Request) -> AnalysisOut:
+def get_analysis(game: GameForRead, request: Request) -> AnalysisRead:
     result = solving.analyse(game.state, request.app.state.settings, list(game.moves))
-    return AnalysisOut(
+    return AnalysisRead(
         game_id=game.row.id,
-        status=game.state.outcome.value,  # type: ignore[arg-type]
+        status=game.state.outcome,
         final_score=result.final_score,
-        scoring=game.state.rules.scoring.value,
+        scoring=game.state.rules.scoring,
         winnable=result.winnable,
         win_line=list(result.win_line),
         best_score=result.best_score,

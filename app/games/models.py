@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import datetime
-from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import (
@@ -20,14 +19,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
+from app.engine import GameStatus
 from app.kit.models import Base, UTCDateTime, utcnow
-
-
-class GameStatus(StrEnum):
-    IN_PROGRESS = "in_progress"
-    WON = "won"
-    LOST = "lost"
-    CONCEDED = "conceded"
 
 
 class Game(Base):

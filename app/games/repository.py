@@ -10,8 +10,9 @@ from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.sql.dml import ReturningInsert
 
+from app.engine import GameStatus
 from app.games.errors import ConflictProblem
-from app.games.models import Game, GameStatus, Move
+from app.games.models import Game, Move
 from app.kit.models import utcnow
 
 # The statements of every move, built once: building a statement and its cache key costs

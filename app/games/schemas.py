@@ -1,12 +1,19 @@
-"""The contract of the game endpoints."""
+"""The contract of the game endpoints.
+
+Names: a request body is ``<Thing>Create``, an answer or a part of one ``<Thing>Read``, a
+list ``<Thing>List``; none is named like an engine class. The enums (``GameStatus``,
+``Scoring``, ``MoveKind``) are defined once and shared by every schema that uses them.
+"""
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from enum import StrEnum
+from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, Field, StrictBool, StrictInt
 
+from app.engine import GameStatus, Scoring
 from app.engine.deals import MAX_DEAL_NUMBER
 from app.engine.layouts import LAYOUTS
 from app.kit.schemas import Strict
@@ -29,7 +36,6 @@ CardCode = Annotated[
         examples=["7h"],
     ),
 ]
-ScoringName = Literal["classic", "cards_left", "msc"]
 LayoutName = Annotated[
     str,
     Field(
@@ -40,10 +46,20 @@ LayoutName = Annotated[
         description="One of the layouts list_layouts names",
     ),
 ]
-MoveKind = Literal["play", "draw", "redeal", "undo", "concede"]
 
 
-class RulesIn(Strict):
+class MoveKind(StrEnum):
+    """What a move does: play a free card, draw from the stock, turn the waste over
+    (``redeal``), take back the last move (``undo``) or give up (``concede``)."""
+
+    PLAY = "play"
+    DRAW = "draw"
+    REDEAL = "redeal"
+    UNDO = "undo"
+    CONCEDE = "concede"
+
+
+class RulesCreate(Strict):
     """Rule options; any left out take the layout's default (golf: no wrap, cards_left)."""
 
     wrap: StrictBool | None = None
@@ -53,12 +69,12 @@ class RulesIn(Strict):
     jokers: Annotated[StrictInt, Field(ge=0, le=2), WHOLE] | None = None
     redeals: Annotated[StrictInt, Field(ge=0, le=9), WHOLE] | None = None
     undo: StrictBool | None = None
-    scoring: ScoringName | None = None
+    scoring: Scoring | None = None
     draw_penalty: Annotated[StrictInt, Field(ge=0, le=1000), WHOLE] | None = None
     deal_cost: Annotated[StrictInt, Field(ge=0, le=1000), WHOLE] | None = None
 
 
-class Rules(BaseModel):
+class RulesRead(BaseModel):
     layout: str
     wrap: bool
     king_stops: bool
@@ -67,14 +83,14 @@ class Rules(BaseModel):
     jokers: int
     redeals: int
     undo: bool
-    scoring: ScoringName
+    scoring: Scoring
     draw_penalty: int
     deal_cost: int
 
 
-class CreateGameRequest(Strict):
+class GameCreate(Strict):
     layout: LayoutName = "tripeaks"
-    rules: RulesIn | None = None
+    rules: RulesCreate | None = None
     deal_number: Annotated[StrictInt, Field(ge=0, le=MAX_DEAL_NUMBER), WHOLE] | None = Field(
         default=None, description="Play numbered deal N (docs/deals.md); public in the game."
     )
@@ -87,7 +103,7 @@ class CreateGameRequest(Strict):
     )
 
 
-class Slot(BaseModel):
+class SlotRead(BaseModel):
     position: int
     card: str | None = Field(description="The card's code, or null when face down or removed")
     face_up: bool
@@ -95,7 +111,7 @@ class Slot(BaseModel):
     removed: bool
 
 
-class LegalMove(BaseModel):
+class LegalMoveRead(BaseModel):
     """A move exactly as ``make_move`` accepts it: post it back unchanged."""
 
     move: str = Field(examples=["play 21", "draw"])
@@ -104,8 +120,8 @@ class LegalMove(BaseModel):
     card: str | None = Field(default=None, description="The card a play moves (face up)")
 
 
-class Score(BaseModel):
-    scheme: ScoringName
+class ScoreRead(BaseModel):
+    scheme: Scoring
     total: int
     streak_points: int
     bonus_points: int
@@ -117,7 +133,7 @@ class Score(BaseModel):
     cards_left: int
 
 
-class Reveal(BaseModel):
+class RevealRead(BaseModel):
     """Published when the game ends: check SHA-256 of the deal and salt (docs/deals.md)."""
 
     deal: list[str]
@@ -125,36 +141,36 @@ class Reveal(BaseModel):
     deal_number: int | None
 
 
-class GameOut(BaseModel):
+class GameRead(BaseModel):
     id: str
     version: int = Field(description="Moves applied so far; the ETag names it")
-    status: Literal["in_progress", "won", "lost", "conceded"]
+    status: GameStatus
     layout: str
-    rules: Rules
-    tableau: list[Slot]
+    rules: RulesRead
+    tableau: list[SlotRead]
     waste: list[str] = Field(description="The waste from the bottom; its last card is the top")
     waste_top: str | None
     stock_count: int
     redeals_left: int
     cards_left: int
-    score: Score
+    score: ScoreRead
     can_undo: bool
-    legal_moves: list[LegalMove]
+    legal_moves: list[LegalMoveRead]
     deal_number: int | None = Field(description="The deal number, when the player chose it")
     commitment: str = Field(description="SHA-256 of the deal and a secret salt")
-    reveal: Reveal | None = Field(description="The deal and salt, once the game has ended")
+    reveal: RevealRead | None = Field(description="The deal and salt, once the game has ended")
     created_at: datetime
     updated_at: datetime
 
 
-class CreatedGame(GameOut):
+class GameCreated(GameRead):
     token: str = Field(
         description="The player token: send it as 'Authorization: Bearer'. "
         "It is shown once and stored only as a hash."
     )
 
 
-class MoveRequest(Strict):
+class MoveCreate(Strict):
     """A move: its string, optionally with the rest of a legal-move object."""
 
     move: Annotated[
@@ -171,45 +187,45 @@ class MoveRequest(Strict):
     card: CardCode | None = None
 
 
-class PlayRequest(Strict):
+class PlayCreate(Strict):
     position: Annotated[StrictInt, Field(ge=0, le=1000), WHOLE]
     card: CardCode | None = Field(
         default=None, description="If given, the play is refused unless this card is there"
     )
 
 
-class LegalMoves(BaseModel):
+class LegalMoveList(BaseModel):
     game_id: str
     version: int
-    status: str
-    moves: list[LegalMove]
+    status: GameStatus
+    moves: list[LegalMoveRead]
 
 
-class ScoreOut(BaseModel):
+class GameScoreRead(BaseModel):
     game_id: str
     version: int
-    status: str
-    score: Score
+    status: GameStatus
+    score: ScoreRead
 
 
-class MoveRecord(BaseModel):
+class MoveRead(BaseModel):
     seq: int
     move: str
     created_at: datetime
 
 
-class MoveHistory(BaseModel):
+class MoveList(BaseModel):
     game_id: str
     total: int
-    moves: list[MoveRecord]
+    moves: list[MoveRead]
 
 
-class HintOut(BaseModel):
+class HintRead(BaseModel):
     """A suggested move, decided from what the player can see and nothing else."""
 
     game_id: str
     version: int
-    move: LegalMove = Field(description="The suggestion, as make_move accepts it")
+    move: LegalMoveRead = Field(description="The suggestion, as make_move accepts it")
     win_chance: float = Field(
         ge=0, le=1, description="Share of the sampled deals (consistent with the view) it wins"
     )
@@ -218,13 +234,13 @@ class HintOut(BaseModel):
     unknown: int = Field(description="Samples whose search ran out of budget (counted as lost)")
 
 
-class AnalysisOut(BaseModel):
+class AnalysisRead(BaseModel):
     """A finished game looked back on with its whole deal known."""
 
     game_id: str
-    status: Literal["won", "lost", "conceded"]
+    status: GameStatus = Field(description="How the game ended: won, lost or conceded")
     final_score: int
-    scoring: ScoringName
+    scoring: Scoring
     winnable: bool | None = Field(
         description="Whether the deal could be cleared (null: budget ran out)"
     )

@@ -26,9 +26,9 @@ from app.games.errors import (
     IllegalMoveProblem,
     PreconditionFailedProblem,
 )
-from app.games.models import Game, GameStatus, Move
+from app.games.models import Game, Move
 from app.games.repository import GameRepository
-from app.games.schemas import CreateGameRequest
+from app.games.schemas import GameCreate
 from app.games.solving import winnable_deal
 from app.kit.auth import hash_secret, new_secret
 from app.kit.errors import ProblemError, ValidationProblem
@@ -62,7 +62,7 @@ class GameService:
         self.games = GameRepository(session)
 
     # -- creation ---------------------------------------------------------------------
-    def create(self, request: CreateGameRequest) -> tuple[LoadedGame, str]:
+    def create(self, request: GameCreate) -> tuple[LoadedGame, str]:
         rules = self._rules(request)
         layout = engine.get_layout(rules.layout)
         deal, number, chosen = self._deal(request, rules, layout)
@@ -79,7 +79,7 @@ class GameService:
             deal_chosen=chosen,
             salt=salt,
             commitment=engine.commitment(deal, salt),
-            status=GameStatus(state.outcome.value),
+            status=state.outcome,
             version=0,
             score=state.score.total,
             cards_left=state.cards_left,
@@ -89,7 +89,7 @@ class GameService:
         return LoadedGame(row, state, ()), token
 
     @staticmethod
-    def _rules(request: CreateGameRequest) -> engine.Rules:
+    def _rules(request: GameCreate) -> engine.Rules:
         options = request.rules.model_dump(exclude_none=True) if request.rules else {}
         try:
             return engine.Rules.for_layout(request.layout, **options)
@@ -97,7 +97,7 @@ class GameService:
             raise ValidationProblem(str(e), option=e.option) from None
 
     def _deal(
-        self, request: CreateGameRequest, rules: engine.Rules, layout: engine.Layout
+        self, request: GameCreate, rules: engine.Rules, layout: engine.Layout
     ) -> tuple[engine.Deal, int | None, bool]:
         if request.deal is not None and request.deal_number is not None:
             raise ValidationProblem("give either deal or deal_number, not both")
@@ -176,7 +176,7 @@ class GameService:
             row,
             row.version,
             str(move),
-            status=GameStatus(new.outcome.value),
+            status=new.outcome,
             score=new.score.total,
             cards_left=new.cards_left,
             idempotency_key=idempotency_key,

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Path
 from app import engine
 from app.kit.errors import NotFoundProblem, ValidationProblem
 from app.kit.problems import problem_responses
-from app.layouts.schemas import LayoutList, LayoutOut, LayoutSummary
+from app.layouts.schemas import LayoutList, LayoutRead, LayoutSummaryRead
 
 router = APIRouter(prefix="/v1/layouts", tags=["layouts"])
 
@@ -18,7 +18,7 @@ router = APIRouter(prefix="/v1/layouts", tags=["layouts"])
 def list_layouts() -> LayoutList:
     return LayoutList(
         layouts=[
-            LayoutSummary(
+            LayoutSummaryRead(
                 name=lay.name,
                 title=lay.title,
                 description=lay.description,
@@ -33,12 +33,12 @@ def list_layouts() -> LayoutList:
 @router.get(
     "/{name}",
     operation_id="get_layout",
-    response_model=LayoutOut,
+    response_model=LayoutRead,
     responses=problem_responses(NotFoundProblem, ValidationProblem),
     summary="A layout's geometry: every position, what covers it, how it is dealt",
 )
-def get_layout(name: Annotated[str, Path(max_length=64)]) -> LayoutOut:
+def get_layout(name: Annotated[str, Path(max_length=64)]) -> LayoutRead:
     layout = engine.LAYOUTS.get(name)
     if layout is None:
         raise NotFoundProblem(f"no layout {name!r}; see list_layouts")
-    return LayoutOut.model_validate(layout.to_dict())
+    return LayoutRead.model_validate(layout.to_dict())

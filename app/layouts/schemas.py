@@ -5,7 +5,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 
-class PositionOut(BaseModel):
+class PositionRead(BaseModel):
     index: int
     row: int
     x: int = Field(description="Left edge in half-card widths: the card spans x to x+2")
@@ -14,7 +14,7 @@ class PositionOut(BaseModel):
     peak: bool = Field(description="A peak tip: taking it scores a bonus")
 
 
-class LayoutOut(BaseModel):
+class LayoutRead(BaseModel):
     name: str
     title: str
     description: str
@@ -23,10 +23,10 @@ class LayoutOut(BaseModel):
     rows: int
     peaks: list[int]
     defaults: dict[str, Any] = Field(description="Rule options this layout sets by default")
-    positions: list[PositionOut]
+    positions: list[PositionRead]
 
 
-class LayoutSummary(BaseModel):
+class LayoutSummaryRead(BaseModel):
     name: str
     title: str
     description: str
@@ -35,4 +35,4 @@ class LayoutSummary(BaseModel):
 
 
 class LayoutList(BaseModel):
-    layouts: list[LayoutSummary]
+    layouts: list[LayoutSummaryRead]

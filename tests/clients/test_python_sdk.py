@@ -131,12 +131,12 @@ class Clients:
 
     def create(self, **body: Any) -> tuple[Any, Any]:
         models = _models(self.sdk)
-        request = models.CreateGameRequest.from_dict(body)
+        request = models.GameCreate.from_dict(body)
         create_game = _api(self.sdk, "games", "create_game")
         answer = create_game.sync_detailed(client=self.anonymous, body=request)
         assert answer.status_code == 201, answer.content
         created = answer.parsed
-        assert isinstance(created, models.CreatedGame)
+        assert isinstance(created, models.GameCreated)
         assert answer.headers["Location"] == f"/v1/games/{created.id}"
         return created, self.player(created.token)
 
@@ -158,37 +158,37 @@ def test_a_generated_client_wins_a_game(sdk: Any, clients: Clients) -> None:
     models = _models(sdk)
     games = {op: _api(sdk, "games", op) for op in GAME_OPERATIONS}
     game, player = clients.create(deal=chain_deal())
-    assert game.status == models.CreatedGameStatus.IN_PROGRESS
+    assert game.status == models.GameStatus.IN_PROGRESS
     commitment = game.commitment
     state: Any = game
     for turn, position in enumerate(TRIPEAKS_CLEAR_ORDER):
         legal = games["list_legal_moves"].sync(game.id, client=player)
-        assert isinstance(legal, models.LegalMoves)
-        plays = {m.position: m for m in legal.moves if m.kind == models.LegalMoveKind.PLAY}
+        assert isinstance(legal, models.LegalMoveList)
+        plays = {m.position: m for m in legal.moves if m.kind == models.MoveKind.PLAY}
         assert position in plays, (position, [m.move for m in legal.moves])
         chosen = plays[position]
         if turn % 2 == 0:
             # The legal-move object, posted back unchanged.
-            body = models.MoveRequest.from_dict(chosen.to_dict())
+            body = models.MoveCreate.from_dict(chosen.to_dict())
             state = games["make_move"].sync(
                 game.id, client=player, body=body, if_match=f'"v{turn}"'
             )
         else:
-            body = models.PlayRequest(position=position, card=chosen.card)
+            body = models.PlayCreate(position=position, card=chosen.card)
             state = games["play_card"].sync(game.id, client=player, body=body)
-        assert isinstance(state, models.GameOut), state
+        assert isinstance(state, models.GameRead), state
         assert state.version == turn + 1
-    assert state.status == models.GameOutStatus.WON
+    assert state.status == models.GameStatus.WON
     assert state.cards_left == 0
     assert state.reveal is not None
     assert state.reveal.deal == chain_deal()
     assert verify_commitment(commitment, state.reveal.deal, state.reveal.salt)
     score = games["get_score"].sync(game.id, client=player)
-    assert isinstance(score, models.ScoreOut)
+    assert isinstance(score, models.GameScoreRead)
     assert score.status == "won"
     assert score.score.longest_streak == len(TRIPEAKS_CLEAR_ORDER)
     history = games["list_moves"].sync(game.id, client=player)
-    assert isinstance(history, models.MoveHistory)
+    assert isinstance(history, models.MoveList)
     assert history.total == len(TRIPEAKS_CLEAR_ORDER)
     assert [m.move for m in history.moves] == [f"play {p}" for p in TRIPEAKS_CLEAR_ORDER]
     # A move on a finished game: a typed game-over problem.
@@ -204,16 +204,16 @@ def test_a_generated_client_loses_a_game(sdk: Any, clients: Clients) -> None:
     game, player = clients.create(deal=losing_deal())
     state: Any = games["get_game"].sync(game.id, client=player)
     draws = 0
-    while state.status == models.GameOutStatus.IN_PROGRESS:
+    while state.status == models.GameStatus.IN_PROGRESS:
         legal = games["list_legal_moves"].sync(game.id, client=player)
         kinds = {m.kind for m in legal.moves}
-        assert models.LegalMoveKind.PLAY not in kinds
-        assert models.LegalMoveKind.DRAW in kinds
+        assert models.MoveKind.PLAY not in kinds
+        assert models.MoveKind.DRAW in kinds
         state = games["draw_card"].sync(game.id, client=player)
-        assert isinstance(state, models.GameOut), state
+        assert isinstance(state, models.GameRead), state
         draws += 1
     assert draws == 23
-    assert state.status == models.GameOutStatus.LOST
+    assert state.status == models.GameStatus.LOST
     assert state.stock_count == 0
     assert state.legal_moves == []
     assert state.reveal is not None and state.reveal.deal == losing_deal()
@@ -227,7 +227,7 @@ def test_errors_come_back_as_typed_problems(sdk: Any, clients: Clients) -> None:
 
     # An illegal move: position 0 is a peak, still covered.
     illegal = games["play_card"].sync_detailed(
-        game.id, client=player, body=models.PlayRequest(position=0)
+        game.id, client=player, body=models.PlayCreate(position=0)
     )
     assert illegal.status_code == 400
     problem = illegal.parsed
@@ -246,7 +246,7 @@ def test_errors_come_back_as_typed_problems(sdk: Any, clients: Clients) -> None:
     assert forbidden.parsed.type_ == "/problems/forbidden"
     forger = clients.player("not-a-token")
     wrong = games["make_move"].sync_detailed(
-        game.id, client=forger, body=models.MoveRequest(move="draw")
+        game.id, client=forger, body=models.MoveCreate(move="draw")
     )
     assert isinstance(wrong.parsed, models.Problem)
     assert wrong.parsed.type_ == "/problems/forbidden"
@@ -264,7 +264,7 @@ def test_errors_come_back_as_typed_problems(sdk: Any, clients: Clients) -> None:
     # Invalid rules: a validation problem listing what was refused.
     bad = _api(sdk, "games", "create_game").sync_detailed(
         client=clients.anonymous,
-        body=models.CreateGameRequest.from_dict({"rules": {"wrap": True, "king_stops": True}}),
+        body=models.GameCreate.from_dict({"rules": {"wrap": True, "king_stops": True}}),
     )
     assert bad.status_code == 422
     assert isinstance(bad.parsed, models.Problem)
@@ -272,8 +272,8 @@ def test_errors_come_back_as_typed_problems(sdk: Any, clients: Clients) -> None:
 
     # Conceding ends the game and reveals the deal.
     conceded = games["concede_game"].sync(game.id, client=player)
-    assert isinstance(conceded, models.GameOut)
-    assert conceded.status == models.GameOutStatus.CONCEDED
+    assert isinstance(conceded, models.GameRead)
+    assert conceded.status == models.GameStatus.CONCEDED
     assert conceded.reveal is not None and conceded.reveal.deal == chain_deal()
 
 
@@ -286,7 +286,7 @@ def test_layouts_and_health_through_the_client(sdk: Any, clients: Clients) -> No
     assert "tripeaks" in names
     for name in names:
         layout = _api(sdk, "layouts", "get_layout").sync(name, client=anonymous)
-        assert isinstance(layout, models.LayoutOut)
+        assert isinstance(layout, models.LayoutRead)
         assert len(layout.positions) == next(s.cards for s in listed.layouts if s.name == name)
     unknown = _api(sdk, "layouts", "get_layout").sync_detailed("nope", client=anonymous)
     assert isinstance(unknown.parsed, models.Problem)

@@ -13,9 +13,9 @@ from app.engine import (
     UNDO,
     GameOverError,
     GameState,
+    GameStatus,
     IllegalMoveError,
     Layout,
-    Outcome,
     Play,
     Rules,
     RulesError,
@@ -52,7 +52,7 @@ def test_won_classic_game_exact_score() -> None:
     assert state.score.total == 0
     totals = []
     for move in THREE_STREAKS_MOVES:
-        assert state.outcome is Outcome.IN_PROGRESS
+        assert state.outcome is GameStatus.IN_PROGRESS
         assert move in [str(m) for m in legal_moves(state)]
         state = apply(state, move)
         totals.append(state.score.total)
@@ -63,7 +63,7 @@ def test_won_classic_game_exact_score() -> None:
     assert totals[19] == 95
     assert totals[20] == 90
     assert totals[21:] == [91, 93, 111, 115, 120, 141, 148, 156, 195]
-    assert state.outcome is Outcome.WON
+    assert state.outcome is GameStatus.WON
     assert state.score.total == 195
     assert state.score.streak_points == 145
     assert state.score.bonus_points == 60
@@ -96,7 +96,7 @@ def test_score_goes_below_zero() -> None:
     state = play_all(start(THREE_STREAKS_DEAL, deal_cost=52), ["draw", "draw", "draw"])
     assert state.score.total == -52 - 15
     state = apply(state, "concede")
-    assert state.outcome is Outcome.CONCEDED
+    assert state.outcome is GameStatus.CONCEDED
     assert state.score.total == -67
 
 
@@ -114,12 +114,12 @@ def test_lost_at_once_when_stock_runs_out_with_nothing_playable() -> None:
     assert state.score.total == 1
     for _ in range(22):
         state = apply(state, "draw")
-        assert state.outcome is Outcome.IN_PROGRESS
+        assert state.outcome is GameStatus.IN_PROGRESS
     assert len(state.stock) == 1
     assert DRAW in legal_moves(state)
     state = apply(state, "draw")
     # Lost the moment the last card is drawn: no further move is needed to find out.
-    assert state.outcome is Outcome.LOST
+    assert state.outcome is GameStatus.LOST
     assert state.waste_top == parse_card("Kd")
     assert state.stock == ()
     assert playable_positions(state) == []
@@ -164,7 +164,7 @@ def test_king_stops() -> None:
         with pytest.raises(IllegalMoveError, match=r"nothing may be played on a King \(king_stops"):
             apply(state, Play(p))
     state = apply(state, "draw")
-    assert state.outcome is Outcome.IN_PROGRESS
+    assert state.outcome is GameStatus.IN_PROGRESS
 
 
 def test_king_stops_with_wrap_is_refused() -> None:
@@ -231,7 +231,7 @@ def test_redeal() -> None:
     with pytest.raises(IllegalMoveError, match="the stock is not empty yet"):
         apply(state, "redeal")
     state = play_all(state, ["draw"] * 23)
-    assert state.outcome is Outcome.IN_PROGRESS  # a redeal is still possible
+    assert state.outcome is GameStatus.IN_PROGRESS  # a redeal is still possible
     assert REDEAL in legal_moves(state)
     with pytest.raises(IllegalMoveError, match="the stock is empty; redeal first"):
         apply(state, "draw")
@@ -252,7 +252,7 @@ def test_redeal() -> None:
     assert state.score.current_streak == 2
     state = play_all(state, ["draw"] * 24)
     assert state.waste_top == parse_card("5c")
-    assert state.outcome is Outcome.IN_PROGRESS  # 4h at 9 goes on 5c
+    assert state.outcome is GameStatus.IN_PROGRESS  # 4h at 9 goes on 5c
     assert REDEAL not in legal_moves(state)
     with pytest.raises(IllegalMoveError, match="no redeal is left"):
         apply(state, "redeal")
@@ -261,7 +261,7 @@ def test_redeal() -> None:
 
 def test_redeal_not_allowed_by_the_rules() -> None:
     state = play_all(start(REDEAL_DEAL), ["draw"] * 23)
-    assert state.outcome is Outcome.IN_PROGRESS  # 6h at 18 goes on 5c
+    assert state.outcome is GameStatus.IN_PROGRESS  # 6h at 18 goes on 5c
     assert REDEAL not in legal_moves(state)
     with pytest.raises(IllegalMoveError, match="these rules allow no redeal"):
         apply(state, "redeal")
@@ -279,7 +279,7 @@ def test_redeal_needs_a_card_under_the_waste_top() -> None:
     state = start(deal, flat, redeals=1)
     assert state.stock == ()
     assert len(state.waste) == 1
-    assert state.outcome is Outcome.IN_PROGRESS  # 2c goes on 3c
+    assert state.outcome is GameStatus.IN_PROGRESS  # 2c goes on 3c
     assert REDEAL not in legal_moves(state)
     with pytest.raises(IllegalMoveError, match="the waste has no card under its top card"):
         apply(state, "redeal")
@@ -326,7 +326,7 @@ def test_concede() -> None:
     state = play_all(start(THREE_STREAKS_DEAL), ["play 18", "play 19", "draw"])
     score = state.score
     conceded = apply(state, "concede")
-    assert conceded.outcome is Outcome.CONCEDED
+    assert conceded.outcome is GameStatus.CONCEDED
     assert conceded.is_over
     assert conceded.score == score  # the score stands
     assert conceded.score.total == 1 + 2 - 5

@@ -12,9 +12,9 @@ from app.engine import (
     OPTIONS,
     SIX_PEAKS,
     TRIPEAKS,
+    GameStatus,
     Layout,
     LayoutError,
-    Outcome,
     Rules,
     RulesError,
     Scoring,
@@ -60,7 +60,7 @@ def test_a_new_layout_is_data_and_plays_to_a_win() -> None:
     state = play_all(state, ["play 3", "play 4", "play 5"])
     assert player_view(state)["tableau"][1]["card"] == "Kh"  # turned face up
     state = play_all(state, ["play 1", "play 2", "play 0"])
-    assert state.outcome is Outcome.WON
+    assert state.outcome is GameStatus.WON
     # A streak of six (21) and the only peak, which is the last: 30.
     assert state.score.total == 21 + 30
     assert legal_moves(state) == []

@@ -31,10 +31,10 @@ from app.engine import (
     Draw,
     GameOverError,
     GameState,
+    GameStatus,
     IllegalMoveError,
     Layout,
     Move,
-    Outcome,
     Play,
     Redeal,
     Rules,
@@ -123,12 +123,12 @@ def check_state(state: GameState, deal: tuple[Card, ...], moves: list[str]) -> N
     # The end is detected at once.
     legal = legal_moves(state)
     playable = playable_positions(state)
-    assert (state.outcome is Outcome.WON) == (left == 0)
-    if state.outcome is Outcome.LOST:
+    assert (state.outcome is GameStatus.WON) == (left == 0)
+    if state.outcome is GameStatus.LOST:
         assert not playable and not state.stock and not _can_redeal(state)
-    if state.outcome is Outcome.CONCEDED:
+    if state.outcome is GameStatus.CONCEDED:
         assert moves[-1] == "concede"
-    if state.outcome is Outcome.IN_PROGRESS:
+    if state.outcome is GameStatus.IN_PROGRESS:
         assert playable or state.stock or _can_redeal(state)
         assert CONCEDE in legal
         assert [m for m in legal if isinstance(m, Play)] == [Play(p) for p in playable]
@@ -259,10 +259,10 @@ def test_random_playouts_keep_every_invariant(layout: Layout, data: st.DataObjec
 
 def test_playouts_reach_every_outcome() -> None:
     """The invariants above are not checked on trivial games only."""
-    outcomes: Counter[Outcome] = Counter()
+    outcomes: Counter[GameStatus] = Counter()
     for number in range(40):
         rules = Rules(undo=number % 2 == 0, redeals=number % 3)
         outcomes[playout(LAYOUTS["tripeaks"], rules, number, number).outcome] += 1
-    assert outcomes[Outcome.WON] > 0
-    assert outcomes[Outcome.LOST] > 0
+    assert outcomes[GameStatus.WON] > 0
+    assert outcomes[GameStatus.LOST] > 0
     assert sum(outcomes.values()) == 40

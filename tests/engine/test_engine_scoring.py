@@ -10,8 +10,8 @@ from app.engine import (
     GOLF,
     SIX_PEAKS,
     Card,
+    GameStatus,
     IllegalMoveError,
-    Outcome,
     Rules,
     RulesError,
     Scoring,
@@ -48,7 +48,7 @@ BROKEN_MOVES = [*PERFECT_MOVES[:10], "draw", *PERFECT_MOVES[10:]]
 
 def test_perfect_classic_game() -> None:
     state = play_all(start(PERFECT_DEAL), PERFECT_MOVES)
-    assert state.outcome is Outcome.WON
+    assert state.outcome is GameStatus.WON
     assert state.score.longest_streak == 28
     assert state.score.streak_points == 28 * 29 // 2  # 406
     assert state.score.bonus_points == 15 + 15 + 30
@@ -64,7 +64,7 @@ def test_perfect_msc_game_scores_84900() -> None:
         bonuses.append(state.score.bonus_points - before)
     assert bonuses[25:] == [500, 1000, 5000]
     assert sum(bonuses[:25]) == 0
-    assert state.outcome is Outcome.WON
+    assert state.outcome is GameStatus.WON
     # 100 + 300 + ... : the n-th card of the streak scores 100 + 200(n-1).
     assert state.score.streak_points == 28 * 100 + 200 * (27 * 28 // 2)  # 78,400
     assert state.score.total == 84_900
@@ -75,7 +75,7 @@ def test_msc_streak_points_and_free_draws() -> None:
     state = play_all(state, ["play 18", "play 19", "play 20"])
     assert state.score.total == 100 + 300 + 500
     state = play_all(start(PERFECT_DEAL, scoring="msc"), BROKEN_MOVES)
-    assert state.outcome is Outcome.WON
+    assert state.outcome is GameStatus.WON
     assert state.score.draw_penalties == 0
     # Streaks of 10 and 18: 10*100 + 200*45 and 18*100 + 200*153, then 6,500 of bonuses.
     assert state.score.total == 10_000 + 32_400 + 6_500
@@ -97,12 +97,12 @@ def test_cards_left_on_tripeaks() -> None:
     assert totals[:12] == [27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 18, 17]
     assert state.score.total == 0
     assert state.score.bonus_points == 0
-    assert state.outcome is Outcome.WON
+    assert state.outcome is GameStatus.WON
 
 
 def test_cards_left_after_conceding() -> None:
     state = play_all(start(PERFECT_DEAL, scoring="cards_left"), [*PERFECT_MOVES[:5], "concede"])
-    assert state.outcome is Outcome.CONCEDED
+    assert state.outcome is GameStatus.CONCEDED
     assert state.score.total == 23
 
 
@@ -141,13 +141,13 @@ def test_six_peaks_win() -> None:
     assert SIX_PEAKS.peaks == (0, 1, 2, 28, 29, 30)
     bonuses = []
     for move in moves:
-        assert state.outcome is Outcome.IN_PROGRESS
+        assert state.outcome is GameStatus.IN_PROGRESS
         before = state.score.bonus_points
         state = apply(state, move)
         if state.score.bonus_points != before:
             bonuses.append(state.score.bonus_points - before)
     assert bonuses == [15, 15, 15, 15, 15, 30]  # 15 for each peak but the last
-    assert state.outcome is Outcome.WON
+    assert state.outcome is GameStatus.WON
     assert state.score.peaks_taken == 6
     assert state.score.bonus_points == 15 * 5 + 30
     assert state.score.total == 406 + 406 - 5 + 105
@@ -161,7 +161,7 @@ def test_six_peaks_is_not_won_until_all_six_peaks_are_down() -> None:
     state = play_all(start(deal, "six_peaks"), moves)
     assert state.score.peaks_taken == 3
     assert state.score.bonus_points == 45  # the third of six peaks is not the last
-    assert state.outcome is Outcome.IN_PROGRESS
+    assert state.outcome is GameStatus.IN_PROGRESS
     assert state.cards_left == 28
 
 
@@ -194,7 +194,7 @@ def test_golf_win_with_cards_left_scoring() -> None:
     assert state.is_free(21)  # the card above is free now
     assert not state.is_free(14)
     state = play_all(state, [f"play {p}" for p in GOLF_ORDER[1:]])
-    assert state.outcome is Outcome.WON
+    assert state.outcome is GameStatus.WON
     assert state.score.total == 0
     assert len(state.stock) == 16
 
@@ -215,7 +215,7 @@ def test_golf_no_wrap_by_default_and_lost_with_cards_left() -> None:
     with pytest.raises(IllegalMoveError, match="King and Ace are not neighbours"):
         apply(state, "play 28")
     state = play_all(state, ["draw"] * 16)
-    assert state.outcome is Outcome.LOST
+    assert state.outcome is GameStatus.LOST
     assert state.score.total == 35
     assert state.score.draw_penalties == 0
     wrapped = start(deal, "golf", wrap=True)

@@ -7,7 +7,7 @@ import pytest
 from app.engine import (
     Deal,
     GameState,
-    Outcome,
+    GameStatus,
     Rules,
     apply,
     legal_moves,
@@ -97,7 +97,7 @@ def _greedy_game(deal: Deal, rules: Rules) -> tuple[list[str], GameState]:
 def test_analysis_finds_the_move_that_lost_the_game() -> None:
     deal = numbered_deal(1)
     moves, end = _greedy_game(deal, CLASSIC)
-    assert end.outcome is Outcome.LOST
+    assert end.outcome is GameStatus.LOST
     report = analysis(deal, CLASSIC, moves, best=False)
     assert report.winnable is True
     assert report.complete

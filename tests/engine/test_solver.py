@@ -6,7 +6,16 @@ import random
 
 import pytest
 
-from app.engine import GameState, Layout, Outcome, Rules, apply, new_game, numbered_deal, parse_deal
+from app.engine import (
+    GameState,
+    GameStatus,
+    Layout,
+    Rules,
+    apply,
+    new_game,
+    numbered_deal,
+    parse_deal,
+)
 from app.engine.solver import (
     BestAnswer,
     Budget,
@@ -32,7 +41,7 @@ def test_a_winnable_deal_has_a_winning_line() -> None:
     state = new_game(numbered_deal(1), CLASSIC)
     answer = solve_clear(state)
     assert answer.winnable is True
-    assert replay_line(state, answer.line).outcome is Outcome.WON
+    assert replay_line(state, answer.line).outcome is GameStatus.WON
     assert answer.nodes > 0
 
 
@@ -123,7 +132,7 @@ def test_every_scoring_scheme() -> None:
     state = new_game(numbered_deal(1), rules)
     best = solve_best(state)
     assert best.score == 0
-    assert replay_line(state, best.line).outcome is Outcome.WON
+    assert replay_line(state, best.line).outcome is GameStatus.WON
     # msc, from a position 10 stock cards from the end (whole deals take seconds)
     rules = Rules.for_layout("tripeaks", scoring="msc")
     state = position(1, rules, random.Random(0), 10)
@@ -175,7 +184,7 @@ def test_winnable_deal_by_number() -> None:
     assert found.tried == 2
     assert found.deal == numbered_deal(81)
     state = new_game(found.deal, CLASSIC)
-    assert replay_line(state, found.line).outcome is Outcome.WON
+    assert replay_line(state, found.line).outcome is GameStatus.WON
 
 
 def test_winnable_deal_at_random_and_its_error() -> None:

@@ -8,7 +8,8 @@ import pytest
 from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
-from app.games.models import Game, GameStatus, Move
+from app.engine import GameStatus
+from app.games.models import Game, Move
 from app.games.repository import GameRepository
 from app.kit.database import make_engine, make_sessionmaker
 from app.settings import Settings

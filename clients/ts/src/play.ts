@@ -10,8 +10,8 @@ import createClient from "openapi-fetch";
 
 import type { components, paths } from "./generated/api.js";
 
-type GameOut = components["schemas"]["GameOut"];
-type LegalMove = components["schemas"]["LegalMove"];
+type GameRead = components["schemas"]["GameRead"];
+type LegalMove = components["schemas"]["LegalMoveRead"];
 type Problem = components["schemas"]["Problem"];
 
 interface Plan {
@@ -20,7 +20,7 @@ interface Plan {
 }
 
 interface Played {
-  status: GameOut["status"];
+  status: GameRead["status"];
   moves: number;
   score: number;
   revealed: boolean;
@@ -68,7 +68,7 @@ function choose(moves: LegalMove[], order: number[], played: number): LegalMove 
 async function play(deal: string[], order: number[]): Promise<Played> {
   const { game, player } = await createGame(deal);
   const path = { game_id: game.id };
-  let state: GameOut = game;
+  let state: GameRead = game;
   let plays = 0;
   for (let turn = 0; state.status === "in_progress"; turn++) {
     if (turn >= MAX_MOVES) fail(`still playing after ${MAX_MOVES} moves`);
