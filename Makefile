@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
 .DEFAULT_GOAL := help
-.PHONY: help setup web-setup lint format typecheck test test-only bench fuzz
+.PHONY: help setup web-setup lint format typecheck test test-only test-fast bench fuzz
 
 help: ## List the targets and what they do
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -61,8 +61,15 @@ format: setup ## Reformat the code and apply safe lint fixes
 typecheck: setup ## Type-check app, tests and bench (mypy --strict)
 	$(VENV)/bin/mypy
 
+# Two workers (the machines have two cores), a test file to a worker: a module's tests
+# share its fixtures and servers.
+PYTEST_WORKERS ?= -n 2 --dist loadfile
+
 test-only: setup ## Run the test suite alone (pytest; pass ARGS=... for more)
-	$(PY) -m pytest $(ARGS)
+	$(PY) -m pytest $(PYTEST_WORKERS) $(ARGS)
+
+test-fast: setup ## The inner loop: every test but the slow ones (servers, fuzzing, clients, playouts), no lint
+	$(PY) -m pytest $(PYTEST_WORKERS) -m "not slow" $(ARGS)
 
 test: setup web-setup lint typecheck test-only ## Set up, then lint, type-check and run the whole test suite
 

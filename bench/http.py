@@ -41,13 +41,8 @@ from typing import Any
 
 import httpx
 
-from tests.support import (
-    PostgresUnavailableError,
-    free_port,
-    scratch_postgres_database,
-    server_process,
-    uvicorn_command,
-)
+from tests.fixtures.postgres import PostgresUnavailableError, scratch_postgres_database
+from tests.fixtures.servers import free_port, server_process, uvicorn_command
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_PG = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"

@@ -1,6 +1,12 @@
 """Fixtures shared by the API and database tests: a migrated database on SQLite and on
 PostgreSQL, and an HTTP client on an app bound to it.
 
+``client`` isolates each test: every request of the test runs on one connection inside a
+transaction that is rolled back when the test ends (each request's commit ends a
+savepoint), so a test sees exactly the rows it made, and a test that reads every row (a
+leaderboard, a count) can be written. Tests that need real commits (other connections,
+server processes, races) use ``committing_client`` or a live server instead.
+
 PostgreSQL: ``TEST_POSTGRES_URL`` (default: the machine's server on 127.0.0.1:5432, user
 postgres). A fresh database is created for the run and dropped after it. Where none can
 be reached the PostgreSQL tests are skipped, saying so; under CI (``CI`` set) they fail
@@ -9,38 +15,21 @@ instead, since CI must test PostgreSQL.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from sqlalchemy.orm import Session, sessionmaker
 
+from app.kit.database import SQLITE_BEGIN, RequestSession
 from app.main import create_app
 from app.ops.migrations import upgrade
 from app.settings import Settings
-from tests.support import PostgresUnavailableError, scratch_postgres_database
+from tests.fixtures.postgres import new_postgres_database
 
-DEFAULT_PG = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 BACKENDS = ("sqlite", "postgresql")
-
-
-def _admin_url() -> str:
-    return os.environ.get("TEST_POSTGRES_URL", DEFAULT_PG)
-
-
-@contextmanager
-def new_postgres_database() -> Iterator[str]:
-    """A new, empty PostgreSQL database, dropped afterwards (skipped locally, failed in
-    CI, when no server answers)."""
-    try:
-        with scratch_postgres_database(_admin_url(), "tripeaks_test") as url:
-            yield url
-    except PostgresUnavailableError as e:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI must test PostgreSQL: {e}")
-        pytest.skip(str(e))
 
 
 @pytest.fixture(scope="session")
@@ -85,6 +74,37 @@ def settings(database_url: str) -> Settings:
 
 
 @pytest.fixture(scope="session")
-def client(settings: Settings) -> Iterator[TestClient]:
-    with TestClient(create_app(settings), raise_server_exceptions=False) as c:
-        yield c
+def app(settings: Settings) -> Iterator[FastAPI]:
+    application = create_app(settings)
+    with TestClient(application, raise_server_exceptions=False):  # runs its lifespan
+        yield application
+
+
+@pytest.fixture(scope="session")
+def committing_client(app: FastAPI) -> Iterator[TestClient]:
+    """A client whose requests commit for real (the rows stay for the rest of the run)."""
+    yield TestClient(app, raise_server_exceptions=False)
+
+
+@pytest.fixture
+def client(app: FastAPI) -> Iterator[TestClient]:
+    """A client whose writes are rolled back when the test ends (see the module's doc)."""
+    # Deferred on SQLite: the write lock is taken at the test's first write (and held to
+    # its end), so that other connections (readiness, say) can still read.
+    connection = app.state.engine.execution_options(**{SQLITE_BEGIN: "DEFERRED"}).connect()
+    outer = connection.begin()
+    saved = app.state.sessions, app.state.read_sessions
+    isolated: sessionmaker[Session] = sessionmaker(
+        connection,
+        class_=RequestSession,
+        expire_on_commit=False,
+        autoflush=False,
+        join_transaction_mode="create_savepoint",
+    )
+    app.state.sessions = app.state.read_sessions = isolated
+    try:
+        yield TestClient(app, raise_server_exceptions=False)
+    finally:
+        app.state.sessions, app.state.read_sessions = saved
+        outer.rollback()
+        connection.close()

@@ -25,7 +25,9 @@ import pytest
 
 from app.openapi import SPEC_PATH
 from app.ops.migrations import upgrade
-from tests.support import ROOT, live_server
+from tests.fixtures.servers import ROOT, live_server
+
+pytestmark = pytest.mark.slow
 
 HERE = Path(__file__).resolve().parent
 CONFIG = HERE / "schemathesis.toml"

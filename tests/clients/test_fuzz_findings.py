@@ -7,7 +7,7 @@ import json
 from fastapi.testclient import TestClient
 
 from app.openapi import SPEC_PATH
-from tests.support import chain_deal
+from tests.fixtures.deals import chain_deal
 
 
 def test_allow_names_every_method_of_the_path(client: TestClient) -> None:

@@ -20,13 +20,10 @@ from typing import Any
 import pytest
 
 from app.openapi import SPEC_PATH
-from tests.support import (
-    TRIPEAKS_CLEAR_ORDER,
-    chain_deal,
-    live_server,
-    losing_deal,
-    verify_commitment,
-)
+from tests.fixtures.deals import TRIPEAKS_CLEAR_ORDER, chain_deal, losing_deal, verify_commitment
+from tests.fixtures.servers import live_server
+
+pytestmark = pytest.mark.slow
 
 PACKAGE = "tripeaks_client"
 GAME_OPERATIONS = {

@@ -21,7 +21,10 @@ from typing import Any
 
 import pytest
 
-from tests.support import ROOT, TRIPEAKS_CLEAR_ORDER, chain_deal, live_server, losing_deal
+from tests.fixtures.deals import TRIPEAKS_CLEAR_ORDER, chain_deal, losing_deal
+from tests.fixtures.servers import ROOT, live_server
+
+pytestmark = pytest.mark.slow
 
 TS_DIR = ROOT / "clients" / "ts"
 BIN = TS_DIR / "node_modules" / ".bin"

@@ -6,6 +6,8 @@ import pytest
 
 from bench import engine, solver
 
+pytestmark = pytest.mark.slow
+
 
 def test_engine_benchmark_runs(capsys: pytest.CaptureFixture[str]) -> None:
     engine.run(["--quick"])

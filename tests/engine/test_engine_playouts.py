@@ -49,6 +49,8 @@ from app.engine import (
     replay,
 )
 
+pytestmark = pytest.mark.slow
+
 # A layout that exists only as data: two peaks of three over a row of four.
 TWIN_PEAKS = Layout.from_dict(
     {

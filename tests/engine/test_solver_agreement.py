@@ -24,6 +24,8 @@ from app.engine.solver import solve_best, solve_clear
 from bench.plain_dfs import plain_best, plain_clear
 from bench.positions import position
 
+pytestmark = pytest.mark.slow
+
 
 def check(state: GameState, *, bound: bool = True, plain_nodes: int | None = None) -> int:
     """Both questions agree; returns how many answers of the plain search were compared

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.support import ROOT, free_port, wait_healthy
+from tests.fixtures.servers import ROOT, free_port, wait_healthy
 
 ENTRYPOINT = ROOT / "docker" / "entrypoint.sh"
 HEALTHCHECK = ROOT / "docker" / "healthcheck.py"

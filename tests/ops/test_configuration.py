@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from app.settings import Settings, get_settings, load_settings, main
+from tests.fixtures.servers import ROOT
 from tests.ops.servers import entrypoint_env, run_entrypoint
-from tests.support import ROOT
 
 BAD_VALUES = [
     ("PORT", "abc"),

@@ -20,8 +20,10 @@ import pytest
 
 from app.engine.cards import RANKS
 from app.ops.migrations import head_revision
-from tests.conftest import new_postgres_database
+from tests.fixtures.postgres import new_postgres_database
 from tests.ops.servers import HEALTHCHECK, Server, entrypoint_server, metric_value
+
+pytestmark = pytest.mark.slow
 
 CARD_CODES = {f"{r}{s}" for r in RANKS for s in "cdhs"} | {"JK"}
 ID_FIELDS = ("request_id", "game_id", "ts")

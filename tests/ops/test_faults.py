@@ -13,9 +13,11 @@ import psycopg
 import pytest
 from sqlalchemy.engine import make_url
 
-from tests.conftest import new_postgres_database
+from tests.fixtures.postgres import new_postgres_database
 from tests.ops.play import Record, check_stored_games, play_games
 from tests.ops.servers import Server, entrypoint_server
+
+pytestmark = pytest.mark.slow
 
 
 def _dsn(url: str) -> str:

@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 
 from app.main import create_app
 from app.settings import Settings
-from tests.support import free_port
+from tests.fixtures.servers import free_port
 
 
 def _client(database_url: str) -> Iterator[TestClient]:

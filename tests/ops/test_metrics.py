@@ -9,8 +9,8 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from app.ops import metrics
+from tests.fixtures.deals import TRIPEAKS_CLEAR_ORDER, chain_deal, losing_deal
 from tests.ops.servers import metric_samples, metric_value
-from tests.support import TRIPEAKS_CLEAR_ORDER, chain_deal, losing_deal
 
 
 def scrape(client: TestClient) -> str:

@@ -10,11 +10,14 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 
 from app import engine
-from tests.conftest import new_postgres_database
+from tests.fixtures.postgres import new_postgres_database
 from tests.ops.play import Record, check_stored_games, play_games
 from tests.ops.servers import entrypoint_server, metric_value
+
+pytestmark = pytest.mark.slow
 
 GAMES = 6
 RACERS = 3  # threads playing each game at once

@@ -19,8 +19,10 @@ import psycopg
 import pytest
 from sqlalchemy.engine import make_url
 
-from tests.conftest import new_postgres_database
+from tests.fixtures.postgres import new_postgres_database
 from tests.ops.servers import Server, entrypoint_server, metric_value
+
+pytestmark = pytest.mark.slow
 
 
 @contextmanager

@@ -28,7 +28,10 @@ from fastapi.testclient import TestClient
 from app.main import create_app
 from app.ops.migrations import upgrade
 from app.settings import Settings
-from tests.support import ROOT, TRIPEAKS_CLEAR_ORDER, chain_deal, live_server, verify_commitment
+from tests.fixtures.deals import TRIPEAKS_CLEAR_ORDER, chain_deal, verify_commitment
+from tests.fixtures.servers import ROOT, live_server
+
+pytestmark = pytest.mark.slow
 
 HERE = Path(__file__).resolve().parent
 DRIVER = HERE / "play.mjs"

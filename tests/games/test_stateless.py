@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import httpx
+import pytest
 
 from app import engine
-from tests.support import live_server
+from tests.fixtures.servers import live_server
+
+pytestmark = pytest.mark.slow
 
 
 def test_two_servers_play_one_game_alternating(database_url: str) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.support import chain_deal
+from tests.fixtures.deals import chain_deal
 
 PROBLEM = "application/problem+json"
 

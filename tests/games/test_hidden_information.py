@@ -6,10 +6,13 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
 from app import engine
-from tests.support import verify_commitment
+from tests.fixtures.deals import verify_commitment
+
+pytestmark = pytest.mark.slow
 
 
 def hidden_codes(state: engine.GameState) -> set[str]:

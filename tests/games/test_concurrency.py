@@ -7,24 +7,19 @@ import sqlite3
 import threading
 from collections import Counter
 from collections.abc import Iterator
-from typing import Any
 
 import httpx
 import pytest
 from fastapi.testclient import TestClient
 
 from app import engine
-from tests.support import chain_deal, live_server
-
-
-def new_game(client: TestClient | httpx.Client, **body: Any) -> tuple[str, dict[str, str]]:
-    r = client.post("/v1/games", json=body)
-    assert r.status_code == 201
-    return r.json()["id"], {"Authorization": f"Bearer {r.json()['token']}"}
+from tests.fixtures.deals import chain_deal
+from tests.fixtures.games import new_game_id
+from tests.fixtures.servers import live_server
 
 
 def test_if_match_current_applies_and_stale_is_refused(client: TestClient) -> None:
-    gid, auth = new_game(client, deal=chain_deal())
+    gid, auth = new_game_id(client, deal=chain_deal())
     url = f"/v1/games/{gid}/play"
     r = client.post(url, json={"position": 18}, headers={**auth, "If-Match": '"v0"'})
     assert r.status_code == 200 and r.headers["ETag"] == '"v1"'
@@ -38,7 +33,7 @@ def test_if_match_current_applies_and_stale_is_refused(client: TestClient) -> No
 
 
 def test_idempotency_key_returns_the_first_answer_and_applies_once(client: TestClient) -> None:
-    gid, auth = new_game(client, deal=chain_deal())
+    gid, auth = new_game_id(client, deal=chain_deal())
     url = f"/v1/games/{gid}/moves"
     headers = {**auth, "Idempotency-Key": "move-1"}
     first = client.post(url, json={"move": "play 18"}, headers=headers)
@@ -57,7 +52,7 @@ def test_idempotency_key_returns_the_first_answer_and_applies_once(client: TestC
     assert other.json()["type"] == "/problems/idempotency-key-reused"
     assert client.get(f"/v1/games/{gid}", headers=auth).json()["version"] == 2
     # The same key on another game is another key.
-    gid2, auth2 = new_game(client, deal=chain_deal())
+    gid2, auth2 = new_game_id(client, deal=chain_deal())
     r = client.post(
         f"/v1/games/{gid2}/moves",
         json={"move": "draw"},
@@ -72,11 +67,12 @@ def server(database_url: str) -> Iterator[str]:
         yield base
 
 
+@pytest.mark.slow
 def test_racing_clients_apply_each_version_exactly_once(server: str) -> None:
     """Eight threads race moves, each with If-Match of the version it read. Every version
     is applied once; losers get 409 or 412; nothing gets a 500; the log replays."""
     with httpx.Client(base_url=server, timeout=30) as c:
-        gid, auth = new_game(c, deal_number=99)
+        gid, auth = new_game_id(c, deal_number=99)
     statuses: Counter[int] = Counter()
     applied: list[int] = []
     lock = threading.Lock()
@@ -113,13 +109,14 @@ def test_racing_clients_apply_each_version_exactly_once(server: str) -> None:
     assert replayed.moves_made == final["version"]
 
 
+@pytest.mark.slow
 def test_racing_first_uses_of_one_idempotency_key_all_get_the_first_answer(server: str) -> None:
     """Eight tries of one move with one Idempotency-Key, released together on a game that
     has never seen the key: one applies it, every other gets that answer replayed (on
     PostgreSQL the losers' inserts wait for the winner, then meet the unique
     constraint), and the move is applied once."""
     with httpx.Client(base_url=server, timeout=30) as c:
-        gid, auth = new_game(c, deal=chain_deal())
+        gid, auth = new_game_id(c, deal=chain_deal())
     results: list[httpx.Response] = []
     lock = threading.Lock()
     start = threading.Barrier(8)
@@ -154,12 +151,13 @@ def test_racing_first_uses_of_one_idempotency_key_all_get_the_first_answer(serve
         assert c.get(f"/v1/games/{gid}/moves", headers=auth).json()["total"] == 1
 
 
-def test_reads_take_no_write_lock_on_sqlite(sqlite_url: str, client: TestClient) -> None:
+def test_reads_take_no_write_lock_on_sqlite(sqlite_url: str, committing_client: TestClient) -> None:
+    client = committing_client
     """While another connection holds SQLite's write lock, a game can still be read (a
     reading request begins a deferred transaction); a move waits for the lock."""
     if not str(client.app.state.settings.database_url).startswith("sqlite"):  # type: ignore[attr-defined]
         pytest.skip("SQLite's write lock")
-    gid, auth = new_game(client, deal=chain_deal())
+    gid, auth = new_game_id(client, deal=chain_deal())
     writer = sqlite3.connect(sqlite_url.removeprefix("sqlite:///"), isolation_level=None)
     try:
         writer.execute("BEGIN IMMEDIATE")

@@ -3,19 +3,12 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from fastapi.testclient import TestClient
 
 from app import engine
-from tests.support import TRIPEAKS_CLEAR_ORDER, chain_deal, losing_deal, verify_commitment
-
-
-def create(client: TestClient, **body: Any) -> tuple[dict[str, Any], dict[str, str]]:
-    r = client.post("/v1/games", json=body)
-    assert r.status_code == 201, r.text
-    game = r.json()
-    return game, {"Authorization": f"Bearer {game['token']}"}
+from tests.fixtures.deals import TRIPEAKS_CLEAR_ORDER, chain_deal, losing_deal, verify_commitment
+from tests.fixtures.games import new_game
 
 
 def test_create_answers_201_with_location_etag_token_and_commitment(client: TestClient) -> None:
@@ -37,7 +30,7 @@ def test_create_answers_201_with_location_etag_token_and_commitment(client: Test
 
 
 def test_get_game_needs_its_token_and_never_returns_it(client: TestClient) -> None:
-    game, auth = create(client)
+    game, auth = new_game(client)
     url = f"/v1/games/{game['id']}"
     r = client.get(url, headers=auth)
     assert r.status_code == 200
@@ -47,14 +40,14 @@ def test_get_game_needs_its_token_and_never_returns_it(client: TestClient) -> No
     assert client.get(url).headers["WWW-Authenticate"].startswith("Bearer")
     assert client.get(url, headers={"Authorization": "Bearer nope"}).status_code == 403
     assert client.get(url, headers={"Authorization": "Basic abc"}).status_code == 401
-    other, _ = create(client)
+    other, _ = new_game(client)
     assert client.get(f"/v1/games/{other['id']}", headers=auth).status_code == 403
     assert client.get("/v1/games/doesnotexist", headers=auth).status_code == 404
     assert client.get("/v1/games/" + "x" * 64, headers=auth).status_code == 404
 
 
 def test_chosen_deal_number_is_public_and_matches_the_engine(client: TestClient) -> None:
-    game, _ = create(client, deal_number=12345)
+    game, _ = new_game(client, deal_number=12345)
     assert game["deal_number"] == 12345
     deal = engine.numbered_deal(12345)
     bottom = [s["card"] for s in game["tableau"][18:]]
@@ -64,7 +57,7 @@ def test_chosen_deal_number_is_public_and_matches_the_engine(client: TestClient)
 
 def test_a_won_game_by_play_card_scores_and_reveals_its_deal(client: TestClient) -> None:
     deal = chain_deal()
-    game, auth = create(client, deal=deal)
+    game, auth = new_game(client, deal=deal)
     assert game["deal_number"] is None
     for i, position in enumerate(TRIPEAKS_CLEAR_ORDER):
         r = client.post(f"/v1/games/{game['id']}/play", json={"position": position}, headers=auth)
@@ -88,7 +81,7 @@ def test_a_won_game_by_play_card_scores_and_reveals_its_deal(client: TestClient)
 
 
 def test_a_lost_game_ends_at_the_last_draw_and_refuses_further_moves(client: TestClient) -> None:
-    game, auth = create(client, deal=losing_deal())
+    game, auth = new_game(client, deal=losing_deal())
     url = f"/v1/games/{game['id']}"
     for _ in range(23):
         r = client.post(f"{url}/draw", headers=auth)
@@ -105,7 +98,7 @@ def test_a_lost_game_ends_at_the_last_draw_and_refuses_further_moves(client: Tes
 
 
 def test_a_bot_posts_legal_moves_back_unchanged_until_the_end(client: TestClient) -> None:
-    game, auth = create(client, deal_number=7)
+    game, auth = new_game(client, deal_number=7)
     url = f"/v1/games/{game['id']}"
     moves_made = []
     for _ in range(200):
@@ -126,7 +119,7 @@ def test_a_bot_posts_legal_moves_back_unchanged_until_the_end(client: TestClient
 
 
 def test_concede_ends_the_game_and_the_score_stands(client: TestClient) -> None:
-    game, auth = create(client, deal=chain_deal())
+    game, auth = new_game(client, deal=chain_deal())
     url = f"/v1/games/{game['id']}"
     client.post(f"{url}/play", json={"position": 18}, headers=auth)
     r = client.post(f"{url}/concede", headers=auth)
@@ -137,18 +130,18 @@ def test_concede_ends_the_game_and_the_score_stands(client: TestClient) -> None:
 
 
 def test_rule_options_and_layouts_at_creation(client: TestClient) -> None:
-    golf, _ = create(client, layout="golf")
+    golf, _ = new_game(client, layout="golf")
     assert golf["rules"]["wrap"] is False and golf["rules"]["scoring"] == "cards_left"
     assert len(golf["tableau"]) == 35 and golf["stock_count"] == 16
-    six, _ = create(client, layout="six_peaks", rules={"jokers": 2, "free_start": True})
+    six, _ = new_game(client, layout="six_peaks", rules={"jokers": 2, "free_start": True})
     assert len(six["tableau"]) == 56 and six["stock_count"] == 106 - 56
     assert six["waste_top"] is None
-    open_game, _ = create(client, rules={"open_peaks": True})
+    open_game, _ = new_game(client, rules={"open_peaks": True})
     assert all(s["card"] is not None for s in open_game["tableau"])
 
 
 def test_undo_where_the_rules_allow_it(client: TestClient) -> None:
-    game, auth = create(client, deal=chain_deal(), rules={"undo": True})
+    game, auth = new_game(client, deal=chain_deal(), rules={"undo": True})
     url = f"/v1/games/{game['id']}"
     played = client.post(f"{url}/play", json={"position": 18}, headers=auth).json()
     assert played["can_undo"] is True
@@ -156,7 +149,7 @@ def test_undo_where_the_rules_allow_it(client: TestClient) -> None:
     assert undone["tableau"] == game["tableau"]
     assert undone["version"] == 2
     assert undone["score"]["total"] == 0
-    plain, auth2 = create(client, deal=chain_deal())
+    plain, auth2 = new_game(client, deal=chain_deal())
     r = client.post(f"/v1/games/{plain['id']}/moves", json={"move": "undo"}, headers=auth2)
     assert r.status_code == 400
     assert "undo" in r.json()["detail"]

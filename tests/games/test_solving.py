@@ -2,25 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi.testclient import TestClient
 
 from app import engine
 from app.engine.solver import Budget, solve_clear
-from tests.support import TRIPEAKS_CLEAR_ORDER, chain_deal, losing_deal
-
-
-def create(client: TestClient, **body: Any) -> tuple[str, dict[str, str]]:
-    r = client.post("/v1/games", json=body)
-    assert r.status_code == 201, r.text
-    return r.json()["id"], {"Authorization": f"Bearer {r.json()['token']}"}
+from tests.fixtures.deals import TRIPEAKS_CLEAR_ORDER, chain_deal, losing_deal
+from tests.fixtures.games import new_game_id
 
 
 def test_winnable_only_deals_a_proven_winnable_deal_and_keeps_its_number_secret(
     client: TestClient,
 ) -> None:
-    gid, auth = create(client, winnable_only=True, rules={"wrap": False})
+    gid, auth = new_game_id(client, winnable_only=True, rules={"wrap": False})
     state = client.get(f"/v1/games/{gid}", headers=auth).json()
     assert state["deal_number"] is None
     ended = client.post(f"/v1/games/{gid}/concede", headers=auth).json()
@@ -46,7 +39,7 @@ def test_a_hint_cannot_depend_on_hidden_cards(client: TestClient) -> None:
     assert twin != deal
     answers = []
     for d in (deal, twin):
-        gid, auth = create(client, deal=d)
+        gid, auth = new_game_id(client, deal=d)
         view = client.get(f"/v1/games/{gid}", headers=auth).json()
         r = client.get(f"/v1/games/{gid}/hint?seed=7&samples=6", headers=auth)
         assert r.status_code == 200, r.text
@@ -64,7 +57,7 @@ def test_a_hint_cannot_depend_on_hidden_cards(client: TestClient) -> None:
 
 
 def test_hint_errors(client: TestClient) -> None:
-    gid, auth = create(client, deal=losing_deal())
+    gid, auth = new_game_id(client, deal=losing_deal())
     assert client.get(f"/v1/games/{gid}/hint").status_code == 401
     assert client.get(f"/v1/games/{gid}/hint?samples=0", headers=auth).status_code == 422
     assert client.get(f"/v1/games/{gid}/hint?samples=65", headers=auth).status_code == 422
@@ -74,7 +67,7 @@ def test_hint_errors(client: TestClient) -> None:
 
 
 def test_hint_on_open_peaks_with_the_stock_known_is_exact(client: TestClient) -> None:
-    gid, auth = create(client, deal=chain_deal(), rules={"open_peaks": True})
+    gid, auth = new_game_id(client, deal=chain_deal(), rules={"open_peaks": True})
     for position in TRIPEAKS_CLEAR_ORDER[:-1]:
         client.post(f"/v1/games/{gid}/play", json={"position": position}, headers=auth)
     hint = client.get(f"/v1/games/{gid}/hint", headers=auth).json()
@@ -83,7 +76,7 @@ def test_hint_on_open_peaks_with_the_stock_known_is_exact(client: TestClient) ->
 
 
 def test_analysis_only_after_the_end(client: TestClient) -> None:
-    gid, auth = create(client, deal=chain_deal())
+    gid, auth = new_game_id(client, deal=chain_deal())
     r = client.get(f"/v1/games/{gid}/analysis", headers=auth)
     assert r.status_code == 409 and r.json()["type"] == "/problems/game-in-progress"
     for position in TRIPEAKS_CLEAR_ORDER:
@@ -95,7 +88,7 @@ def test_analysis_only_after_the_end(client: TestClient) -> None:
 
 
 def test_analysis_of_an_unwinnable_deal(client: TestClient) -> None:
-    gid, auth = create(client, deal=losing_deal())
+    gid, auth = new_game_id(client, deal=losing_deal())
     for _ in range(23):
         client.post(f"/v1/games/{gid}/draw", headers=auth)
     a = client.get(f"/v1/games/{gid}/analysis", headers=auth).json()
@@ -109,7 +102,7 @@ def test_analysis_finds_where_a_winnable_game_was_lost(client: TestClient) -> No
     """Drawing through the stock of a winnable deal loses it somewhere: the move the
     analysis names must turn a winnable position into one that is not, by the solver."""
     deal = chain_deal()
-    gid, auth = create(client, deal=deal)
+    gid, auth = new_game_id(client, deal=deal)
     for _ in range(23):
         r = client.post(f"/v1/games/{gid}/draw", headers=auth)
         if r.json()["status"] != "in_progress":

@@ -1,0 +1,30 @@
+"""The ``client`` fixture isolates tests: what one test writes, the next never sees.
+
+The two tests run in this order (pytest keeps a module's order): the first makes a game
+through ``client`` and notes its id; the second looks for that row from a connection of
+its own and must not find it, since the first test's transaction was rolled back.
+"""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+from sqlalchemy import func, select
+
+from app.games.models import Game
+from tests.fixtures.games import new_game_id
+
+made: dict[str, str] = {}
+
+
+def test_a_game_made_in_one_test(client: TestClient, app: FastAPI, database_url: str) -> None:
+    game_id, auth = new_game_id(client)
+    assert client.get(f"/v1/games/{game_id}", headers=auth).status_code == 200
+    made[database_url] = game_id
+
+
+def test_is_gone_in_the_next(app: FastAPI, database_url: str) -> None:
+    game_id = made.pop(database_url)
+    with app.state.engine.connect() as connection:
+        count = connection.scalar(select(func.count()).select_from(Game).where(Game.id == game_id))
+    assert count == 0
