@@ -6,9 +6,9 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path
 
-from app import engine
 from app.kit.errors import NotFoundProblem, ValidationProblem
 from app.kit.problems import problem_responses
+from app.layouts import service
 from app.layouts.schemas import LayoutList, LayoutRead, LayoutSummaryRead
 
 router = APIRouter(prefix="/v1/layouts", tags=["layouts"])
@@ -25,7 +25,7 @@ def list_layouts() -> LayoutList:
                 decks=lay.decks,
                 cards=lay.size,
             )
-            for lay in engine.LAYOUTS.values()
+            for lay in service.list_layouts()
         ]
     )
 
@@ -38,7 +38,4 @@ def list_layouts() -> LayoutList:
     summary="A layout's geometry: every position, what covers it, how it is dealt",
 )
 def get_layout(name: Annotated[str, Path(max_length=64)]) -> LayoutRead:
-    layout = engine.LAYOUTS.get(name)
-    if layout is None:
-        raise NotFoundProblem(f"no layout {name!r}; see list_layouts")
-    return LayoutRead.model_validate(layout.to_dict())
+    return LayoutRead.model_validate(service.get_layout(name).to_dict())

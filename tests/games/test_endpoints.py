@@ -155,22 +155,6 @@ def test_undo_where_the_rules_allow_it(client: TestClient) -> None:
     assert "undo" in r.json()["detail"]
 
 
-def test_layouts_give_the_geometry_to_draw_them(client: TestClient) -> None:
-    listed = client.get("/v1/layouts").json()["layouts"]
-    assert {lay["name"] for lay in listed} == {"tripeaks", "six_peaks", "golf"}
-    for summary in listed:
-        lay = client.get(f"/v1/layouts/{summary['name']}").json()
-        assert len(lay["positions"]) == summary["cards"]
-        assert all(0 <= p["x"] <= lay["width"] - 2 for p in lay["positions"])
-        assert all(0 <= p["row"] < lay["rows"] for p in lay["positions"])
-    tri = client.get("/v1/layouts/tripeaks").json()
-    assert tri["peaks"] == [0, 1, 2]
-    assert tri["positions"][0]["covered_by"] == [3, 4]
-    r = client.get("/v1/layouts/nope")
-    assert r.status_code == 404
-    assert r.headers["content-type"] == "application/problem+json"
-
-
 def test_health_and_readiness(client: TestClient) -> None:
     assert client.get("/healthz").json() == {"status": "ok"}
     ready = client.get("/readyz")
