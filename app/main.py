@@ -12,6 +12,7 @@ from app.games import endpoints as games
 from app.kit.database import make_engine, make_read_sessionmaker, make_sessionmaker
 from app.kit.middleware import BodySizeLimit
 from app.kit.problems import install_problem_handlers
+from app.kit.workload import WorkLimiter
 from app.layouts import endpoints as layouts
 from app.ops import health, metrics
 from app.ops.logs import configure_logging
@@ -58,6 +59,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.engine = engine
     app.state.sessions = make_sessionmaker(engine)
     app.state.read_sessions = make_read_sessionmaker(engine)
+    app.state.solver = WorkLimiter(settings.solver_concurrency)
     install_problem_handlers(app)
     app.include_router(games.router)
     app.include_router(layouts.router)

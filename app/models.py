@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.games.models import Game, Move
+from app.games.models import Analysis, Game, Move
 from app.kit.models import Base
 
-__all__ = ["Base", "Game", "Move"]
+__all__ = ["Analysis", "Base", "Game", "Move"]

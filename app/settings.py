@@ -41,6 +41,25 @@ class Settings(BaseSettings):
     max_body_bytes: int = Field(default=65536, ge=1024, le=16 * 1024 * 1024)
     hint_budget_ms: int = Field(default=250, ge=10, le=10000)
     solver_budget_ms: int = Field(default=3000, ge=100, le=60000)
+    analysis_budget_ms: int = Field(
+        default=20000,
+        ge=100,
+        le=600000,
+        description="Time budget of a finished game's analysis (computed once, then kept)",
+    )
+    solver_concurrency: int = Field(
+        default=2,
+        ge=1,
+        le=64,
+        description="Solver searches (hints, analyses, winnable deals) at once per worker; "
+        "one more gets 503 at once",
+    )
+    max_moves_per_game: int = Field(
+        default=2000,
+        ge=100,
+        le=1_000_000,
+        description="Moves a game may hold (undos included); past it, it can only be conceded",
+    )
     db_pool_size: int = Field(default=5, ge=1, le=100)
     db_statement_timeout_ms: int = Field(default=10000, ge=100, le=600000)
     migrate_on_start: bool = Field(

@@ -32,9 +32,12 @@ from app.engine.game import (
     apply,
     fits,
     legal_moves,
+    line_after,
+    line_of,
     new_game,
     playable_positions,
     replay,
+    restore,
 )
 from app.engine.layouts import GOLF, LAYOUTS, SIX_PEAKS, TRIPEAKS, Layout, Position, get_layout
 from app.engine.moves import (
@@ -97,6 +100,8 @@ __all__ = [
     "format_deal",
     "get_layout",
     "legal_moves",
+    "line_after",
+    "line_of",
     "new_game",
     "numbered_deal",
     "ordered_deck",
@@ -107,5 +112,6 @@ __all__ = [
     "playable_positions",
     "player_view",
     "replay",
+    "restore",
     "validate_deal",
 ]

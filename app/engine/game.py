@@ -276,6 +276,41 @@ def _settled(state: GameState) -> GameState:
     return state
 
 
+def line_after(line: Sequence[str], move: Move | str) -> tuple[str, ...]:
+    """A game's *line* after ``move``: its moves with every undone move taken out. An
+    undo takes the last move off the line; any other move goes on its end.
+
+    Replaying the line gives the game's state whatever the length of its history (only
+    its version differs, see ``restore``): draw and undo in turn a thousand times and the
+    line is still empty. Without undo, a line is at most one move per card and stock card
+    (and redeal) long, so a stored game rehydrates in bounded time.
+    """
+    text = str(move) if not isinstance(move, str) else str(parse_move(move))
+    if text == str(UNDO):
+        return tuple(line[:-1])
+    return (*line, text)
+
+
+def line_of(moves: Iterable[Move | str]) -> tuple[str, ...]:
+    """The line (see ``line_after``) of a whole move log."""
+    line: tuple[str, ...] = ()
+    for move in moves:
+        line = line_after(line, move)
+    return line
+
+
+def restore(
+    deal: Sequence[Card],
+    rules: Rules,
+    line: Iterable[Move | str],
+    moves_made: int,
+    layout: Layout | None = None,
+) -> GameState:
+    """Rebuild a game from its line and its version (``moves_made``, undos included): the
+    same state as replaying its whole log, without replaying what was undone."""
+    return replace(replay(deal, rules, line, layout), moves_made=moves_made)
+
+
 def replay(
     deal: Sequence[Card],
     rules: Rules,

@@ -25,7 +25,7 @@ from sqlalchemy.orm import Session
 from app.games.models import Game
 from app.games.service import GameService, LoadedGame
 from app.kit.auth import BearerDep, secret_matches
-from app.kit.deps import ReadSessionDep, SessionDep
+from app.kit.deps import ReadSessionDep, SessionDep, release
 from app.kit.errors import ForbiddenProblem, NotFoundProblem, UnauthorizedProblem
 
 MAX_ID_LENGTH = 32
@@ -39,8 +39,10 @@ def game_service(session: Session, request: Request) -> GameService:
     return GameService(session, request.app.state.settings)
 
 
-def _checked_row(service: GameService, game_id: str, credential: str) -> Game:
-    row = service.get(game_id) if len(game_id) <= MAX_ID_LENGTH else None
+def _checked_row(
+    service: GameService, game_id: str, credential: str, *, for_move: bool = False
+) -> Game:
+    row = service.get(game_id, for_move=for_move) if len(game_id) <= MAX_ID_LENGTH else None
     if row is None:
         raise NotFoundProblem(f"no game {game_id[:MAX_ID_LENGTH]!r}")
     if not secret_matches(credential, row.token_hash):
@@ -59,7 +61,7 @@ def game_for_read(
 ) -> LoadedGame:
     service = game_service(session, request)
     game = service.load(_checked_row(service, game_id, credential))
-    session.commit()  # ends the read: nothing after this holds the connection
+    release(session)
     return game
 
 
@@ -67,7 +69,7 @@ def game_for_move(
     game_id: GameIdPath, credential: BearerDep, session: SessionDep, request: Request
 ) -> LoadedGame:
     service = game_service(session, request)
-    return service.load(_checked_row(service, game_id, credential))
+    return service.load(_checked_row(service, game_id, credential, for_move=True))
 
 
 GameForRead = Annotated[LoadedGame, Depends(game_for_read)]

@@ -17,8 +17,10 @@ from app.games.errors import (
     GameOverProblem,
     IdempotencyMismatchProblem,
     IllegalMoveProblem,
+    MoveLimitProblem,
     PreconditionFailedProblem,
 )
+from app.games.models import Analysis
 from app.games.schemas import (
     AnalysisRead,
     GameCreate,
@@ -36,14 +38,20 @@ from app.games.schemas import (
     RevealRead,
 )
 from app.games.service import GameService, LoadedGame, MoveResult, etag
-from app.kit.deps import ReadSessionDep, SessionDep
+from app.kit.deps import ReadSessionDep, SessionDep, release
 from app.kit.errors import PayloadTooLargeProblem, ServiceUnavailableProblem, ValidationProblem
 from app.kit.problems import problem_responses
+from app.kit.workload import WorkLimiter
 
 router = APIRouter(prefix="/v1/games", tags=["games"])
 
 
 # No I/O in these, so async: a sync dependency costs a hop through the threadpool.
+async def get_solver(request: Request) -> WorkLimiter:
+    limiter: WorkLimiter = request.app.state.solver
+    return limiter
+
+
 async def get_game_service(session: SessionDep, request: Request) -> GameService:
     return game_service(session, request)
 
@@ -53,6 +61,7 @@ async def get_read_game_service(session: ReadSessionDep, request: Request) -> Ga
 
 
 GameServiceDep = Annotated[GameService, Depends(get_game_service)]
+SolverDep = Annotated[WorkLimiter, Depends(get_solver)]
 ReadGameServiceDep = Annotated[GameService, Depends(get_read_game_service)]
 IfMatchHeader = Annotated[
     str | None,
@@ -75,6 +84,7 @@ MOVE_ERRORS = problem_responses(
     *READ_PROBLEMS,
     IllegalMoveProblem,
     GameOverProblem,
+    MoveLimitProblem,
     ConflictProblem,
     PreconditionFailedProblem,
     PayloadTooLargeProblem,
@@ -199,8 +209,10 @@ def _move_answer(result: MoveResult, response: Response) -> GameRead:
     },
     summary="Create a game",
 )
-def create_game(body: GameCreate, service: GameServiceDep, response: Response) -> GameCreated:
-    game, token = service.create(body)
+def create_game(
+    body: GameCreate, service: GameServiceDep, solver: SolverDep, response: Response
+) -> GameCreated:
+    game, token = service.create(body, solver)
     response.headers["Location"] = f"/v1/games/{game.row.id}"
     response.headers["ETag"] = etag(0)
     return GameCreated.model_validate({**game_out(game), "token": token})
@@ -373,10 +385,11 @@ def list_moves(
 def get_hint(
     game: GameForRead,
     request: Request,
+    solver: SolverDep,
     seed: Annotated[int | None, Query(ge=0, le=2**32 - 1)] = None,
     samples: Annotated[int | None, Query(ge=1, le=solving.MAX_HINT_SAMPLES)] = None,
 ) -> HintRead:
-    result = solving.suggest(game.state, request.app.state.settings, seed, samples)
+    result = solving.suggest(game.state, request.app.state.settings, solver, seed, samples)
     move = next(m for m in legal_move_objects(game.state) if m.move == result.move)
     return HintRead(
         game_id=game.row.id,
@@ -389,6 +402,19 @@ def get_hint(
     )
 
 
+# What a kept analysis (engine.hints.Analysis.to_dict) gives an answer.
+ANALYSIS_FIELDS = (
+    "final_score",
+    "winnable",
+    "win_line",
+    "best_score",
+    "best_line",
+    "lost_at",
+    "lost_move",
+    "complete",
+)
+
+
 @router.get(
     "/{game_id}/analysis",
     operation_id="get_analysis",
@@ -399,18 +425,21 @@ def get_hint(
     },
     summary="For a finished game: could it be cleared, its best score, where it was lost",
 )
-def get_analysis(game: GameForRead, request: Request) -> AnalysisRead:
-    result = solving.analyse(game.state, request.app.state.settings, list(game.moves))
+def get_analysis(
+    game: GameForRead,
+    reader: ReadGameServiceDep,
+    writer: GameServiceDep,
+    solver: SolverDep,
+    request: Request,
+) -> AnalysisRead:
+    stored, log = reader.analysis_inputs(game)
+    release(reader.session)  # the search below holds no transaction and no connection
+    if stored is None:
+        result = solving.analyse(game.state, request.app.state.settings, solver, log)
+        stored = writer.store_analysis(Analysis(game_id=game.row.id, body=result.to_dict()))
     return AnalysisRead(
         game_id=game.row.id,
         status=game.state.outcome,
-        final_score=result.final_score,
         scoring=game.state.rules.scoring,
-        winnable=result.winnable,
-        win_line=list(result.win_line),
-        best_score=result.best_score,
-        best_line=list(result.best_line),
-        lost_at=result.lost_at,
-        lost_move=result.lost_move,
-        complete=result.complete,
+        **{name: stored.body[name] for name in ANALYSIS_FIELDS},
     )

@@ -17,6 +17,12 @@ class GameOverProblem(ProblemError):
     title = "The game is over"
 
 
+class MoveLimitProblem(ProblemError):
+    status = 409
+    slug = "move-limit"
+    title = "The game has reached its move limit"
+
+
 class GameInProgressProblem(ProblemError):
     status = 409
     slug = "game-in-progress"

@@ -44,6 +44,9 @@ class Game(Base):
     version: Mapped[int] = mapped_column(Integer)
     score: Mapped[int] = mapped_column(Integer)
     cards_left: Mapped[int] = mapped_column(Integer)
+    # The moves that make the current state: the log with every undone move taken out
+    # (engine.line_after), comma-separated. Rehydrating replays this, not the whole log.
+    line: Mapped[str] = mapped_column(Text, server_default="")
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
@@ -72,3 +75,16 @@ class Move(Base):
     __table_args__ = (
         UniqueConstraint("game_id", "idempotency_key", name="uq_moves_game_id_idempotency_key"),
     )
+
+
+class Analysis(Base):
+    """A finished game's analysis, computed once (outside any transaction) and kept, so
+    that every later call answers the same at once."""
+
+    __tablename__ = "analyses"
+
+    game_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    body: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)

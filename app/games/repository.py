@@ -12,7 +12,7 @@ from sqlalchemy.sql.dml import ReturningInsert
 
 from app.engine import GameStatus
 from app.games.errors import ConflictProblem
-from app.games.models import Game, Move
+from app.games.models import Analysis, Game, Move
 from app.kit.models import utcnow
 
 # The statements of every move, built once: building a statement and its cache key costs
@@ -21,6 +21,7 @@ from app.kit.models import utcnow
 GAMES: Table = Game.__table__  # type: ignore[assignment]
 MOVES: Table = Move.__table__  # type: ignore[assignment]
 _GAME = select(Game).where(Game.id == bindparam("game_id"))
+_GAME_FOR_UPDATE = _GAME.with_for_update()  # SQLite: nothing (BEGIN IMMEDIATE locks)
 _MOVES = select(Move.move).where(Move.game_id == bindparam("game_id")).order_by(Move.seq)
 _MOVES_UPTO = _MOVES.where(Move.seq <= bindparam("upto"))
 _BUMP_VERSION = update(GAMES).where(
@@ -33,14 +34,24 @@ _INSERT_MOVE: dict[str, ReturningInsert[tuple[int]]] = {
     "sqlite": sqlite.insert(MOVES).on_conflict_do_nothing().returning(MOVES.c.seq),
     "postgresql": postgresql.insert(MOVES).on_conflict_do_nothing().returning(MOVES.c.seq),
 }
+ANALYSES: Table = Analysis.__table__  # type: ignore[assignment]
+_INSERT_ANALYSIS = {
+    "sqlite": sqlite.insert(ANALYSES).on_conflict_do_nothing(),
+    "postgresql": postgresql.insert(ANALYSES).on_conflict_do_nothing(),
+}
 
 
 class GameRepository:
     def __init__(self, session: Session) -> None:
         self.session = session
 
-    def get(self, game_id: str) -> Game | None:
-        return self.session.scalars(_GAME, {"game_id": game_id}).one_or_none()
+    @property
+    def _dialect(self) -> str:
+        return self.session.get_bind().dialect.name
+
+    def get(self, game_id: str, *, for_update: bool = False) -> Game | None:
+        statement = _GAME_FOR_UPDATE if for_update else _GAME
+        return self.session.scalars(statement, {"game_id": game_id}).one_or_none()
 
     def add(self, game: Game) -> None:
         self.session.add(game)
@@ -58,6 +69,20 @@ class GameRepository:
             q = q.limit(limit)
         return self.session.scalars(q).all()
 
+    def analysis(self, game_id: str) -> Analysis | None:
+        return self.session.get(Analysis, game_id)
+
+    def add_analysis(self, analysis: Analysis) -> Analysis:
+        """Insert ``analysis`` unless the game has one; answer the one stored."""
+        self.session.execute(
+            _INSERT_ANALYSIS[self._dialect],
+            {"game_id": analysis.game_id, "body": analysis.body, "created_at": utcnow()},
+        )
+        stored = self.session.scalars(
+            select(Analysis).where(Analysis.game_id == analysis.game_id)
+        ).one()
+        return stored
+
     def by_idempotency_key(self, game_id: str, key: str) -> Move | None:
         q = select(Move).where(Move.game_id == game_id, Move.idempotency_key == key)
         return self.session.scalars(q).first()
@@ -68,6 +93,7 @@ class GameRepository:
         expected_version: int,
         move: str,
         *,
+        line: str,
         status: GameStatus,
         score: int,
         cards_left: int,
@@ -83,7 +109,7 @@ class GameRepository:
         """
         now = utcnow()
         inserted = self.session.execute(
-            _INSERT_MOVE[self.session.get_bind().dialect.name],
+            _INSERT_MOVE[self._dialect],
             {
                 "game_id": game.id,
                 "seq": expected_version + 1,
@@ -97,6 +123,7 @@ class GameRepository:
             return False
         values = {
             "version": expected_version + 1,
+            "line": line,
             "status": status,
             "score": score,
             "cards_left": cards_left,

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,17 +20,20 @@ from app import engine
 from app.engine import GameState, Play
 from app.games.errors import (
     ConflictProblem,
+    GameInProgressProblem,
     GameOverProblem,
     IdempotencyMismatchProblem,
     IllegalMoveProblem,
+    MoveLimitProblem,
     PreconditionFailedProblem,
 )
-from app.games.models import Game, Move
+from app.games.models import Analysis, Game, Move
 from app.games.repository import GameRepository
 from app.games.schemas import GameCreate
 from app.games.solving import winnable_deal
 from app.kit.auth import hash_secret, new_secret
 from app.kit.errors import ProblemError, ValidationProblem
+from app.kit.workload import WorkLimiter
 from app.ops import metrics
 from app.settings import Settings, get_settings
 
@@ -42,11 +44,10 @@ def etag(version: int) -> str:
 
 @dataclass(frozen=True, slots=True)
 class LoadedGame:
-    """A game's row and its state, rehydrated by replaying ``moves`` onto its deal."""
+    """A game's row and its state, rehydrated from the row's deal and line."""
 
     row: Game
     state: GameState
-    moves: Sequence[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,10 +63,12 @@ class GameService:
         self.games = GameRepository(session)
 
     # -- creation ---------------------------------------------------------------------
-    def create(self, request: GameCreate) -> tuple[LoadedGame, str]:
+    def create(self, request: GameCreate, solver: WorkLimiter) -> tuple[LoadedGame, str]:
+        """A new game; a ``winnable_only`` deal is searched for with one of ``solver``'s
+        slots (before any statement: no transaction is open while it searches)."""
         rules = self._rules(request)
         layout = engine.get_layout(rules.layout)
-        deal, number, chosen = self._deal(request, rules, layout)
+        deal, number, chosen = self._deal(request, rules, layout, solver)
         state = engine.new_game(deal, rules, layout)
         token = new_secret()
         salt = secrets.token_hex(16)
@@ -86,7 +89,7 @@ class GameService:
         )
         self.games.add(row)
         metrics.game_created(layout.name)
-        return LoadedGame(row, state, ()), token
+        return LoadedGame(row, state), token
 
     @staticmethod
     def _rules(request: GameCreate) -> engine.Rules:
@@ -97,7 +100,11 @@ class GameService:
             raise ValidationProblem(str(e), option=e.option) from None
 
     def _deal(
-        self, request: GameCreate, rules: engine.Rules, layout: engine.Layout
+        self,
+        request: GameCreate,
+        rules: engine.Rules,
+        layout: engine.Layout,
+        solver: WorkLimiter,
     ) -> tuple[engine.Deal, int | None, bool]:
         if request.deal is not None and request.deal_number is not None:
             raise ValidationProblem("give either deal or deal_number, not both")
@@ -114,24 +121,55 @@ class GameService:
             deal = engine.numbered_deal(request.deal_number, layout.decks, rules.jokers)
             return deal, request.deal_number, True
         if request.winnable_only:
-            deal, number = winnable_deal(rules, layout, self.settings)
+            deal, number = winnable_deal(rules, layout, self.settings, solver)
             return deal, number, False
         number = secrets.randbelow(engine.MAX_DEAL_NUMBER + 1)
         return engine.numbered_deal(number, layout.decks, rules.jokers), number, False
 
     # -- loading ----------------------------------------------------------------------
-    def get(self, game_id: str) -> Game | None:
-        return self.games.get(game_id)
+    def get(self, game_id: str, *, for_move: bool = False) -> Game | None:
+        """The game's row; ``for_move`` locks it until the request's transaction ends
+        (PostgreSQL: a racing move, or a purge, waits for this one)."""
+        return self.games.get(game_id, for_update=for_move)
 
-    def load(self, row: Game, upto: int | None = None) -> LoadedGame:
-        """The game rehydrated: its move log (the first ``upto`` moves if given) replayed
-        onto its stored deal."""
-        moves = self.games.moves(row.id, upto)
+    def load(self, row: Game) -> LoadedGame:
+        """The game rehydrated from its row alone: its line replayed onto its deal. The
+        cost is bounded by the line's length, whatever the length of the history."""
+        rules, layout, deal = self._setup(row)
+        line = row.line.split(",") if row.line else ()
+        return LoadedGame(row, engine.restore(deal, rules, line, row.version, layout))
+
+    def load_at(self, row: Game, version: int) -> LoadedGame:
+        """The game as it was at ``version``: the first moves of its log replayed."""
+        rules, layout, deal = self._setup(row)
+        moves = self.games.moves(row.id, upto=version)
+        return LoadedGame(row, engine.replay(deal, rules, moves, layout))
+
+    def move_log(self, row: Game) -> list[str]:
+        return list(self.games.moves(row.id))
+
+    # -- analyses ---------------------------------------------------------------------
+    def stored_analysis(self, row: Game) -> Analysis | None:
+        return self.games.analysis(row.id)
+
+    def analysis_inputs(self, game: LoadedGame) -> tuple[Analysis | None, list[str]]:
+        """What analysing the finished game needs: its kept analysis, or its move log."""
+        if not game.state.is_over:
+            raise GameInProgressProblem("a game is analysed once it has ended; it is in progress")
+        stored = self.stored_analysis(game.row)
+        return stored, [] if stored is not None else self.move_log(game.row)
+
+    def store_analysis(self, analysis: Analysis) -> Analysis:
+        """Keep ``analysis`` unless one was kept first (two racing first calls): the one
+        kept is the answer, every time."""
+        return self.games.add_analysis(analysis)
+
+    @staticmethod
+    def _setup(row: Game) -> tuple[engine.Rules, engine.Layout, tuple[engine.Card, ...]]:
         rules = engine.Rules.from_dict(row.rules)
         layout = engine.get_layout(row.layout)
         # Read the cards only: replay (new_game) validates the deal, once.
-        deal = engine.parse_cards(row.deal)
-        return LoadedGame(row, engine.replay(deal, rules, moves, layout), moves)
+        return rules, layout, engine.parse_cards(row.deal)
 
     # -- moves ------------------------------------------------------------------------
     def move(
@@ -152,8 +190,6 @@ class GameService:
             if first is not None:
                 return first
         row, state = game.row, game.state
-        if state.moves_made != row.version:  # pragma: no cover - a corrupt row
-            raise _counted(ConflictProblem("the stored game does not replay to its version"))
         if if_match is not None and not _etag_matches(if_match, row.version):
             raise _counted(
                 PreconditionFailedProblem(
@@ -172,10 +208,17 @@ class GameService:
         except engine.IllegalMoveError as e:
             raise IllegalMoveProblem(str(e), move=e.move, reason=e.reason) from None
         _check_expectations(state, move, expect)
+        limit = self.settings.max_moves_per_game
+        if row.version >= limit and not isinstance(move, engine.Concede):
+            raise MoveLimitProblem(
+                f"this game has reached the limit of {limit} moves; it can only be conceded",
+                limit=limit,
+            )
         appended = self.games.append_move(
             row,
             row.version,
             str(move),
+            line=",".join(engine.line_after(row.line.split(",") if row.line else (), move)),
             status=new.outcome,
             score=new.score.total,
             cards_left=new.cards_left,
@@ -193,7 +236,7 @@ class GameService:
                 ConflictProblem("another move was applied to this game first; reload it")
             )
         metrics.move_applied(move.kind, new.outcome.value)
-        return MoveResult(LoadedGame(row, new, [*game.moves, str(move)]), replayed=False)
+        return MoveResult(LoadedGame(row, new), replayed=False)
 
     def _replay_idempotent(self, row: Game, key: str, request_hash: str) -> MoveResult | None:
         stored = self.games.by_idempotency_key(row.id, key)
@@ -207,7 +250,7 @@ class GameService:
             # Landed after this request loaded the game: its row is reloaded, so that the
             # answer shows the game as the first try left it.
             self.session.refresh(row)
-        return MoveResult(self.load(row, upto=stored.seq), replayed=True)
+        return MoveResult(self.load_at(row, stored.seq), replayed=True)
 
     def history(self, row: Game, offset: int, limit: int) -> list[Move]:
         return list(self.games.move_rows(row.id, offset, limit))

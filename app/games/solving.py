@@ -3,6 +3,9 @@
 Each has a time budget from the settings, and says so when it ran out: a winnable deal
 that could not be proved in time is a 503 problem; a hint solves as many samples as fit;
 an analysis that ran out reports ``complete: false`` with what it could not decide as null.
+Each holds one of the worker's solver slots while it searches (``app.kit.workload``): when
+none is free the caller gets a 503 at once. None of them touches the database: callers
+load what a search needs and end their transaction first.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from app.engine.solver import Budget, NoWinnableDealError
 from app.engine.solver import winnable_deal as find_winnable_deal
 from app.games.errors import GameInProgressProblem, GameOverProblem
 from app.kit.errors import ServiceUnavailableProblem
+from app.kit.workload import WorkLimiter
 from app.ops import metrics
 from app.settings import Settings
 
@@ -26,9 +30,16 @@ MAX_HINT_SAMPLES = 64
 
 
 def winnable_deal(
-    rules: engine.Rules, layout: engine.Layout, settings: Settings
+    rules: engine.Rules, layout: engine.Layout, settings: Settings, solver: WorkLimiter
 ) -> tuple[engine.Deal, int]:
     """A numbered deal (its number secret) that the solver proved winnable under ``rules``."""
+    with solver.slot("winnable_deal"):
+        return _winnable_deal(rules, layout, settings)
+
+
+def _winnable_deal(
+    rules: engine.Rules, layout: engine.Layout, settings: Settings
+) -> tuple[engine.Deal, int]:
     seconds = settings.solver_budget_ms / 1000
     began = time.perf_counter()
     deadline = began + seconds
@@ -54,36 +65,50 @@ def winnable_deal(
 
 
 def suggest(
-    state: engine.GameState, settings: Settings, seed: int | None, samples: int | None
+    state: engine.GameState,
+    settings: Settings,
+    solver: WorkLimiter,
+    seed: int | None,
+    samples: int | None,
 ) -> Hint:
     """A hint from the player's view alone (the solver never sees the hidden cards)."""
     if state.is_over:
         raise GameOverProblem(f"the game is over ({state.outcome.value}): no hint")
     view = engine.player_view(state)
-    began = time.perf_counter()
-    result = hint(
-        view,
-        state.rules,
-        state.layout,
-        seed=seed if seed is not None else secrets.randbits(32),
-        # A fixed sample count makes the hint repeatable for a seed; the solver budget
-        # still bounds it.
-        time_budget=(settings.hint_budget_ms if samples is None else settings.solver_budget_ms)
-        / 1000,
-        max_samples=samples if samples is not None else MAX_HINT_SAMPLES,
-    )
+    with solver.slot("hint"):
+        began = time.perf_counter()
+        result = hint(
+            view,
+            state.rules,
+            state.layout,
+            seed=seed if seed is not None else secrets.randbits(32),
+            # At most ``samples`` samples, within the hint's budget all the same: asking
+            # for more samples never buys more time. (A seed and a count the budget lets
+            # finish make the hint repeatable.)
+            time_budget=settings.hint_budget_ms / 1000,
+            max_samples=samples if samples is not None else MAX_HINT_SAMPLES,
+        )
     metrics.observe_hint(time.perf_counter() - began, "exact" if result.exact else "sampled")
     return result
 
 
-def analyse(state: engine.GameState, settings: Settings, moves: list[str]) -> Analysis:
+def analyse(
+    state: engine.GameState, settings: Settings, solver: WorkLimiter, moves: list[str]
+) -> Analysis:
+    """The finished game looked back on with its whole deal known, within the analysis
+    budget (``ANALYSIS_BUDGET_MS``: it runs once a game, its answer is kept)."""
     if not state.is_over:
         raise GameInProgressProblem("a game is analysed once it has ended; it is in progress")
-    seconds = settings.solver_budget_ms / 1000
-    began = time.perf_counter()
-    result = analysis(
-        state.deal, state.rules, moves, state.layout, budget=Budget(max_nodes=None, seconds=seconds)
-    )
+    seconds = settings.analysis_budget_ms / 1000
+    with solver.slot("analysis"):
+        began = time.perf_counter()
+        result = analysis(
+            state.deal,
+            state.rules,
+            moves,
+            state.layout,
+            budget=Budget(max_nodes=None, seconds=seconds),
+        )
     metrics.observe_solver(
         time.perf_counter() - began, "analysis" if result.complete else "budget_exhausted"
     )

@@ -52,5 +52,11 @@ async def get_read_session(request: Request) -> AsyncIterator[Session]:
         await _close(session)
 
 
+def release(session: Session) -> None:
+    """End a reading session's transaction now (there is nothing to commit): what the
+    route does next, a solver search say, holds no transaction, lock or connection."""
+    session.commit()
+
+
 SessionDep = Annotated[Session, Depends(get_session, scope="function")]
 ReadSessionDep = Annotated[Session, Depends(get_read_session, scope="function")]

@@ -91,6 +91,12 @@ HINT_SECONDS = Histogram(
     namespace=NAMESPACE,
     buckets=SOLVER_BUCKETS,
 )
+WORK_REFUSED = Counter(
+    "work_refused",
+    "Solver searches refused at once (503) because the worker's slots were all taken, by kind",
+    ["kind"],
+    namespace=NAMESPACE,
+)
 
 
 def game_created(layout: str) -> None:
@@ -106,6 +112,10 @@ def move_applied(kind: str, outcome: str) -> None:
 
 def conflict(status: int) -> None:
     CONFLICTS.labels(status=str(status)).inc()
+
+
+def work_refused(kind: str) -> None:
+    WORK_REFUSED.labels(kind=kind).inc()
 
 
 def observe_solver(seconds: float, result: str = "solved") -> None:

@@ -22,8 +22,12 @@ from app.engine import (
     apply,
     fits,
     legal_moves,
+    line_after,
+    line_of,
     parse_card,
     playable_positions,
+    replay,
+    restore,
 )
 from tests.engine.engine_helpers import at, build_deal, play_all, start, tripeaks_deal
 
@@ -313,6 +317,23 @@ def test_undo_multi_level() -> None:
     # After an undo the game goes on from the restored state.
     again = apply(u3, "play 18")
     assert _without_version(again) == _without_version(s1)
+
+
+def test_a_line_drops_what_was_undone_and_restores_the_same_state() -> None:
+    """A thousand draw/undo pairs leave an empty line; the line and the version restore
+    exactly the state that replaying the whole log gives."""
+    deal = THREE_STREAKS_DEAL
+    rules = Rules(undo=True)
+    log = ["play 18", *(["draw", "undo"] * 1000), "play 19", "draw", "undo", "draw"]
+    line = line_of(log)
+    assert line == ("play 18", "play 19", "draw")
+    assert line_after(line, "undo") == ("play 18", "play 19")
+    assert line_after(line, "Draw") == ("play 18", "play 19", "draw", "draw")
+    replayed = replay(deal, rules, log)
+    restored = restore(deal, rules, line, len(log))
+    assert restored == replayed and restored.moves_made == 2005
+    assert legal_moves(restored) == legal_moves(replayed)
+    assert apply(restored, "undo") == apply(replayed, "undo")
 
 
 def test_undo_refused_when_the_rules_forbid_it() -> None:

@@ -42,11 +42,14 @@ from app.engine import (
     Undo,
     apply,
     legal_moves,
+    line_after,
+    line_of,
     new_game,
     numbered_deal,
     playable_positions,
     player_view,
     replay,
+    restore,
 )
 
 pytestmark = pytest.mark.slow
@@ -223,6 +226,7 @@ def playout(layout: Layout, rules: Rules, number: int, seed: int) -> GameState:
     deal = numbered_deal(number, layout.decks, rules.jokers)
     state = new_game(deal, rules, layout)
     moves: list[str] = []
+    line: tuple[str, ...] = ()
     check_state(state, deal, moves)
     for _ in range(MAX_STEPS):
         if state.is_over:
@@ -231,12 +235,19 @@ def playout(layout: Layout, rules: Rules, number: int, seed: int) -> GameState:
         move = choose(legal_moves(state), rng)
         state = apply(state, move)
         moves.append(str(move))
+        line = line_after(line, move)
         check_state(state, deal, moves)
         if rng.random() < 0.2 or state.is_over:
-            # Replaying the stored form rebuilds the same state.
+            # Replaying the stored form rebuilds the same state, and so does restoring
+            # it from its line (the log without what was undone) and its version.
             rebuilt = replay(deal, rules, moves, layout)
             assert rebuilt == state
             assert player_view(rebuilt) == player_view(state)
+            assert line == line_of(moves)
+            restored = restore(deal, rules, line, len(moves), layout)
+            assert restored == state
+            assert legal_moves(restored) == legal_moves(state)
+            assert player_view(restored) == player_view(state)
     else:
         state = apply(state, CONCEDE)
         moves.append("concede")

@@ -47,6 +47,7 @@ def _append(repo: GameRepository, row: Game, version: int, key: str | None) -> b
         row,
         version,
         "draw",
+        line="draw",
         status=GameStatus.IN_PROGRESS,
         score=0,
         cards_left=28,

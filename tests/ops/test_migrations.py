@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import create_engine, inspect
+from sqlalchemy import create_engine, inspect, text
 
 from app.models import Base
 from app.ops.migrations import downgrade, head_revision, upgrade
@@ -39,3 +41,40 @@ def test_models_and_migrations_agree(empty_database_url: str) -> None:
         diff = compare_metadata(context, Base.metadata)
     engine.dispose()
     assert diff == [], f"models and migrations disagree: {diff}"
+
+
+def test_0002_fills_each_games_line_from_its_moves(empty_database_url: str) -> None:
+    """Games stored before revision 0002 get their line: their moves, undone ones out."""
+    url = empty_database_url
+    upgrade(url, "0001")
+    engine = create_engine(url)
+    now = datetime.now(UTC)
+    logs = {
+        "g-undo": ["play 18", "draw", "undo", "play 19", "draw", "draw", "undo"],
+        "g-plain": ["draw", "play 3"],
+        "g-empty": [],
+    }
+    with engine.begin() as conn:
+        for game_id, log in logs.items():
+            conn.execute(
+                text(
+                    "INSERT INTO games (id, token_hash, layout, rules, deal, deal_chosen, salt, "
+                    "commitment, status, version, score, cards_left, created_at, updated_at) "
+                    "VALUES (:id, 'h', 'tripeaks', '{}', '', true, 's', 'c', 'in_progress', "
+                    ":version, 0, 28, :now, :now)"
+                ),
+                {"id": game_id, "version": len(log), "now": now},
+            )
+            for seq, move in enumerate(log, start=1):
+                conn.execute(
+                    text(
+                        "INSERT INTO moves (game_id, seq, move, created_at) "
+                        "VALUES (:id, :seq, :move, :now)"
+                    ),
+                    {"id": game_id, "seq": seq, "move": move, "now": now},
+                )
+    upgrade(url)
+    with engine.connect() as conn:
+        lines = {row.id: row.line for row in conn.execute(text("SELECT id, line FROM games"))}
+    engine.dispose()
+    assert lines == {"g-undo": "play 18,play 19,draw", "g-plain": "draw,play 3", "g-empty": ""}
