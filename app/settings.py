@@ -42,7 +42,7 @@ class Settings(BaseSettings):
     hint_budget_ms: int = Field(default=250, ge=10, le=10000)
     solver_budget_ms: int = Field(default=3000, ge=100, le=60000)
     analysis_budget_ms: int = Field(
-        default=20000,
+        default=10000,
         ge=100,
         le=600000,
         description="Time budget of a finished game's analysis (computed once, then kept)",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-MODULES = ("engine", "solver", "http")
+MODULES = ("engine", "solver", "analysis", "http")
 
 
 def main(argv: list[str]) -> int:

@@ -15,7 +15,7 @@ instead, since CI must test PostgreSQL.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -65,12 +65,30 @@ def database_url(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture(scope="session")
 def settings(database_url: str) -> Settings:
-    # A generous solver budget: the machine running the tests may be loaded.
+    # Generous solver budgets: the machine running the tests may be loaded.
     return Settings(
         database_url=database_url,
         cors_origins=["https://client.example"],
-        solver_budget_ms=30000,
+        solver_budget_ms=20000,
+        hint_budget_ms=10000,
+        analysis_budget_ms=20000,
     )
+
+
+@pytest.fixture
+def client_with(settings: Settings) -> Iterator[Callable[..., TestClient]]:
+    """``client_with(NAME=value, ...)``: a client on an app of its own with those settings
+    changed (its requests commit; its engine is disposed after the test)."""
+    apps: list[FastAPI] = []
+
+    def make(**changes: object) -> TestClient:
+        application = create_app(settings.model_copy(update=changes))
+        apps.append(application)
+        return TestClient(application, raise_server_exceptions=False)
+
+    yield make
+    for application in apps:
+        application.state.engine.dispose()
 
 
 @pytest.fixture(scope="session")

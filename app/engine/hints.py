@@ -388,21 +388,33 @@ def analysis(
 ) -> Analysis:
     """Whether the deal could be cleared, its best score, and where a winnable game was
     lost. With undo in the move list the answer is the last move that turned a winnable
-    position into a lost one (a position won back by an undo was not lost yet)."""
+    position into a lost one (a position won back by an undo was not lost yet).
+
+    ``budget`` bounds the whole analysis, its seconds shared by every search in it: the
+    clearing answer first, then where a win was lost, then the best score with the time
+    that is left (the costliest search, and the one a player misses least: on six_peaks
+    it rarely finishes at all, while the rest takes milliseconds)."""
     budget = budget or Budget()
+    began = time.perf_counter()
+
+    def left() -> Budget:
+        if budget.seconds is None:
+            return budget
+        spent = time.perf_counter() - began
+        return Budget(max_nodes=budget.max_nodes, seconds=max(0.0, budget.seconds - spent))
+
     first = new_game(deal, rules, layout)
     states: list[GameState] = [first]
     for move in moves:
         states.append(apply(states[-1], move))
     texts = [str(parse_move(m) if isinstance(m, str) else m) for m in moves]
-    clear: ClearAnswer = solve_clear(first, budget)
-    best_answer: BestAnswer | None = solve_best(first, budget) if best else None
+    clear: ClearAnswer = solve_clear(first, left())
     final = states[-1]
     lost_at: int | None = None
     complete = clear.winnable is not None
     if clear.winnable and final.outcome is not GameStatus.WON:
         start = start_of(first)
-        search = _Search(first.layout, rules, start, budget)
+        search = _Search(first.layout, rules, start, left())
         known: dict[int, bool | None] = {0: True}
 
         def winnable(i: int) -> bool | None:
@@ -446,6 +458,7 @@ def analysis(
                 if w_before and not w_after:
                     lost_at = i - 1
                     break
+    best_answer: BestAnswer | None = solve_best(first, left()) if best else None
     return Analysis(
         winnable=clear.winnable,
         win_line=clear.line,

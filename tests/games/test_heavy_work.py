@@ -1,0 +1,146 @@
+"""Heavy work (solver searches) is held apart from the rest: it holds no transaction, lock
+or pooled connection; each worker runs a bounded number at once and refuses one more at
+once; an analysis runs once a game; a hint's budget is fixed; a game's history is capped
+and its cost does not grow with it."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+
+import httpx
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+from app.kit.workload import WorkLimiter
+from tests.fixtures.deals import chain_deal
+from tests.fixtures.games import new_game_id
+from tests.fixtures.servers import live_server
+from tests.ops.servers import metric_value
+
+
+@contextmanager
+def every_slot_taken(app: FastAPI) -> Iterator[None]:
+    """The app's solver slots all held, as by searches in flight."""
+    limiter: WorkLimiter = app.state.solver
+    with ExitStack() as stack:
+        for _ in range(limiter.slots):
+            stack.enter_context(limiter.slot("test"))
+        yield
+
+
+def finished_game(client: TestClient | httpx.Client, **body: object) -> tuple[str, dict[str, str]]:
+    gid, auth = new_game_id(client, **body)
+    assert client.post(f"/v1/games/{gid}/concede", headers=auth).status_code == 200
+    return gid, auth
+
+
+@pytest.mark.slow
+def test_a_search_holds_no_transaction_lock_or_connection(database_url: str) -> None:
+    """Three analyses search (six_peaks: the best score runs the whole budget) on a server
+    whose pool has three connections in all; meanwhile another player reads, moves and the
+    server reports ready, and each of those is answered while all three searches still
+    run. (Before: on SQLite a search held the write lock, on PostgreSQL a connection.)"""
+    env = {
+        "DB_POOL_SIZE": "1",  # and twice that on bursts: three connections
+        "SOLVER_CONCURRENCY": "3",
+        "ANALYSIS_BUDGET_MS": "8000",
+    }
+    with live_server(database_url, **env) as base, httpx.Client(base_url=base, timeout=60) as c:
+        searched = [finished_game(c, layout="six_peaks") for _ in range(3)]
+        victim, auth = new_game_id(c, deal_number=7)
+        done: list[int] = []
+        lock = threading.Lock()
+
+        def analyse(gid: str, headers: dict[str, str]) -> None:
+            with httpx.Client(base_url=base, timeout=60) as own:
+                r = own.get(f"/v1/games/{gid}/analysis", headers=headers)
+            with lock:
+                done.append(r.status_code)
+
+        threads = [threading.Thread(target=analyse, args=game) for game in searched]
+        for t in threads:
+            t.start()
+        deadline = time.monotonic() + 30
+        # In progress: the three analyses and this request for /metrics.
+        while metric_value(c.get("/metrics").text, "tripeaks_http_requests_in_progress") < 4:
+            assert time.monotonic() < deadline, "the analyses never started"
+            time.sleep(0.05)
+        answers = [
+            c.get(f"/v1/games/{victim}", headers=auth).status_code,
+            c.post(f"/v1/games/{victim}/draw", headers=auth).status_code,
+            c.get("/readyz").status_code,
+        ]
+        with lock:
+            still_searching = 3 - len(done)
+        for t in threads:
+            t.join()
+    assert answers == [200, 200, 200]
+    assert still_searching == 3, "the other player waited for the searches to end"
+    assert done == [200, 200, 200]
+
+
+def test_a_full_solver_refuses_at_once_and_the_rest_is_served(
+    client: TestClient, app: FastAPI
+) -> None:
+    playing, auth = new_game_id(client, deal_number=3)
+    done, done_auth = finished_game(client, deal_number=4)
+    kept, kept_auth = finished_game(client, deal_number=5)
+    assert client.get(f"/v1/games/{kept}/analysis", headers=kept_auth).status_code == 200
+    with every_slot_taken(app):
+        refused = [
+            client.get(f"/v1/games/{playing}/hint", headers=auth),
+            client.get(f"/v1/games/{done}/analysis", headers=done_auth),
+            client.post("/v1/games", json={"winnable_only": True}),
+        ]
+        for r in refused:
+            assert r.status_code == 503, r.text
+            assert r.headers["content-type"] == "application/problem+json"
+            assert r.headers["Retry-After"] == "1"
+            assert "solver is busy" in r.json()["detail"]
+        # No search needed: served as ever, the kept analysis included.
+        assert client.get(f"/v1/games/{playing}", headers=auth).status_code == 200
+        assert client.post(f"/v1/games/{playing}/draw", headers=auth).status_code == 200
+        assert client.get(f"/v1/games/{kept}/analysis", headers=kept_auth).status_code == 200
+    assert client.get(f"/v1/games/{playing}/hint", headers=auth).status_code == 200
+
+
+def test_an_analysis_is_computed_once_and_kept(client: TestClient, app: FastAPI) -> None:
+    gid, auth = finished_game(client, deal_number=11)
+    first = client.get(f"/v1/games/{gid}/analysis", headers=auth)
+    assert first.status_code == 200
+    with every_slot_taken(app):  # a second search would be refused: none is made
+        again = client.get(f"/v1/games/{gid}/analysis", headers=auth)
+    assert again.status_code == 200
+    assert again.json() == first.json()
+
+
+def test_samples_never_raise_a_hints_budget(client_with: Callable[..., TestClient]) -> None:
+    """With the smallest budget, 64 samples of golf deal 1 are not all solved: the budget
+    holds (before, asking for samples switched to the solver's 3 s budget)."""
+    client = client_with(hint_budget_ms=10)
+    gid, auth = new_game_id(client, layout="golf", deal_number=1)
+    r = client.get(f"/v1/games/{gid}/hint?samples=64&seed=1", headers=auth)
+    assert r.status_code == 200, r.text
+    assert 1 <= r.json()["samples"] < 64
+
+
+def test_a_game_holds_at_most_max_moves_then_can_only_be_conceded(
+    client_with: Callable[..., TestClient],
+) -> None:
+    client = client_with(max_moves_per_game=100)
+    gid, auth = new_game_id(client, deal=chain_deal(), rules={"undo": True})
+    for _ in range(50):
+        assert client.post(f"/v1/games/{gid}/draw", headers=auth).status_code == 200
+        assert client.post(f"/v1/games/{gid}/moves", json={"move": "undo"}, headers=auth)
+    state = client.get(f"/v1/games/{gid}", headers=auth).json()
+    assert state["version"] == 100 and state["stock_count"] == 23
+    r = client.post(f"/v1/games/{gid}/draw", headers=auth)
+    assert r.status_code == 409
+    assert r.json()["type"] == "/problems/move-limit" and r.json()["limit"] == 100
+    assert client.get(f"/v1/games/{gid}", headers=auth).json()["version"] == 100
+    conceded = client.post(f"/v1/games/{gid}/concede", headers=auth)
+    assert conceded.status_code == 200 and conceded.json()["status"] == "conceded"
