@@ -12,6 +12,7 @@ from app.games import endpoints as games
 from app.kit.database import make_engine, make_read_sessionmaker, make_sessionmaker
 from app.kit.middleware import BodySizeLimit
 from app.kit.problems import install_problem_handlers
+from app.kit.ratelimit import Budget, limiter_from
 from app.kit.workload import WorkLimiter
 from app.layouts import endpoints as layouts
 from app.ops import health, metrics
@@ -60,6 +61,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.sessions = make_sessionmaker(engine)
     app.state.read_sessions = make_read_sessionmaker(engine)
     app.state.solver = WorkLimiter(settings.solver_concurrency)
+    app.state.rate_limiter = limiter_from(
+        settings.rate_limits_enabled,
+        settings.rate_limit_storage_url,
+        settings.rate_limit_key_prefix,
+        {
+            Budget.READ: settings.rate_limit_read,
+            Budget.MOVE: settings.rate_limit_move,
+            Budget.CREATE: settings.rate_limit_create,
+            Budget.SOLVER: settings.rate_limit_solver,
+        },
+    )
     install_problem_handlers(app)
     app.include_router(games.router)
     app.include_router(layouts.router)
@@ -77,7 +89,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             "Idempotency-Key",
             "X-Request-ID",
         ],
-        expose_headers=["ETag", "Location", "Idempotent-Replayed", "X-Request-ID", "Retry-After"],
+        expose_headers=[
+            "ETag",
+            "Location",
+            "Idempotent-Replayed",
+            "X-Request-ID",
+            "Retry-After",
+            "RateLimit",
+            "RateLimit-Policy",
+        ],
         max_age=600,
     )
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)

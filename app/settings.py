@@ -14,6 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
 
+from limits import parse
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
@@ -60,6 +61,26 @@ class Settings(BaseSettings):
         le=1_000_000,
         description="Moves a game may hold (undos included); past it, it can only be conceded",
     )
+    rate_limits_enabled: bool = Field(
+        default=True, description="Whether the per-client rate limits apply"
+    )
+    rate_limit_storage_url: str = Field(
+        default="memory://",
+        description="memory:// (each worker its own budgets) or redis://host:6379/0 (shared)",
+    )
+    rate_limit_key_prefix: str = Field(
+        default="tripeaks", min_length=1, max_length=64, description="Prefix of the Redis keys"
+    )
+    rate_limit_read: str = Field(
+        default="1200/minute", description="Reads a client may make (get a game, its moves...)"
+    )
+    rate_limit_move: str = Field(default="600/minute", description="Moves a client may make")
+    rate_limit_create: str = Field(
+        default="60/minute", description="Games a client (an address, without a key) may create"
+    )
+    rate_limit_solver: str = Field(
+        default="60/minute", description="Hints and analyses a client may ask for"
+    )
     db_pool_size: int = Field(default=5, ge=1, le=100)
     db_statement_timeout_ms: int = Field(default=10000, ge=100, le=600000)
     migrate_on_start: bool = Field(
@@ -100,6 +121,22 @@ class Settings(BaseSettings):
             raise ValueError("must be a sqlite:/// or postgresql+psycopg:// URL")
         return value
 
+    @field_validator("rate_limit_read", "rate_limit_move", "rate_limit_create", "rate_limit_solver")
+    @classmethod
+    def _one_rate(cls, value: str) -> str:
+        try:
+            parse(value)
+        except ValueError:
+            raise ValueError("must be a rate such as '600/minute' or '10 per second'") from None
+        return value
+
+    @field_validator("rate_limit_storage_url")
+    @classmethod
+    def _known_storage(cls, value: str) -> str:
+        if not value.startswith(("memory://", "redis://", "rediss://")):
+            raise ValueError("must be memory:// or a redis:// URL")
+        return value
+
     @field_validator("prometheus_multiproc_dir")
     @classmethod
     def _writable_dir(cls, value: str | None) -> str | None:
@@ -110,7 +147,7 @@ class Settings(BaseSettings):
         return value
 
 
-SECRET_FIELDS = frozenset({"database_url"})
+SECRET_FIELDS = frozenset({"database_url", "rate_limit_storage_url"})
 
 
 def describe_error(error: ValidationError) -> str:

@@ -28,6 +28,7 @@ from app.main import create_app
 from app.ops.migrations import upgrade
 from app.settings import Settings
 from tests.fixtures.postgres import new_postgres_database
+from tests.fixtures.servers import ROOMY_RATE_LIMITS
 
 BACKENDS = ("sqlite", "postgresql")
 
@@ -72,6 +73,10 @@ def settings(database_url: str) -> Settings:
         solver_budget_ms=20000,
         hint_budget_ms=10000,
         analysis_budget_ms=20000,
+        rate_limit_read=ROOMY_RATE_LIMITS["RATE_LIMIT_READ"],
+        rate_limit_move=ROOMY_RATE_LIMITS["RATE_LIMIT_MOVE"],
+        rate_limit_create=ROOMY_RATE_LIMITS["RATE_LIMIT_CREATE"],
+        rate_limit_solver=ROOMY_RATE_LIMITS["RATE_LIMIT_SOLVER"],
     )
 
 

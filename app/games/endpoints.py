@@ -41,6 +41,7 @@ from app.games.service import GameService, LoadedGame, MoveResult, etag
 from app.kit.deps import ReadSessionDep, SessionDep, release
 from app.kit.errors import PayloadTooLargeProblem, ServiceUnavailableProblem, ValidationProblem
 from app.kit.problems import problem_responses
+from app.kit.ratelimit import RATE_LIMIT_HEADERS, Budget, RateLimitedProblem, rate_limit
 from app.kit.workload import WorkLimiter
 
 router = APIRouter(prefix="/v1/games", tags=["games"])
@@ -78,7 +79,12 @@ IdempotencyKeyHeader = Annotated[
 
 # What a route on a game may answer besides its result: what opening the game may raise,
 # and what each route adds to it.
-READ_PROBLEMS = (*ACCESS_PROBLEMS, ValidationProblem, ServiceUnavailableProblem)
+READ_PROBLEMS = (
+    *ACCESS_PROBLEMS,
+    ValidationProblem,
+    RateLimitedProblem,
+    ServiceUnavailableProblem,
+)
 READ_ERRORS = problem_responses(*READ_PROBLEMS)
 MOVE_ERRORS = problem_responses(
     *READ_PROBLEMS,
@@ -133,7 +139,11 @@ def game_links(
 def ok_with_links(
     status_code: int, id_pointer: str, **options: Any
 ) -> dict[int | str, dict[str, Any]]:
-    return {status_code: {"links": game_links(id_pointer, **options)}}
+    """The success answer of a route on a game: its links, and the rate-limit headers
+    every answer of a limited route carries."""
+    return {
+        status_code: {"links": game_links(id_pointer, **options), "headers": RATE_LIMIT_HEADERS}
+    }
 
 
 MOVE_RESPONSES = {**ok_with_links(200, "/id", legal_move="/legal_moves/0"), **MOVE_ERRORS}
@@ -201,11 +211,17 @@ def _move_answer(result: MoveResult, response: Response) -> GameRead:
 @router.post(
     "",
     operation_id="create_game",
+    dependencies=[rate_limit(Budget.CREATE)],
     status_code=status.HTTP_201_CREATED,
     response_model=GameCreated,
     responses={
         **ok_with_links(201, "/id", token=True, legal_move="/legal_moves/0"),
-        **problem_responses(PayloadTooLargeProblem, ValidationProblem, ServiceUnavailableProblem),
+        **problem_responses(
+            PayloadTooLargeProblem,
+            ValidationProblem,
+            RateLimitedProblem,
+            ServiceUnavailableProblem,
+        ),
     },
     summary="Create a game",
 )
@@ -221,6 +237,7 @@ def create_game(
 @router.get(
     "/{game_id}",
     operation_id="get_game",
+    dependencies=[rate_limit(Budget.READ)],
     response_model=GameRead,
     responses={**ok_with_links(200, "/id", legal_move="/legal_moves/0"), **READ_ERRORS},
     summary="The game's state as its player sees it",
@@ -233,6 +250,7 @@ async def get_game(game: GameForRead, response: Response) -> GameRead:
 @router.get(
     "/{game_id}/legal-moves",
     operation_id="list_legal_moves",
+    dependencies=[rate_limit(Budget.READ)],
     response_model=LegalMoveList,
     responses={**ok_with_links(200, "/game_id", legal_move="/moves/0"), **READ_ERRORS},
     summary="Every legal move, each as make_move accepts it",
@@ -250,6 +268,7 @@ async def list_legal_moves(game: GameForRead, response: Response) -> LegalMoveLi
 @router.post(
     "/{game_id}/moves",
     operation_id="make_move",
+    dependencies=[rate_limit(Budget.MOVE)],
     response_model=GameRead,
     responses=MOVE_RESPONSES,
     summary="Apply one move (a legal-move object posted back unchanged, or its string)",
@@ -276,6 +295,7 @@ def make_move(
 @router.post(
     "/{game_id}/play",
     operation_id="play_card",
+    dependencies=[rate_limit(Budget.MOVE)],
     response_model=GameRead,
     responses=MOVE_RESPONSES,
     summary="Play the free card at a position onto the waste",
@@ -316,6 +336,7 @@ def _simple_move(move: str, operation_id: str, summary: str) -> None:
         endpoint,
         methods=["POST"],
         operation_id=operation_id,
+        dependencies=[rate_limit(Budget.MOVE)],
         response_model=GameRead,
         responses=MOVE_RESPONSES,
         summary=summary,
@@ -329,6 +350,7 @@ _simple_move("concede", "concede_game", "Give up; the score stands and the deal 
 @router.get(
     "/{game_id}/score",
     operation_id="get_score",
+    dependencies=[rate_limit(Budget.READ)],
     response_model=GameScoreRead,
     responses={**ok_with_links(200, "/game_id"), **READ_ERRORS},
     summary="The score and how it was made",
@@ -347,6 +369,7 @@ async def get_score(game: GameForRead) -> GameScoreRead:
 @router.get(
     "/{game_id}/moves",
     operation_id="list_moves",
+    dependencies=[rate_limit(Budget.READ)],
     response_model=MoveList,
     responses={**ok_with_links(200, "/game_id"), **READ_ERRORS},
     summary="The move history, oldest first",
@@ -368,6 +391,7 @@ def list_moves(
 @router.get(
     "/{game_id}/hint",
     operation_id="get_hint",
+    dependencies=[rate_limit(Budget.SOLVER)],
     response_model=HintRead,
     responses={
         **ok_with_links(200, "/game_id"),
@@ -418,6 +442,7 @@ ANALYSIS_FIELDS = (
 @router.get(
     "/{game_id}/analysis",
     operation_id="get_analysis",
+    dependencies=[rate_limit(Budget.SOLVER)],
     response_model=AnalysisRead,
     responses={
         **ok_with_links(200, "/game_id"),

@@ -15,6 +15,8 @@ class ProblemError(Exception):
     status: ClassVar[int] = 400
     slug: ClassVar[str] = "bad-request"
     title: ClassVar[str] = "Bad request"
+    # The headers this kind of problem is answered with, as OpenAPI header objects.
+    response_headers: ClassVar[dict[str, dict[str, Any]]] = {}
 
     def __init__(self, detail: str, **extensions: Any) -> None:
         super().__init__(detail)
@@ -31,6 +33,12 @@ class UnauthorizedProblem(ProblemError):
     status = 401
     slug = "unauthorized"
     title = "Missing or malformed player token"
+    response_headers: ClassVar[dict[str, dict[str, Any]]] = {
+        "WWW-Authenticate": {
+            "description": "The scheme to use: Bearer",
+            "schema": {"type": "string", "example": 'Bearer realm="tripeaks"'},
+        }
+    }
 
     def __init__(self, detail: str, **extensions: Any) -> None:
         super().__init__(detail, **extensions)
@@ -71,6 +79,12 @@ class ServiceUnavailableProblem(ProblemError):
     status = 503
     slug = "unavailable"
     title = "Service unavailable"
+    response_headers: ClassVar[dict[str, dict[str, Any]]] = {
+        "Retry-After": {
+            "description": "Seconds to wait before trying again",
+            "schema": {"type": "integer"},
+        }
+    }
 
     def __init__(self, detail: str, retry_after: int = 1, **extensions: Any) -> None:
         super().__init__(detail, **extensions)

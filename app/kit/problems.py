@@ -96,14 +96,18 @@ def problem_responses(*problems: type[ProblemError]) -> dict[int | str, dict[str
             kinds.append(problem)
     # FastAPI files the model's schema under application/json; the empty problem+json
     # entry marks the response for _problem_media_type, which moves the schema there.
-    return {
-        status: {
+    out: dict[int | str, dict[str, Any]] = {}
+    for status, kinds in sorted(by_status.items()):
+        entry: dict[str, Any] = {
             "model": Problem,
             "description": "; ".join(f"{p.title} (`{p.type_uri()}`)" for p in kinds),
             "content": {PROBLEM_JSON: {}},
         }
-        for status, kinds in sorted(by_status.items())
-    }
+        headers = {name: h for p in kinds for name, h in p.response_headers.items()}
+        if headers:
+            entry["headers"] = headers
+        out[status] = entry
+    return out
 
 
 def _problem_media_type(spec: dict[str, Any]) -> dict[str, Any]:

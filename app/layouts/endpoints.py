@@ -8,13 +8,20 @@ from fastapi import APIRouter, Path
 
 from app.kit.errors import NotFoundProblem, ValidationProblem
 from app.kit.problems import problem_responses
+from app.kit.ratelimit import RATE_LIMIT_HEADERS, Budget, RateLimitedProblem, rate_limit
 from app.layouts import service
 from app.layouts.schemas import LayoutList, LayoutRead, LayoutSummaryRead
 
-router = APIRouter(prefix="/v1/layouts", tags=["layouts"])
+router = APIRouter(prefix="/v1/layouts", tags=["layouts"], dependencies=[rate_limit(Budget.READ)])
 
 
-@router.get("", operation_id="list_layouts", response_model=LayoutList, summary="Every layout")
+@router.get(
+    "",
+    operation_id="list_layouts",
+    response_model=LayoutList,
+    responses={200: {"headers": RATE_LIMIT_HEADERS}, **problem_responses(RateLimitedProblem)},
+    summary="Every layout",
+)
 def list_layouts() -> LayoutList:
     return LayoutList(
         layouts=[
@@ -34,7 +41,10 @@ def list_layouts() -> LayoutList:
     "/{name}",
     operation_id="get_layout",
     response_model=LayoutRead,
-    responses=problem_responses(NotFoundProblem, ValidationProblem),
+    responses={
+        200: {"headers": RATE_LIMIT_HEADERS},
+        **problem_responses(NotFoundProblem, ValidationProblem, RateLimitedProblem),
+    },
     summary="A layout's geometry: every position, what covers it, how it is dealt",
 )
 def get_layout(name: Annotated[str, Path(max_length=64)]) -> LayoutRead:

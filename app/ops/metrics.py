@@ -97,6 +97,17 @@ WORK_REFUSED = Counter(
     ["kind"],
     namespace=NAMESPACE,
 )
+RATE_LIMITED = Counter(
+    "rate_limited",
+    "Requests refused with 429 because the client's budget was spent, by budget",
+    ["budget"],
+    namespace=NAMESPACE,
+)
+RATE_LIMIT_ERRORS = Counter(
+    "rate_limit_errors",
+    "Rate-limit storage failures (Redis away): the requests were served without limits",
+    namespace=NAMESPACE,
+)
 
 
 def game_created(layout: str) -> None:
@@ -116,6 +127,14 @@ def conflict(status: int) -> None:
 
 def work_refused(kind: str) -> None:
     WORK_REFUSED.labels(kind=kind).inc()
+
+
+def rate_limited(budget: str) -> None:
+    RATE_LIMITED.labels(budget=budget).inc()
+
+
+def rate_limit_error() -> None:
+    RATE_LIMIT_ERRORS.inc()
 
 
 def observe_solver(seconds: float, result: str = "solved") -> None:

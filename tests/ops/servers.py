@@ -13,7 +13,7 @@ from pathlib import Path
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.fixtures.servers import ROOT, free_port, wait_healthy
+from tests.fixtures.servers import ROOMY_RATE_LIMITS, ROOT, free_port, wait_healthy
 
 ENTRYPOINT = ROOT / "docker" / "entrypoint.sh"
 HEALTHCHECK = ROOT / "docker" / "healthcheck.py"
@@ -39,6 +39,7 @@ def entrypoint_env(database_url: str, tmp: Path, **env: str) -> dict[str, str]:
     metrics_dir.mkdir(exist_ok=True)
     return {
         **base,
+        **ROOMY_RATE_LIMITS,
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
         "DATABASE_URL": database_url,
         "HOST": "127.0.0.1",

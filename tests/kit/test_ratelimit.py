@@ -1,0 +1,155 @@
+"""Rate limits through HTTP: per client and per budget, shared through Redis, failing open."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Callable, Iterator
+
+import httpx
+import pytest
+import redis
+from fastapi.testclient import TestClient
+
+from app.kit.ratelimit import DRAFT
+from tests.fixtures.games import new_game_id
+from tests.fixtures.servers import live_server
+from tests.ops.servers import metric_value
+
+REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+
+
+@pytest.fixture(scope="module")
+def redis_url() -> Iterator[str]:
+    """The machine's Redis (``TEST_REDIS_URL``); skipped when none answers, failed in CI."""
+    try:
+        redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2).ping()
+    except redis.RedisError as e:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must test the rate limits on Redis: {REDIS_URL}: {e}")
+        pytest.skip(f"no Redis at {REDIS_URL}: {e}")
+    yield REDIS_URL
+
+
+def test_a_client_over_its_move_budget_gets_429_and_nothing_changes(
+    client_with: Callable[..., TestClient],
+) -> None:
+    client = client_with(rate_limit_move="3/minute")
+    gid, auth = new_game_id(client, deal_number=5)
+    for remaining in (2, 1, 0):
+        r = client.post(f"/v1/games/{gid}/draw", headers=auth)
+        assert r.status_code == 200
+        assert r.headers["RateLimit-Policy"] == '"move";q=3;w=60'
+        assert r.headers["RateLimit"].startswith(f'"move";r={remaining};t=')
+    r = client.post(f"/v1/games/{gid}/draw", headers=auth)
+    assert r.status_code == 429
+    assert r.headers["content-type"] == "application/problem+json"
+    problem = r.json()
+    assert problem["type"] == "/problems/rate-limited" and problem["budget"] == "move"
+    assert 1 <= int(r.headers["Retry-After"]) <= 60
+    assert r.headers["RateLimit"].startswith('"move";r=0;t=')
+    # Nothing was applied; reads have a budget of their own; another game another client.
+    state = client.get(f"/v1/games/{gid}", headers=auth)
+    assert state.status_code == 200 and state.json()["version"] == 3
+    assert state.headers["RateLimit-Policy"].startswith('"read";')
+    other, other_auth = new_game_id(client, deal_number=6)
+    assert client.post(f"/v1/games/{other}/draw", headers=other_auth).status_code == 200
+
+
+def test_game_creation_is_limited_by_address(client_with: Callable[..., TestClient]) -> None:
+    client = client_with(rate_limit_create="2/minute")
+    assert [client.post("/v1/games", json={}).status_code for _ in range(3)] == [201, 201, 429]
+
+
+def test_the_solver_budget_covers_hints_and_analyses(
+    client_with: Callable[..., TestClient],
+) -> None:
+    client = client_with(rate_limit_solver="1/minute")
+    gid, auth = new_game_id(client, deal_number=8)
+    assert client.get(f"/v1/games/{gid}/hint", headers=auth).status_code == 200
+    assert client.get(f"/v1/games/{gid}/hint", headers=auth).status_code == 429
+    client.post(f"/v1/games/{gid}/concede", headers=auth)
+    assert client.get(f"/v1/games/{gid}/analysis", headers=auth).status_code == 429
+
+
+def test_without_limits_no_headers(client_with: Callable[..., TestClient]) -> None:
+    client = client_with(rate_limits_enabled=False, rate_limit_create="1/minute")
+    answers = [client.post("/v1/games", json={}) for _ in range(3)]
+    assert [r.status_code for r in answers] == [201, 201, 201]
+    assert "RateLimit" not in answers[0].headers
+
+
+@pytest.mark.slow
+def test_replicas_share_one_budget_through_redis(sqlite_url: str, redis_url: str) -> None:
+    """Two servers on one Redis: a client's moves count once, whichever server serves."""
+    from app.ops.migrations import upgrade
+
+    upgrade(sqlite_url)
+    env = {
+        "RATE_LIMIT_STORAGE_URL": redis_url,
+        "RATE_LIMIT_KEY_PREFIX": f"test-{secrets.token_hex(6)}",
+        "RATE_LIMIT_MOVE": "4/minute",
+    }
+    with (
+        live_server(sqlite_url, **env) as a,
+        live_server(sqlite_url, **env) as b,
+        httpx.Client(base_url=a) as ca,
+        httpx.Client(base_url=b) as cb,
+    ):
+        gid, auth = new_game_id(ca, deal_number=9)
+        codes = [
+            c.post(f"/v1/games/{gid}/draw", headers=auth).status_code
+            for c in (ca, cb, ca, cb, ca, cb)
+        ]
+    assert codes == [200, 200, 200, 200, 429, 429]
+
+
+def test_an_unreachable_redis_fails_open(client_with: Callable[..., TestClient]) -> None:
+    """Nothing listens on port 1: every request is served, without limits, and the
+    metrics count the failures."""
+    client = client_with(rate_limit_storage_url="redis://127.0.0.1:1/0", rate_limit_move="1/minute")
+    gid, auth = new_game_id(client, deal_number=10)
+    answers = [client.post(f"/v1/games/{gid}/draw", headers=auth) for _ in range(3)]
+    assert [r.status_code for r in answers] == [200, 200, 200]
+    assert all("RateLimit" not in r.headers for r in answers)
+    assert metric_value(client.get("/metrics").text, "tripeaks_rate_limit_errors_total") >= 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("trusted", [True, False])
+def test_forwarded_addresses_count_only_from_trusted_proxies(
+    sqlite_url: str, trusted: bool
+) -> None:
+    from app.ops.migrations import upgrade
+
+    upgrade(sqlite_url)
+    env = {
+        "RATE_LIMIT_CREATE": "1/minute",
+        "FORWARDED_ALLOW_IPS": "127.0.0.1" if trusted else "10.9.9.9",
+    }
+    with live_server(sqlite_url, **env) as base, httpx.Client(base_url=base) as c:
+        codes = [
+            c.post("/v1/games", json={}, headers={"X-Forwarded-For": f"203.0.113.{n}"}).status_code
+            for n in (1, 2, 3)
+        ]
+    # Behind a trusted proxy each forwarded address is a client; otherwise the header is
+    # ignored and the three requests come from one address.
+    assert codes == ([201, 201, 201] if trusted else [201, 429, 429])
+
+
+def test_the_spec_declares_429_and_the_headers_on_every_v1_route(
+    client: TestClient,
+) -> None:
+    spec = client.get("/openapi.json").json()
+    for path, item in spec["paths"].items():
+        if not path.startswith("/v1/"):
+            continue
+        for method, operation in item.items():
+            responses = operation["responses"]
+            assert "429" in responses, (method, path)
+            assert {"RateLimit", "RateLimit-Policy", "Retry-After"} <= set(
+                responses["429"]["headers"]
+            )
+            ok = next(v for k, v in responses.items() if k.startswith("2"))
+            assert {"RateLimit", "RateLimit-Policy"} <= set(ok["headers"]), (method, path)
+            assert DRAFT in ok["headers"]["RateLimit"]["description"]
