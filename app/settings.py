@@ -81,6 +81,15 @@ class Settings(BaseSettings):
     rate_limit_solver: str = Field(
         default="60/minute", description="Hints and analyses a client may ask for"
     )
+    retention_unfinished_days: int = Field(
+        default=30, ge=1, le=36500, description="Unfinished games untouched this long expire"
+    )
+    retention_finished_days: int = Field(
+        default=90, ge=1, le=36500, description="Finished games are deleted this long after"
+    )
+    purge_batch_size: int = Field(
+        default=500, ge=1, le=100000, description="Games the purge deletes per transaction"
+    )
     db_pool_size: int = Field(default=5, ge=1, le=100)
     db_statement_timeout_ms: int = Field(default=10000, ge=100, le=600000)
     migrate_on_start: bool = Field(

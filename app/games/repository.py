@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
-from sqlalchemy import Table, bindparam, select, update
+from sqlalchemy import Table, bindparam, delete, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
@@ -143,3 +144,21 @@ class GameRepository:
         for key, value in values.items():
             set_committed_value(game, key, value)
         return True
+
+    def delete_stale(
+        self, statuses: Sequence[GameStatus], untouched_since: datetime, limit: int
+    ) -> int:
+        """Delete at most ``limit`` games in ``statuses`` not changed since
+        ``untouched_since`` (their moves and analyses go with them); how many went.
+
+        The conditions stand on the DELETE itself, not only on the query that picks the
+        ids: a game moved meanwhile is re-checked on its new row (PostgreSQL waits for
+        the move's lock, then sees its new ``updated_at``) and kept.
+        """
+        stale = (Game.status.in_(statuses), Game.updated_at < untouched_since)
+        ids = select(Game.id).where(*stale).order_by(Game.updated_at).limit(limit)
+        result = self.session.execute(
+            delete(Game).where(Game.id.in_(ids.scalar_subquery()), *stale),
+            execution_options={"synchronize_session": False},
+        )
+        return int(result.rowcount)  # type: ignore[attr-defined]

@@ -12,12 +12,13 @@ from __future__ import annotations
 import hashlib
 import secrets
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy.orm import Session
 
 from app import engine
-from app.engine import GameState, Play
+from app.engine import GameState, GameStatus, Play
 from app.games.errors import (
     ConflictProblem,
     GameInProgressProblem,
@@ -147,6 +148,16 @@ class GameService:
 
     def move_log(self, row: Game) -> list[str]:
         return list(self.games.moves(row.id))
+
+    # -- retention --------------------------------------------------------------------
+    def delete_abandoned(self, untouched_since: datetime, limit: int) -> int:
+        """Delete up to ``limit`` unfinished games nobody has moved since then."""
+        return self.games.delete_stale([GameStatus.IN_PROGRESS], untouched_since, limit)
+
+    def delete_finished(self, ended_before: datetime, limit: int) -> int:
+        """Delete up to ``limit`` games that ended before then."""
+        finished = [GameStatus.WON, GameStatus.LOST, GameStatus.CONCEDED]
+        return self.games.delete_stale(finished, ended_before, limit)
 
     # -- analyses ---------------------------------------------------------------------
     def stored_analysis(self, row: Game) -> Analysis | None:

@@ -108,6 +108,12 @@ RATE_LIMIT_ERRORS = Counter(
     "Rate-limit storage failures (Redis away): the requests were served without limits",
     namespace=NAMESPACE,
 )
+GAMES_PURGED = Counter(
+    "games_purged",
+    "Games deleted by the purge (python -m app.ops.purge), by reason (abandoned, finished)",
+    ["reason"],
+    namespace=NAMESPACE,
+)
 
 
 def game_created(layout: str) -> None:
@@ -135,6 +141,10 @@ def rate_limited(budget: str) -> None:
 
 def rate_limit_error() -> None:
     RATE_LIMIT_ERRORS.inc()
+
+
+def games_purged(reason: str, count: int) -> None:
+    GAMES_PURGED.labels(reason=reason).inc(count)
 
 
 def observe_solver(seconds: float, result: str = "solved") -> None:
