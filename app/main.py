@@ -22,6 +22,8 @@ from app.settings import Settings, get_settings
 from app.web import mount_web_client
 
 API_VERSION = "1.0.0"
+# What the search processes import once, before they fork (the engine alone).
+SEARCH_MODULES = ("app.engine.hints", "app.engine.solver")
 DESCRIPTION = """\
 A JSON/HTTP game server for TriPeaks Solitaire.
 
@@ -38,10 +40,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
     configure_logging(settings.log_level, settings.log_format)
     engine = make_engine(settings)
+    solver = WorkLimiter(settings.solver_concurrency, preload=SEARCH_MODULES)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         yield
+        solver.close()
         engine.dispose()
         metrics.mark_process_dead()
 
@@ -60,7 +64,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.engine = engine
     app.state.sessions = make_sessionmaker(engine)
     app.state.read_sessions = make_read_sessionmaker(engine)
-    app.state.solver = WorkLimiter(settings.solver_concurrency)
+    app.state.solver = solver
     app.state.rate_limiter = limiter_from(
         settings.rate_limits_enabled,
         settings.rate_limit_storage_url,

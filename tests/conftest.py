@@ -93,6 +93,7 @@ def client_with(settings: Settings) -> Iterator[Callable[..., TestClient]]:
 
     yield make
     for application in apps:
+        application.state.solver.close()
         application.state.engine.dispose()
 
 

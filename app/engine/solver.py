@@ -1141,6 +1141,23 @@ class NoWinnableDealError(TriPeaksError):
     """No deal was proved winnable within the budget."""
 
 
+def winnable_deal_within(
+    rules: Rules, layout: Layout, seconds: float, nodes_per_deal: int = 200_000
+) -> WinnableDeal | None:
+    """Deal until a deal is proved winnable, or None once ``seconds`` have passed. Each
+    deal's search stops at ``nodes_per_deal`` nodes (a fresh deal is cheaper than a hard
+    proof: most deals are proved in far fewer) or at the time left."""
+    deadline = time.perf_counter() + seconds
+    while (left := deadline - time.perf_counter()) > 0:
+        try:
+            return winnable_deal(
+                rules, layout, max_deals=1, budget=Budget(max_nodes=nodes_per_deal, seconds=left)
+            )
+        except NoWinnableDealError:
+            continue
+    return None
+
+
 def winnable_deal(
     rules: Rules,
     layout: Layout | None = None,

@@ -63,6 +63,18 @@ async def get_read_game_service(session: ReadSessionDep, request: Request) -> Ga
 
 GameServiceDep = Annotated[GameService, Depends(get_game_service)]
 SolverDep = Annotated[WorkLimiter, Depends(get_solver)]
+
+
+def solver_free(kind: str) -> Any:
+    """A dependency that refuses (503) before anything is loaded when the worker's
+    search slots are all taken: a refusal then costs no query."""
+
+    async def check(solver: SolverDep) -> None:
+        solver.ensure_free(kind)
+
+    return Depends(check)
+
+
 ReadGameServiceDep = Annotated[GameService, Depends(get_read_game_service)]
 IfMatchHeader = Annotated[
     str | None,
@@ -391,7 +403,7 @@ def list_moves(
 @router.get(
     "/{game_id}/hint",
     operation_id="get_hint",
-    dependencies=[rate_limit(Budget.SOLVER)],
+    dependencies=[rate_limit(Budget.SOLVER), solver_free("hint")],
     response_model=HintRead,
     responses={
         **ok_with_links(200, "/game_id"),

@@ -3,8 +3,8 @@
 Each has a time budget from the settings, and says so when it ran out: a winnable deal
 that could not be proved in time is a 503 problem; a hint solves as many samples as fit;
 an analysis that ran out reports ``complete: false`` with what it could not decide as null.
-Each holds one of the worker's solver slots while it searches (``app.kit.workload``): when
-none is free the caller gets a 503 at once. None of them touches the database: callers
+Each search runs in one of the worker's search processes (``app.kit.workload``): when none
+is free the caller gets a 503 at once. None of them touches the database: callers
 load what a search needs and end their transaction first.
 """
 
@@ -15,8 +15,7 @@ import time
 
 from app import engine
 from app.engine.hints import Analysis, Hint, analysis, hint
-from app.engine.solver import Budget, NoWinnableDealError
-from app.engine.solver import winnable_deal as find_winnable_deal
+from app.engine.solver import Budget, winnable_deal_within
 from app.games.errors import GameInProgressProblem, GameOverProblem
 from app.kit.errors import ServiceUnavailableProblem
 from app.kit.workload import WorkLimiter
@@ -33,35 +32,27 @@ def winnable_deal(
     rules: engine.Rules, layout: engine.Layout, settings: Settings, solver: WorkLimiter
 ) -> tuple[engine.Deal, int]:
     """A numbered deal (its number secret) that the solver proved winnable under ``rules``."""
-    with solver.slot("winnable_deal"):
-        return _winnable_deal(rules, layout, settings)
-
-
-def _winnable_deal(
-    rules: engine.Rules, layout: engine.Layout, settings: Settings
-) -> tuple[engine.Deal, int]:
     seconds = settings.solver_budget_ms / 1000
     began = time.perf_counter()
-    deadline = began + seconds
-    while (left := deadline - time.perf_counter()) > 0:
-        try:
-            found = find_winnable_deal(
-                rules,
-                layout,
-                max_deals=1,
-                budget=Budget(max_nodes=WINNABLE_NODES_PER_DEAL, seconds=left),
-            )
-        except NoWinnableDealError:
-            continue
-        metrics.observe_solver(time.perf_counter() - began, "winnable_deal")
-        assert found.number is not None
-        return found.deal, found.number
-    metrics.observe_solver(time.perf_counter() - began, "budget_exhausted")
-    raise ServiceUnavailableProblem(
-        f"no deal was proved winnable under these rules within {seconds:g} s; "
-        "retry, or create the game without winnable_only",
-        retry_after=1,
+    found = solver.run(
+        "winnable_deal",
+        seconds,
+        winnable_deal_within,
+        rules,
+        layout,
+        seconds,
+        WINNABLE_NODES_PER_DEAL,
     )
+    if found is None:
+        metrics.observe_solver(time.perf_counter() - began, "budget_exhausted")
+        raise ServiceUnavailableProblem(
+            f"no deal was proved winnable under these rules within {seconds:g} s; "
+            "retry, or create the game without winnable_only",
+            retry_after=1,
+        )
+    metrics.observe_solver(time.perf_counter() - began, "winnable_deal")
+    assert found.number is not None
+    return found.deal, found.number
 
 
 def suggest(
@@ -75,19 +66,22 @@ def suggest(
     if state.is_over:
         raise GameOverProblem(f"the game is over ({state.outcome.value}): no hint")
     view = engine.player_view(state)
-    with solver.slot("hint"):
-        began = time.perf_counter()
-        result = hint(
-            view,
-            state.rules,
-            state.layout,
-            seed=seed if seed is not None else secrets.randbits(32),
-            # At most ``samples`` samples, within the hint's budget all the same: asking
-            # for more samples never buys more time. (A seed and a count the budget lets
-            # finish make the hint repeatable.)
-            time_budget=settings.hint_budget_ms / 1000,
-            max_samples=samples if samples is not None else MAX_HINT_SAMPLES,
-        )
+    seconds = settings.hint_budget_ms / 1000
+    began = time.perf_counter()
+    result = solver.run(
+        "hint",
+        seconds,
+        hint,
+        view,
+        state.rules,
+        state.layout,
+        seed=seed if seed is not None else secrets.randbits(32),
+        # At most ``samples`` samples, within the hint's budget all the same: asking for
+        # more samples never buys more time. (A seed and a count the budget lets finish
+        # make the hint repeatable.)
+        time_budget=seconds,
+        max_samples=samples if samples is not None else MAX_HINT_SAMPLES,
+    )
     metrics.observe_hint(time.perf_counter() - began, "exact" if result.exact else "sampled")
     return result
 
@@ -100,15 +94,17 @@ def analyse(
     if not state.is_over:
         raise GameInProgressProblem("a game is analysed once it has ended; it is in progress")
     seconds = settings.analysis_budget_ms / 1000
-    with solver.slot("analysis"):
-        began = time.perf_counter()
-        result = analysis(
-            state.deal,
-            state.rules,
-            moves,
-            state.layout,
-            budget=Budget(max_nodes=None, seconds=seconds),
-        )
+    began = time.perf_counter()
+    result = solver.run(
+        "analysis",
+        seconds,
+        analysis,
+        state.deal,
+        state.rules,
+        moves,
+        state.layout,
+        budget=Budget(max_nodes=None, seconds=seconds),
+    )
     metrics.observe_solver(
         time.perf_counter() - began, "analysis" if result.complete else "budget_exhausted"
     )

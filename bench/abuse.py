@@ -1,0 +1,288 @@
+"""What a client hammering the expensive endpoints costs everyone else, and what a long
+history costs a read.
+
+One uvicorn worker serves the real app on a fresh SQLite file (and on a fresh PostgreSQL
+database when one answers), with the default solver settings and the rate limits out of
+the way, so that nothing but the server's own design protects the victim. A victim
+client alternates ``get_game`` and a move (a draw, then its undo) on its own game; first
+alone (idle), then while four attacker clients hammer one expensive endpoint each phase:
+
+- ``hint``: ``get_hint?samples=64`` on golf deal 1 (a hard position for the hint);
+- ``analysis``: a fresh six_peaks game, conceded, then ``get_analysis`` (a full search);
+- ``winnable``: ``create_game`` with ``winnable_only`` on six_peaks;
+- ``players``: no attack, four other players moving (draw, undo) and reading as fast as
+  they can: plain load, to set the other phases against.
+
+Printed per phase: the victim's get_game and move latency (p50, p99, max) and its p50 as
+a multiple of idle, and what the attackers got (by status). Goals: the victim's p50 within
+2x of idle, and no victim request waiting more than 1 s.
+
+Then, a long history: ``get_game`` on a game with 10 moves against one with 10,000 (draw
+and undo in turn; the undo rules keep the game going), medians of interleaved pairs.
+Goal: at most 2x.
+
+``python -m bench abuse --quick`` runs shorter phases; ``--sqlite-only`` skips PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from bench.http import Server, migrate, new_postgres_database, percentile
+from tests.fixtures.servers import ROOMY_RATE_LIMITS, free_port, server_process, uvicorn_command
+
+ATTACKERS = 4
+VICTIM_P50_GOAL = 2.0
+WAIT_GOAL_S = 1.0
+HISTORY_GOAL = 2.0
+LONG_HISTORY = 10_000
+UNDO_RULES = {"rules": {"undo": True}}
+
+
+@dataclass
+class VictimFigures:
+    reads: list[float] = field(default_factory=list)
+    moves: list[float] = field(default_factory=list)
+
+    def p50(self) -> float:
+        return percentile(self.reads + self.moves, 50)
+
+
+@contextmanager
+def abuse_server(database_url: str) -> Iterator[Server]:
+    migrate(database_url)
+    port = free_port()
+    env = {
+        **os.environ,
+        **ROOMY_RATE_LIMITS,
+        "DATABASE_URL": database_url,
+        "LOG_LEVEL": "warning",
+        "MAX_MOVES_PER_GAME": str(LONG_HISTORY + 100),
+    }
+    command = [*uvicorn_command("app.main:create_app", port), "--workers", "1"]
+    with server_process(command, port, env) as proc:
+        yield Server(f"http://127.0.0.1:{port}", proc.pid)
+
+
+def _game(client: httpx.Client, body: dict[str, Any]) -> tuple[str, dict[str, str]]:
+    r = client.post("/v1/games", json=body)
+    if r.status_code != 201:
+        raise RuntimeError(f"create_game: {r.status_code} {r.text[:200]}")
+    data = r.json()
+    return data["id"], {"Authorization": f"Bearer {data['token']}"}
+
+
+def victim(
+    base: str, game: tuple[str, dict[str, str]], seconds: float, figures: VictimFigures
+) -> None:
+    gid, auth = game
+    with httpx.Client(base_url=base, timeout=60) as c:
+        ends = time.monotonic() + seconds
+        draw = True
+        while time.monotonic() < ends:
+            t0 = time.perf_counter()
+            r = c.get(f"/v1/games/{gid}", headers=auth)
+            figures.reads.append(time.perf_counter() - t0)
+            assert r.status_code == 200, r.text
+            body = {"move": "draw" if draw else "undo"}
+            t0 = time.perf_counter()
+            r = c.post(f"/v1/games/{gid}/moves", json=body, headers=auth)
+            figures.moves.append(time.perf_counter() - t0)
+            assert r.status_code == 200, r.text
+            draw = not draw
+
+
+Attack = Callable[[httpx.Client, Counter[int]], None]
+
+
+def attack_hint(c: httpx.Client, got: Counter[int]) -> None:
+    gid, auth = _game(c, {"layout": "golf", "deal_number": 1})
+    while True:
+        got[c.get(f"/v1/games/{gid}/hint?samples=64", headers=auth).status_code] += 1
+        yield_point()
+
+
+def attack_analysis(c: httpx.Client, got: Counter[int]) -> None:
+    while True:
+        gid, auth = _game(c, {"layout": "six_peaks"})
+        c.post(f"/v1/games/{gid}/concede", headers=auth)
+        got[c.get(f"/v1/games/{gid}/analysis", headers=auth).status_code] += 1
+        yield_point()
+
+
+def attack_winnable(c: httpx.Client, got: Counter[int]) -> None:
+    while True:
+        got[
+            c.post("/v1/games", json={"layout": "six_peaks", "winnable_only": True}).status_code
+        ] += 1
+        yield_point()
+
+
+def attack_players(c: httpx.Client, got: Counter[int]) -> None:
+    gid, auth = _game(c, UNDO_RULES)
+    while True:
+        for move in ("draw", "undo"):
+            got[
+                c.post(f"/v1/games/{gid}/moves", json={"move": move}, headers=auth).status_code
+            ] += 1
+        got[c.get(f"/v1/games/{gid}", headers=auth).status_code] += 1
+        yield_point()
+
+
+class _Stop(Exception):
+    pass
+
+
+_stopping = threading.local()
+
+
+def yield_point() -> None:
+    if getattr(_stopping, "event", None) is not None and _stopping.event.is_set():
+        raise _Stop
+
+
+ATTACKS: dict[str, Attack] = {
+    "hint": attack_hint,
+    "analysis": attack_analysis,
+    "winnable": attack_winnable,
+    "players": attack_players,
+}
+
+
+def phase(base: str, attack: Attack | None, seconds: float) -> tuple[VictimFigures, Counter[int]]:
+    figures = VictimFigures()
+    got: Counter[int] = Counter()
+    stop = threading.Event()
+
+    def attacker() -> None:
+        _stopping.event = stop
+        with httpx.Client(base_url=base, timeout=120) as c:
+            try:
+                assert attack is not None
+                attack(c, got)
+            except _Stop:
+                pass
+
+    with httpx.Client(base_url=base, timeout=60) as c:
+        game = _game(c, UNDO_RULES)
+    threads = [threading.Thread(target=attacker) for _ in range(ATTACKERS if attack else 0)]
+    for t in threads:
+        t.start()
+    if attack is not None:
+        time.sleep(0.5)  # the attack under way before the victim's clock starts
+    victim(base, game, seconds, figures)
+    stop.set()
+    for t in threads:
+        t.join()
+    return figures, got
+
+
+def history_figures(base: str, database_url: str, pairs: int) -> tuple[float, float]:
+    """Medians of get_game on a 10-move game and on a 10,000-move one, interleaved."""
+    with httpx.Client(base_url=base, timeout=60) as c:
+        short, short_auth = _game(c, UNDO_RULES)
+        long, long_auth = _game(c, UNDO_RULES)
+        for move in ("draw", "undo") * 5:
+            c.post(f"/v1/games/{short}/moves", json={"move": move}, headers=short_auth)
+        lengthen(database_url, long, LONG_HISTORY)
+        assert c.get(f"/v1/games/{long}", headers=long_auth).json()["version"] == LONG_HISTORY
+        times: dict[str, list[float]] = {"short": [], "long": []}
+        for i in range(pairs):
+            order = [("short", short, short_auth), ("long", long, long_auth)]
+            for name, gid, auth in order if i % 2 else order[::-1]:
+                t0 = time.perf_counter()
+                assert c.get(f"/v1/games/{gid}", headers=auth).status_code == 200
+                times[name].append(time.perf_counter() - t0)
+    return statistics.median(times["short"]), statistics.median(times["long"])
+
+
+def lengthen(database_url: str, game_id: str, moves: int) -> None:
+    """Draw and undo in turn until the game holds ``moves`` moves: untimed setup, in this
+    process through the service the server runs (one transaction), much quicker than HTTP."""
+    from app.games.service import GameService
+    from app.kit.database import make_engine, make_sessionmaker
+    from app.settings import Settings
+
+    settings = Settings(database_url=database_url, max_moves_per_game=moves + 100)
+    engine = make_engine(settings)
+    try:
+        with make_sessionmaker(engine)() as session:
+            service = GameService(session, settings)
+            row = service.get(game_id)
+            assert row is not None
+            for i in range(moves - row.version):
+                service.move(service.load(row), "draw" if i % 2 == 0 else "undo")
+            session.commit()
+    finally:
+        engine.dispose()
+
+
+def report(name: str, base: str, database_url: str, seconds: float, pairs: int) -> None:
+    print(f"\n### {name}: one uvicorn worker, {ATTACKERS} attackers a phase, {seconds:g} s each")
+    print(
+        f"  {'phase':<10} {'get p50':>8} {'p99':>7} {'move p50':>9} {'p99':>7} {'max':>7} "
+        f"{'p50 x idle':>10}  attackers got"
+    )
+    idle, _ = phase(base, None, seconds)
+    rows = [("idle", idle, Counter[int]())]
+    for label, attack in ATTACKS.items():
+        figures, got = phase(base, attack, seconds)
+        rows.append((label, figures, got))
+    worst_ratio = 0.0
+    worst_wait = 0.0
+    for label, figures, got in rows:
+        ratio = figures.p50() / idle.p50()
+        wait = max(figures.reads + figures.moves)
+        if label in ATTACKS and label != "players":
+            worst_ratio = max(worst_ratio, ratio)
+        if label != "idle":
+            worst_wait = max(worst_wait, wait)
+        statuses = ", ".join(f"{n}x{s}" for s, n in sorted(got.items())) or "-"
+        print(
+            f"  {label:<10} {1000 * percentile(figures.reads, 50):>7.1f}ms "
+            f"{1000 * percentile(figures.reads, 99):>6.1f} "
+            f"{1000 * percentile(figures.moves, 50):>8.1f}ms "
+            f"{1000 * percentile(figures.moves, 99):>6.1f} {1000 * wait:>6.0f}ms "
+            f"{ratio:>9.2f}x  {statuses}"
+        )
+    verdict = "met" if worst_ratio <= VICTIM_P50_GOAL else "MISSED"
+    print(f"goal: the victim's p50 within {VICTIM_P50_GOAL}x of idle: worst {worst_ratio:.2f}x")
+    print(f"  {verdict}; the players phase (no attack, plain load) sets the scale")
+    verdict = "met" if worst_wait <= WAIT_GOAL_S else "MISSED"
+    print(f"goal: no victim request over {WAIT_GOAL_S:g} s: longest {worst_wait:.3f} s {verdict}")
+    short, long = history_figures(base, database_url, pairs)
+    ratio = long / short
+    verdict = "met" if ratio <= HISTORY_GOAL else "MISSED"
+    print(
+        f"goal: get_game at {LONG_HISTORY:,} moves <= {HISTORY_GOAL}x at 10 ({pairs} interleaved "
+        f"pairs, medians): {1000 * short:.2f} ms vs {1000 * long:.2f} ms -> {ratio:.2f}x {verdict}"
+    )
+
+
+def run(argv: Sequence[str]) -> None:
+    seconds = 3.0 if "--quick" in argv else 6.0
+    pairs = 20 if "--quick" in argv else 50
+    began = time.perf_counter()
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as tmp:
+        url = f"sqlite:///{Path(tmp) / 'abuse.sqlite3'}"
+        with abuse_server(url) as server:
+            report("SQLite", server.base, url, seconds, pairs)
+    if "--sqlite-only" not in argv:
+        with new_postgres_database() as pg:
+            if pg is not None:
+                with abuse_server(pg) as server:
+                    report("PostgreSQL", server.base, pg, seconds, pairs)
+    print(f"\n(abuse bench took {time.perf_counter() - began:.0f} s)")
