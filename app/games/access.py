@@ -12,11 +12,16 @@ for a credential that does not open it). Today the credential is the game's own 
   its write lock), which the move's writes then join.
 - ``GameRowForRead``: the row alone, for routes that read more of it (the move history).
 
+An id is checked against the shape of the ids the server makes before any query: one
+that cannot exist is a 404 without reaching the database (PostgreSQL refuses some bytes
+of text outright, a NUL for one, which would otherwise be an error rather than a miss).
+
 These dependencies are sync (the load is I/O): FastAPI runs them in its threadpool.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Annotated
 
 from fastapi import Depends, Path, Request
@@ -29,6 +34,9 @@ from app.kit.deps import ReadSessionDep, SessionDep, release
 from app.kit.errors import ForbiddenProblem, NotFoundProblem, UnauthorizedProblem
 
 MAX_ID_LENGTH = 32
+# Ids are secrets.token_urlsafe(16): 22 characters of the URL-safe base64 alphabet. The
+# pattern allows longer ones (up to MAX_ID_LENGTH) so that a longer id stays possible.
+GAME_ID = re.compile(rf"[A-Za-z0-9_-]{{1,{MAX_ID_LENGTH}}}")
 # What opening a game may answer instead of the game.
 ACCESS_PROBLEMS = (UnauthorizedProblem, ForbiddenProblem, NotFoundProblem)
 
@@ -42,7 +50,7 @@ def game_service(session: Session, request: Request) -> GameService:
 def _checked_row(
     service: GameService, game_id: str, credential: str, *, for_move: bool = False
 ) -> Game:
-    row = service.get(game_id, for_move=for_move) if len(game_id) <= MAX_ID_LENGTH else None
+    row = service.get(game_id, for_move=for_move) if GAME_ID.fullmatch(game_id) else None
     if row is None:
         raise NotFoundProblem(f"no game {game_id[:MAX_ID_LENGTH]!r}")
     if not secret_matches(credential, row.token_hash):
