@@ -6,11 +6,15 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
-from fastapi.middleware.cors import CORSMiddleware
 
 from app.games import endpoints as games
 from app.kit.database import make_engine, make_read_sessionmaker, make_sessionmaker
-from app.kit.middleware import BodySizeLimit
+from app.kit.middleware import (
+    HeadAsGet,
+    ProblemCORSMiddleware,
+    RelativeLocation,
+    RequestBody,
+)
 from app.kit.problems import install_problem_handlers
 from app.kit.ratelimit import Budget, limiter_from
 from app.kit.workload import WorkLimiter
@@ -82,8 +86,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(health.router)
     app.include_router(metrics.router)
     mount_web_client(app)
+    # Added innermost first. CORS wraps every answer but the request log's, so that a
+    # browser can read a 413 or a 503 made by the middleware inside it.
+    app.add_middleware(RequestBody, max_bytes=settings.max_body_bytes)
+    app.add_middleware(HeadAsGet)
+    app.add_middleware(RelativeLocation)
     app.add_middleware(
-        CORSMiddleware,
+        ProblemCORSMiddleware,
         allow_origins=settings.cors_origins,
         allow_methods=["GET", "POST", "OPTIONS"],
         allow_headers=[
@@ -104,6 +113,5 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         ],
         max_age=600,
     )
-    app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
     app.add_middleware(RequestObservability)  # outermost: sees every answer
     return app

@@ -75,6 +75,12 @@ class ValidationProblem(ProblemError):
     title = "Invalid request"
 
 
+class PreflightRefusedProblem(ProblemError):
+    status = 400
+    slug = "cors-refused"
+    title = "CORS preflight refused"
+
+
 class ServiceUnavailableProblem(ProblemError):
     status = 503
     slug = "unavailable"

@@ -1,16 +1,42 @@
-"""ASGI middleware: a limit on request bodies, answered as a problem before any route."""
+"""ASGI middleware for the edges of the HTTP contract, each answered as a problem.
+
+- ``RequestBody`` reads the whole body before the app: over ``MAX_BODY_BYTES`` it is a
+  413, whether the size was declared (Content-Length) or only found while reading
+  (chunked); a JSON body that holds a key twice, at any depth, is a 422. JSON parsers
+  keep the last of two equal keys, so ``{"move": "play 9", "move": "concede"}`` would
+  concede while a client, a proxy or a log reading the first key saw a play: one place
+  for every route refuses such a body outright.
+- ``HeadAsGet``: HEAD is served as GET without the body, on every route that serves GET
+  (FastAPI's routes declare GET only, and the 405 would contradict ``Allow``).
+- ``RelativeLocation``: a Location the server writes never names a host. Starlette's
+  trailing-slash redirects build an absolute URL from the request's Host header, which a
+  client chooses; a path alone sends the client back where it came from.
+- ``ProblemCORSMiddleware``: a refused CORS preflight is a 400 problem, not text.
+"""
 
 from __future__ import annotations
 
 import json
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
+from starlette.datastructures import Headers, MutableHeaders
+from starlette.middleware.cors import CORSMiddleware
+from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.kit.errors import PayloadTooLargeProblem
+from app.kit.errors import (
+    PayloadTooLargeProblem,
+    PreflightRefusedProblem,
+    ValidationProblem,
+)
+from app.kit.problems import problem_json
+
+CLOSE = {"Connection": "close"}
 
 
-class BodySizeLimit:
-    """Refuses bodies over ``max_bytes`` with 413, by Content-Length or while streaming."""
+class RequestBody:
+    """Reads the body first: 413 over ``max_bytes``, 422 for a JSON key given twice."""
 
     def __init__(self, app: ASGIApp, max_bytes: int) -> None:
         self.app = app
@@ -20,57 +46,155 @@ class BodySizeLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        for name, value in scope.get("headers", []):
-            if name == b"content-length":
-                try:
-                    too_big = int(value) > self.max_bytes
-                except ValueError:
-                    too_big = False
-                if too_big:
-                    await self._refuse(scope, send)
-                    return
-        received = 0
-        refused = False
-
-        async def limited_receive() -> Message:
-            nonlocal received, refused
+        headers = Headers(scope=scope)
+        too_large = PayloadTooLargeProblem(f"the request body is over {self.max_bytes} bytes")
+        declared = headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > self.max_bytes:
+            await problem_json(too_large, scope["path"], CLOSE)(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        size = 0
+        more = True
+        while more:
             message = await receive()
-            if message["type"] == "http.request":
-                received += len(message.get("body", b""))
-                if received > self.max_bytes:
-                    refused = True
-                    raise _TooLarge
-            return message
+            if message["type"] == "http.disconnect":
+                return  # the client left: nobody to answer
+            chunk: bytes = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_bytes:  # the rest is not read: the connection closes
+                await problem_json(too_large, scope["path"], CLOSE)(scope, receive, send)
+                return
+            chunks.append(chunk)
+            more = message.get("more_body", False)
+        body = b"".join(chunks)
+        if body and _may_be_json(headers.get("content-type")):
+            key = _first_duplicate_key(body)
+            if key is not None:
+                message_text = f"the key {key!r} is given twice in one JSON object"
+                problem = ValidationProblem(
+                    f"body: {message_text}",
+                    errors=[{"loc": ["body"], "msg": message_text, "type": "json_duplicate_key"}],
+                )
+                await problem_json(problem, scope["path"])(scope, receive, send)
+                return
+        replayed = False
 
+        async def replay() -> Message:
+            nonlocal replayed
+            if replayed:
+                return await receive()  # waits for the client's disconnect, as before
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        await self.app(scope, replay, send)
+
+
+def _may_be_json(content_type: str | None) -> bool:
+    """Whether FastAPI would parse the body as JSON: no content type, or a JSON one."""
+    if not content_type:
+        return True
+    kind, _, subtype = content_type.partition(";")[0].strip().lower().partition("/")
+    return kind == "application" and (subtype == "json" or subtype.endswith("+json"))
+
+
+class _DuplicateKeyError(Exception):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKeyError(key)
+        out[key] = value
+    return out
+
+
+def _first_duplicate_key(body: bytes) -> str | None:
+    """The first key found twice in one object of the JSON ``body``; None when there is
+    none, or when the body is no JSON at all (the route's own parsing refuses that)."""
+    try:
+        json.loads(body, object_pairs_hook=_unique_pairs)
+    except _DuplicateKeyError as e:
+        return e.key
+    except (ValueError, RecursionError):  # not JSON, not UTF-8, or too deep to parse
+        return None
+    return None
+
+
+class HeadAsGet:
+    """HEAD on a route that serves GET: the GET answer's status and headers, no body."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "HEAD":
+            await self.app(scope, receive, send)
+            return
+
+        # The scope is changed in place, not copied: the outer middleware reads the route
+        # the router records in it, and the server must see HEAD again when it writes
+        # (uvicorn then sends the headers only, Content-Length included).
+        async def bodiless(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                scope["method"] = "HEAD"
+            elif message["type"] == "http.response.body":
+                message = {**message, "body": b""}
+            await send(message)
+
+        scope["method"] = "GET"
         try:
-            await self.app(scope, limited_receive, send)
-        except _TooLarge:
-            await self._refuse(scope, send)
-
-    async def _refuse(self, scope: Scope, send: Send) -> None:
-        problem = PayloadTooLargeProblem(f"the request body is over {self.max_bytes} bytes")
-        body = json.dumps(
-            {
-                "type": problem.type_uri(),
-                "title": problem.title,
-                "status": problem.status,
-                "detail": problem.detail,
-                "instance": scope.get("path", ""),
-            }
-        ).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": problem.status,
-                "headers": [
-                    (b"content-type", b"application/problem+json"),
-                    (b"content-length", str(len(body)).encode()),
-                    (b"connection", b"close"),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
+            await self.app(scope, receive, bodiless)
+        finally:
+            scope["method"] = "HEAD"
 
 
-class _TooLarge(Exception):
-    pass
+class RelativeLocation:
+    """Cuts an absolute Location down to its path, query and fragment."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def relative(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                location = headers.get("location")
+                if location is not None:
+                    headers["location"] = relative_location(location)
+            await send(message)
+
+        await self.app(scope, receive, relative)
+
+
+def relative_location(location: str) -> str:
+    parts = urlsplit(location)
+    if not (parts.scheme or parts.netloc or parts.path.startswith("//")):
+        return location
+    # One leading slash: "//host/x" would be read as another host (scheme-relative).
+    path = "/" + parts.path.lstrip("/")
+    return urlunsplit(("", "", path, parts.query, parts.fragment))
+
+
+class ProblemCORSMiddleware(CORSMiddleware):
+    """Starlette's CORS, with a refused preflight answered as a problem."""
+
+    def preflight_response(self, request_headers: Headers) -> Response:
+        response = super().preflight_response(request_headers)
+        if response.status_code < 400:
+            return response
+        # Starlette's text names what was refused: "Disallowed CORS origin, method".
+        problem = PreflightRefusedProblem(bytes(response.body).decode())
+        kept = {
+            name: value
+            for name, value in response.headers.items()
+            if name not in ("content-type", "content-length")
+        }
+        return problem_json(problem, None, kept)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import re
 import sqlite3
+from collections.abc import Mapping
 from typing import Any
 
 import psycopg
@@ -31,24 +32,32 @@ PROBLEM_JSON = "application/problem+json"
 log = logging.getLogger("app.problems")
 
 
-def problem_response(
-    request: Request, problem: ProblemError, headers: dict[str, str] | None = None
+def problem_json(
+    problem: ProblemError, instance: str | None, headers: Mapping[str, str] | None = None
 ) -> JSONResponse:
+    """The problem as an answer: from a handler, from a middleware before or around the
+    app, or written by the server itself for a request that never reached the app."""
     body: dict[str, Any] = {
         "type": problem.type_uri(),
         "title": problem.title,
         "status": problem.status,
         "detail": problem.detail,
-        "instance": request.url.path,
+        **({"instance": instance} if instance is not None else {}),
         **problem.extensions,
     }
-    extra = {"X-Request-ID": rid} if (rid := current_request_id()) else {}
     return JSONResponse(
         body,
         status_code=problem.status,
         media_type=PROBLEM_JSON,
-        headers={**problem.headers, **(headers or {}), **extra},
+        headers={**problem.headers, **(headers or {})},
     )
+
+
+def problem_response(
+    request: Request, problem: ProblemError, headers: dict[str, str] | None = None
+) -> JSONResponse:
+    extra = {"X-Request-ID": rid} if (rid := current_request_id()) else {}
+    return problem_json(problem, request.url.path, {**(headers or {}), **extra})
 
 
 _UNAVAILABLE = (
@@ -233,5 +242,6 @@ __all__ = [
     "PROBLEM_JSON",
     "database_unavailable",
     "install_problem_handlers",
+    "problem_json",
     "problem_responses",
 ]

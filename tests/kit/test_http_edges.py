@@ -1,0 +1,141 @@
+"""The edges of the HTTP contract, through a real server (uvicorn parses the requests):
+bodies over the limit whatever their framing, HEAD, refused CORS preflights, JSON with a
+key given twice, and redirects that must not echo the Host header."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from app.ops.migrations import upgrade
+from tests.fixtures.games import new_game
+from tests.fixtures.servers import live_server
+
+pytestmark = pytest.mark.slow
+
+ORIGIN = "https://client.example"
+PROBLEM = "application/problem+json"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[httpx.Client]:
+    url = f"sqlite:///{tmp_path_factory.mktemp('edges') / 'db.sqlite3'}"
+    upgrade(url)
+    with (
+        live_server(url, MAX_BODY_BYTES="2048", CORS_ORIGINS=ORIGIN) as base,
+        httpx.Client(base_url=base, timeout=30) as c,
+    ):
+        yield c
+
+
+def assert_problem(r: httpx.Response, status: int, slug: str) -> dict[str, object]:
+    assert r.status_code == status, r.text
+    assert r.headers["content-type"] == PROBLEM, r.headers
+    body: dict[str, object] = r.json()
+    assert body["type"] == f"/problems/{slug}" and body["status"] == status
+    return body
+
+
+def chunks(total: int, size: int = 500) -> Iterator[bytes]:
+    """A JSON body of ``total`` bytes in pieces: httpx sends it chunked, without a length."""
+    body = b'{"layout": "tripeaks", "pad": "' + b"x" * (total - 33) + b'"}'
+    assert len(body) == total
+    for start in range(0, total, size):
+        yield body[start : start + size]
+
+
+def test_a_chunked_body_over_the_limit_is_a_413(server: httpx.Client) -> None:
+    headers = {"Content-Type": "application/json"}
+    r = server.post("/v1/games", content=chunks(5000), headers=headers)
+    assert r.request.headers.get("transfer-encoding") == "chunked"
+    assert_problem(r, 413, "payload-too-large")
+    # A chunked body within the limit is read whole and refused for its content only.
+    r = server.post("/v1/games", content=chunks(1000), headers=headers)
+    assert_problem(r, 422, "validation")  # "pad" is no field of a game
+    r = server.post("/v1/games", content=iter([b'{"layout": ', b'"golf"}']), headers=headers)
+    assert r.status_code == 201, r.text
+
+
+def test_head_answers_as_get_without_a_body(server: httpx.Client) -> None:
+    game, auth = new_game(server)
+    for path, headers in [
+        ("/healthz", {}),
+        ("/readyz", {}),
+        ("/metrics", {}),
+        ("/v1/layouts", {}),
+        ("/v1/layouts/golf", {}),
+        (f"/v1/games/{game['id']}", auth),
+        (f"/v1/games/{game['id']}/legal-moves", auth),
+        (f"/v1/games/{game['id']}", {}),  # 401 as for GET
+        ("/v1/games/nope", auth),  # 404 as for GET
+    ]:
+        got, head = server.get(path, headers=headers), server.head(path, headers=headers)
+        assert head.status_code == got.status_code, (path, head.status_code, got.status_code)
+        assert head.content == b"", path
+        assert head.headers["content-type"] == got.headers["content-type"], path
+        if path != "/metrics":  # its counts move between the two calls
+            assert head.headers["content-length"] == got.headers["content-length"], path
+        assert head.headers.get("etag") == got.headers.get("etag"), path
+    # Where GET is not served, neither is HEAD, and Allow says what is.
+    r = server.head("/v1/games")
+    assert r.status_code == 405 and r.headers["allow"] == "POST"
+
+
+def test_a_refused_cors_preflight_is_a_problem(server: httpx.Client) -> None:
+    ask = {"Access-Control-Request-Method": "POST"}
+    allowed = server.options("/v1/games", headers={"Origin": ORIGIN, **ask})
+    assert allowed.status_code == 200
+    assert allowed.headers["access-control-allow-origin"] == ORIGIN
+    for headers in (
+        {"Origin": "https://elsewhere.example", **ask},
+        {"Origin": ORIGIN, "Access-Control-Request-Method": "DELETE"},
+        {"Origin": ORIGIN, **ask, "Access-Control-Request-Headers": "X-Secret"},
+    ):
+        r = server.options("/v1/games", headers=headers)
+        body = assert_problem(r, 400, "cors-refused")
+        assert str(body["detail"]).startswith("Disallowed CORS ")
+        assert (
+            "access-control-allow-origin" not in r.headers
+            or r.headers["access-control-allow-origin"] == ORIGIN
+        )
+
+
+def test_a_json_key_given_twice_is_refused_at_any_depth(server: httpx.Client) -> None:
+    game, auth = new_game(server)
+    url = f"/v1/games/{game['id']}"
+    headers = {**auth, "Content-Type": "application/json"}
+    for path, raw in [
+        ("/moves", '{"move": "play 999", "move": "concede"}'),
+        ("/moves", '{"move": "concede", "move": "concede"}'),
+        ("/play", '{"position": 18, "position": 19}'),
+    ]:
+        r = server.post(url + path, content=raw, headers=headers)
+        body = assert_problem(r, 422, "validation")
+        assert "twice" in str(body["detail"]), body
+        assert body["errors"] == [
+            {"loc": ["body"], "msg": body["errors"][0]["msg"], "type": "json_duplicate_key"}  # type: ignore[index]
+        ]
+    state = server.get(url, headers=auth).json()
+    assert (state["status"], state["version"]) == ("in_progress", 0)  # nothing was applied
+    nested = '{"rules": {"wrap": true, "redeals": 1, "wrap": false}}'
+    r = server.post("/v1/games", content=nested, headers={"Content-Type": "application/json"})
+    assert_problem(r, 422, "validation")
+    deep = '{"rules": {"wrap": true}, "deal_number": 5, "x": [{"a": 1, "a": 2}]}'
+    r = server.post("/v1/games", content=deep, headers={"Content-Type": "application/json"})
+    assert_problem(r, 422, "validation")
+    assert "'a'" in str(r.json()["detail"])
+    # The same keys in different objects are no duplicate.
+    fine = '{"rules": {"wrap": true}, "layout": "tripeaks", "deal_number": 3}'
+    r = server.post("/v1/games", content=fine, headers={"Content-Type": "application/json"})
+    assert r.status_code == 201, r.text
+
+
+def test_redirects_do_not_echo_the_host_header(server: httpx.Client) -> None:
+    for path, to in [("/web", "/web/"), ("/v1/games/", "/v1/games"), ("/healthz/", "/healthz")]:
+        r = server.get(path, headers={"Host": "evil.example"}, follow_redirects=False)
+        assert r.status_code in (301, 302, 307, 308), (path, r.status_code)
+        assert r.headers["location"] == to, (path, r.headers["location"])
+    r = server.get("/v1/layouts/?x=1", headers={"Host": "evil.example"}, follow_redirects=False)
+    assert r.headers["location"] == "/v1/layouts?x=1"
