@@ -4,6 +4,11 @@ Every record made while a request is served carries that request's id (a context
 variable the request middleware sets). The request log line is made by
 ``app.ops.middleware``: it names the route template, the status, the duration and the game
 id, and never a header, a body or a query string, so no token and no card is ever logged.
+
+What a client sends can still reach a record (a game id in a path, an exception's
+message): the text format escapes control characters in the message and every field, so
+that one record is one line and no client can write a line that passes for another
+record (or move a terminal's cursor). The JSON format's encoder escapes them already.
 """
 
 from __future__ import annotations
@@ -59,21 +64,48 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(out, default=str, ensure_ascii=False)
 
 
+# C0 controls, DEL, C1 controls, and the line and paragraph separators some viewers break
+# lines at.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape_control(match: re.Match[str]) -> str:
+    char = match.group()
+    if char in _SHORT_ESCAPES:
+        return _SHORT_ESCAPES[char]
+    return f"\\x{ord(char):02x}" if ord(char) <= 0xFF else f"\\u{ord(char):04x}"
+
+
+def escape_controls(text: object) -> str:
+    """``text`` with each control character written as its Python escape (``\\n``)."""
+    return _CONTROL.sub(_escape_control, str(text))
+
+
 class TextFormatter(logging.Formatter):
-    """``2026-01-01T12:00:00.000+00:00 INFO app.request [rid] message key=value ...``."""
+    """``2026-01-01T12:00:00.000+00:00 INFO app.request [rid] message key=value ...``.
+
+    One line a record, whatever its message and fields hold; a traceback follows on lines
+    of its own, each indented, so that only a record's first line starts at column 0.
+    """
 
     def format(self, record: logging.LogRecord) -> str:
         ts = datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds")
         request_id = getattr(record, "request_id", None) or REQUEST_ID.get()
-        line = f"{ts} {record.levelname:<7} {record.name}"
+        line = f"{ts} {record.levelname:<7} {escape_controls(record.name)}"
         if request_id:
-            line += f" [{request_id}]"
-        line += f" {record.getMessage()}"
+            line += f" [{escape_controls(request_id)}]"
+        line += f" {escape_controls(record.getMessage())}"
         fields = getattr(record, FIELDS_ATTR, None)
         if isinstance(fields, dict):
-            line += "".join(f" {k}={v}" for k, v in fields.items() if v is not None)
+            line += "".join(
+                f" {escape_controls(k)}={escape_controls(v)}"
+                for k, v in fields.items()
+                if v is not None
+            )
         if record.exc_info:
-            line += "\n" + self.formatException(record.exc_info)
+            trace = self.formatException(record.exc_info).split("\n")
+            line += "".join(f"\n    {escape_controls(part)}" for part in trace)
         return line
 
 

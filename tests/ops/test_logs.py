@@ -7,9 +7,12 @@ from __future__ import annotations
 import json
 import logging
 import re
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
+import httpx
 import psycopg
 import pytest
 from fastapi import FastAPI
@@ -17,8 +20,10 @@ from fastapi.testclient import TestClient
 from sqlalchemy.exc import OperationalError
 
 from app.main import create_app
-from app.ops.logs import JsonFormatter, configure_logging, new_request_id
+from app.ops.logs import JsonFormatter, TextFormatter, configure_logging, new_request_id
 from app.settings import Settings
+from tests.fixtures.games import new_game_id
+from tests.ops.servers import entrypoint_server
 
 HEX32 = re.compile(r"[0-9a-f]{32}")
 
@@ -146,6 +151,49 @@ def test_text_format_for_humans(settings: Settings, capsys: pytest.CaptureFixtur
     line = next(x for x in err.splitlines() if "[txt-1]" in x)
     assert not line.startswith("{")
     assert " INFO    app.request [txt-1] request method=GET route=/v1/layouts status=200" in line
+
+
+# A line that would pass for a record of its own, were a line break let through.
+FORGED = "2026-01-01T00:00:00.000+00:00 ERROR   app.forged"
+TEXT_LINE = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00 [A-Z]+ ")
+
+
+@pytest.mark.slow
+def test_text_logs_escape_control_characters_so_no_line_can_be_forged(tmp_path: Path) -> None:
+    """With LOG_FORMAT=text, a game id (a field) and a message carrying a line break, a
+    carriage return or an escape sequence stay on their record's line, escaped."""
+    url = f"sqlite:///{tmp_path / 'db.sqlite3'}"
+    env = {"LOG_FORMAT": "text", "LOG_LEVEL": "info", "MIGRATE_ON_START": "true"}
+    with entrypoint_server(url, tmp_path, **env) as server:
+        with httpx.Client(base_url=server.base, timeout=30) as c:
+            _, auth = new_game_id(c)
+            forged_id = "x%0A" + FORGED.replace(" ", "%20") + "%0D%1B[2Jy"
+            assert c.get(f"/v1/games/{forged_id}", headers=auth).status_code == 404
+        assert server.stop() == 0
+        log = server.log()
+    lines = log.rstrip("\n").split("\n")
+    for line in lines:  # each line a record of its own (or a traceback's, indented)
+        assert TEXT_LINE.match(line) or line.startswith(" "), line
+        assert not line.startswith(FORGED[:23]), line
+        assert "\x1b" not in line and "\r" not in line, line
+    mine = [line for line in lines if "forged" in line]
+    assert len(mine) == 1, mine  # the request's one line, the id escaped in it
+    assert "route=/v1/games/{game_id} status=404" in mine[0]
+    assert f"game_id=x\\n{FORGED}\\r\\x1b[2Jy" in mine[0]
+
+
+def test_text_format_escapes_the_message_and_every_field() -> None:
+    record = logging.LogRecord("app.x", logging.INFO, __file__, 1, "a\nb %s", ("c\rd",), None)
+    record.fields = {"game_id": "e\x1bf\u2028g", "n\nk": 1}
+    line = TextFormatter().format(record)
+    assert "\n" not in line and "\r" not in line and "\x1b" not in line and "\u2028" not in line
+    assert line.endswith(" app.x a\\nb c\\rd game_id=e\\x1bf\\u2028g n\\nk=1"), line
+    try:
+        raise ValueError("boom\n" + FORGED)
+    except ValueError:
+        record.exc_info = sys.exc_info()
+    lines = TextFormatter().format(record).splitlines()
+    assert TEXT_LINE.match(lines[0]) and all(line.startswith("    ") for line in lines[1:])
 
 
 def test_json_formatter_keeps_fields_and_exceptions() -> None:
