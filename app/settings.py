@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import sys
 from functools import lru_cache
 from pathlib import Path
@@ -106,6 +107,13 @@ class Settings(BaseSettings):
         default=None,
         description="A writable directory: /metrics then adds up every worker process",
     )
+    docs_enabled: bool = Field(
+        default=True, description="Serve /docs, /redoc and /openapi.json (the image: false)"
+    )
+    metrics_token: str | None = Field(
+        default=None,
+        description="When set, GET /metrics needs `Authorization: Bearer <token>`",
+    )
 
     @field_validator("cors_origins", mode="before")
     @classmethod
@@ -146,6 +154,18 @@ class Settings(BaseSettings):
             raise ValueError("must be memory:// or a redis:// URL")
         return value
 
+    @field_validator("metrics_token")
+    @classmethod
+    def _bearer_token(cls, value: str | None) -> str | None:
+        if value is None or value == "":
+            return None
+        # What a bearer credential may hold (RFC 6750's b64token), long enough not to guess.
+        if not re.fullmatch(r"[A-Za-z0-9\-._~+/]+=*", value):
+            raise ValueError("must be letters, digits and -._~+/ (a bearer token)")
+        if len(value) < 16:
+            raise ValueError("must be at least 16 characters")
+        return value
+
     @field_validator("prometheus_multiproc_dir")
     @classmethod
     def _writable_dir(cls, value: str | None) -> str | None:
@@ -156,7 +176,7 @@ class Settings(BaseSettings):
         return value
 
 
-SECRET_FIELDS = frozenset({"database_url", "rate_limit_storage_url"})
+SECRET_FIELDS = frozenset({"database_url", "rate_limit_storage_url", "metrics_token"})
 
 
 def describe_error(error: ValidationError) -> str:

@@ -45,6 +45,16 @@ class UnauthorizedProblem(ProblemError):
         self.headers["WWW-Authenticate"] = 'Bearer realm="tripeaks"'
 
 
+class MetricsUnauthorizedProblem(ProblemError):
+    status = 401
+    slug = "metrics-unauthorized"
+    title = "Missing or wrong metrics token"
+
+    def __init__(self, detail: str, **extensions: Any) -> None:
+        super().__init__(detail, **extensions)
+        self.headers["WWW-Authenticate"] = 'Bearer realm="metrics"'
+
+
 class ForbiddenProblem(ProblemError):
     status = 403
     slug = "forbidden"

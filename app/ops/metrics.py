@@ -10,6 +10,11 @@ variable when it is first imported, so it must be set before the server starts.
 
 The solver and hint endpoints time their work with ``observe_solver`` and
 ``observe_hint`` (or ``with timed(SOLVER_SECONDS, result=...)``).
+
+With ``METRICS_TOKEN`` set, a scrape must send ``Authorization: Bearer <token>``: the
+counts say how busy the server is and which routes fail, which is nobody's business
+outside. Missing or wrong, it is one 401 (a scraper needs no more to know its
+configuration is wrong); the token is compared by its hash, in constant time.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -31,6 +36,9 @@ from prometheus_client import (
     generate_latest,
     multiprocess,
 )
+
+from app.kit.auth import hash_secret, secret_matches
+from app.kit.errors import MetricsUnauthorizedProblem
 
 NAMESPACE = "tripeaks"
 LATENCY_BUCKETS = (0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
@@ -188,5 +196,10 @@ router = APIRouter()
 
 
 @router.get("/metrics", include_in_schema=False)
-def metrics() -> Response:
+def metrics(request: Request) -> Response:
+    token: str | None = request.app.state.settings.metrics_token
+    if token is not None:
+        scheme, _, presented = request.headers.get("authorization", "").partition(" ")
+        if scheme.lower() != "bearer" or not secret_matches(presented.strip(), hash_secret(token)):
+            raise MetricsUnauthorizedProblem("/metrics needs Authorization: Bearer <METRICS_TOKEN>")
     return Response(render(), media_type=CONTENT_TYPE_LATEST)

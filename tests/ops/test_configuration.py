@@ -29,6 +29,9 @@ BAD_VALUES = [
     ("SHUTDOWN_TIMEOUT_S", "0"),
     ("PROMETHEUS_MULTIPROC_DIR", "/nonexistent/metrics"),
     ("DATABASE_URL", "mysql://root:hunter2@db/tripeaks"),
+    ("DOCS_ENABLED", "perhaps"),
+    ("METRICS_TOKEN", "hunter2"),  # too short; a secret, never echoed
+    ("METRICS_TOKEN", "hunter2 hunter2 hunter2"),  # no spaces in a bearer token
 ]
 
 
