@@ -10,6 +10,7 @@ from fastapi import FastAPI
 from app.games import endpoints as games
 from app.kit.database import make_engine, make_read_sessionmaker, make_sessionmaker
 from app.kit.middleware import (
+    CancelledAsUnavailable,
     HeadAsGet,
     ProblemCORSMiddleware,
     RelativeLocation,
@@ -95,6 +96,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(RequestBody, max_bytes=settings.max_body_bytes)
     app.add_middleware(HeadAsGet)
     app.add_middleware(RelativeLocation)
+    app.add_middleware(CancelledAsUnavailable)
     app.add_middleware(
         ProblemCORSMiddleware,
         allow_origins=settings.cors_origins,

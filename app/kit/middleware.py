@@ -11,12 +11,17 @@
 - ``RelativeLocation``: a Location the server writes never names a host. Starlette's
   trailing-slash redirects build an absolute URL from the request's Host header, which a
   client chooses; a path alone sends the client back where it came from.
+- ``CancelledAsUnavailable``: a request still running when the server stops waiting
+  for it (``SHUTDOWN_TIMEOUT_S``) is cancelled; it is answered with a 503 problem (retry
+  elsewhere) instead of uvicorn's ``500 text/plain``.
 - ``ProblemCORSMiddleware``: a refused CORS preflight is a 400 problem, not text.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -28,9 +33,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from app.kit.errors import (
     PayloadTooLargeProblem,
     PreflightRefusedProblem,
+    ServiceUnavailableProblem,
     ValidationProblem,
 )
 from app.kit.problems import problem_json
+
+log = logging.getLogger("app.http")
 
 CLOSE = {"Connection": "close"}
 
@@ -181,6 +189,36 @@ def relative_location(location: str) -> str:
     # One leading slash: "//host/x" would be read as another host (scheme-relative).
     path = "/" + parts.path.lstrip("/")
     return urlunsplit(("", "", path, parts.query, parts.fragment))
+
+
+class CancelledAsUnavailable:
+    """A request cancelled before its answer started gets a 503 problem."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def watched(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watched)
+        except asyncio.CancelledError:
+            if started:
+                raise  # half an answer is out: only closing the connection is left
+            # Only the server cancels a request's task (at its shutdown timeout; a client
+            # that leaves is not a cancellation): the answer is this request's last act,
+            # so the cancellation ends here instead of in uvicorn's 500.
+            log.warning("request cancelled by the server's shutdown; answered 503")
+            problem = ServiceUnavailableProblem("the server is shutting down; retry")
+            await problem_json(problem, scope["path"], CLOSE)(scope, receive, send)
 
 
 class ProblemCORSMiddleware(CORSMiddleware):

@@ -3,8 +3,9 @@
 uvicorn with ``WORKERS`` worker processes on ``HOST:PORT``, every setting from the
 environment (validated first: a bad one exits 2 with ``invalid configuration: ...``).
 uvicorn's supervisor restarts a worker that dies; on SIGTERM or SIGINT each worker stops
-accepting connections, lets the requests in flight finish (up to ``SHUTDOWN_TIMEOUT_S``)
-and exits, then the supervisor exits 0. Logs are JSON lines (``LOG_FORMAT``); the access
+accepting connections, lets the requests in flight finish (up to ``SHUTDOWN_TIMEOUT_S``;
+uvicorn then cancels what is left, and ``CancelledAsUnavailable`` answers it with a 503
+problem) and exits, then the supervisor exits 0. Logs are JSON lines (``LOG_FORMAT``); the access
 log is the app's own request log. It does not migrate: the entrypoint does that when
 ``MIGRATE_ON_START`` is true.
 """

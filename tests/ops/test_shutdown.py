@@ -7,6 +7,8 @@ SQLite the write lock, with BEGIN IMMEDIATE; on PostgreSQL the game's row, with 
 
 from __future__ import annotations
 
+import json
+import socket
 import sqlite3
 import threading
 import time
@@ -104,3 +106,46 @@ def test_a_request_in_flight_completes_after_sigterm(
         assert body["version"] == 1 and body["id"] == created["id"]
         assert server.proc.wait(timeout=60) == 0
         assert '"status": 200' in server.log()
+
+
+def read_answer(sock: socket.socket) -> tuple[str, dict[str, str], bytes]:
+    """The status line, headers and body of one answer on a raw connection (read to EOF:
+    an answer at shutdown closes the connection)."""
+    data = b""
+    while chunk := sock.recv(65536):
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    status, *lines = head.decode("latin-1").split("\r\n")
+    headers = {k.lower(): v.strip() for k, _, v in (line.partition(":") for line in lines)}
+    return status, headers, body
+
+
+def test_a_request_still_running_at_the_shutdown_timeout_gets_a_503_problem(
+    tmp_path: Path,
+) -> None:
+    """A client that has sent half its body when the server is stopped: the request is
+    still waiting for the rest when SHUTDOWN_TIMEOUT_S runs out, and uvicorn cancels it.
+    Its answer is a 503 problem (retry elsewhere), not uvicorn's `500 text/plain`."""
+    url = f"sqlite:///{tmp_path / 'db.sqlite3'}"
+    env = {"SHUTDOWN_TIMEOUT_S": "2", "SOLVER_BUDGET_MS": "1000", "MIGRATE_ON_START": "true"}
+    with entrypoint_server(url, tmp_path, **env) as server:
+        port = int(server.base.rsplit(":", 1)[1])
+        with socket.create_connection(("127.0.0.1", port), timeout=60) as sock:
+            sock.sendall(
+                b"POST /v1/games HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+                b'X-Request-ID: half-a-body\r\nContent-Length: 100\r\n\r\n{"layout": '
+            )
+            deadline = time.monotonic() + 30
+            while in_progress(server) < 1:  # the request has reached the app and waits
+                assert time.monotonic() < deadline, "the request never reached the server"
+                time.sleep(0.1)
+            server.proc.terminate()  # SIGTERM
+            status, headers, body = read_answer(sock)
+        assert server.proc.wait(timeout=60) == 0
+    assert status == "HTTP/1.1 503 Service Unavailable", (status, body)
+    assert headers["content-type"] == "application/problem+json"
+    assert headers["retry-after"] == "1"
+    assert headers["x-request-id"] == "half-a-body"
+    problem = json.loads(body)
+    assert problem["type"] == "/problems/unavailable" and problem["status"] == 503
+    assert '"status": 503' in server.log() and '"status": 500' not in server.log()
