@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 from limits import parse
-from pydantic import Field, ValidationError, field_validator
+from pydantic import Field, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from app.ops.logs import FIELDS_ATTR, configure_logging
@@ -41,6 +41,10 @@ class Settings(BaseSettings):
     log_level: Literal["debug", "info", "warning", "error", "critical"] = "info"
     log_format: Literal["json", "text"] = "json"
     max_body_bytes: int = Field(default=65536, ge=1024, le=16 * 1024 * 1024)
+    # Before the budgets: each must be shorter (see _within_shutdown).
+    shutdown_timeout_s: int = Field(
+        default=30, ge=1, le=600, description="On SIGTERM, seconds to let requests in flight end"
+    )
     hint_budget_ms: int = Field(default=250, ge=10, le=10000)
     solver_budget_ms: int = Field(default=3000, ge=100, le=60000)
     analysis_budget_ms: int = Field(
@@ -96,9 +100,6 @@ class Settings(BaseSettings):
     migrate_on_start: bool = Field(
         default=False, description="The entrypoint runs `alembic upgrade head` before serving"
     )
-    shutdown_timeout_s: int = Field(
-        default=30, ge=1, le=600, description="On SIGTERM, seconds to let requests in flight end"
-    )
     forwarded_allow_ips: str = Field(
         default="127.0.0.1",
         description="Proxies trusted for X-Forwarded-For/Proto, comma-separated ('*' for any)",
@@ -152,6 +153,16 @@ class Settings(BaseSettings):
     def _known_storage(cls, value: str) -> str:
         if not value.startswith(("memory://", "redis://", "rediss://")):
             raise ValueError("must be memory:// or a redis:// URL")
+        return value
+
+    @field_validator("hint_budget_ms", "solver_budget_ms", "analysis_budget_ms")
+    @classmethod
+    def _within_shutdown(cls, value: int, info: ValidationInfo) -> int:
+        """A budget is refused unless shorter than the shutdown timeout: a request that may
+        work that long could still be at work when a stopping server gives up on it."""
+        shutdown = info.data.get("shutdown_timeout_s")  # absent when itself invalid
+        if shutdown is not None and value >= shutdown * 1000:
+            raise ValueError(f"must be shorter than SHUTDOWN_TIMEOUT_S ({shutdown} s)")
         return value
 
     @field_validator("metrics_token")

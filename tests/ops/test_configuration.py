@@ -47,6 +47,46 @@ def test_a_bad_value_is_named_in_one_line(
     assert "hunter2" not in err  # a database URL's password is never echoed
 
 
+@pytest.mark.parametrize(
+    ("env", "name"),
+    [
+        ({"SOLVER_BUDGET_MS": "60000"}, "SOLVER_BUDGET_MS"),  # twice the default 30 s
+        ({"SOLVER_BUDGET_MS": "30000"}, "SOLVER_BUDGET_MS"),  # as long is not shorter
+        ({"SHUTDOWN_TIMEOUT_S": "5", "HINT_BUDGET_MS": "5000"}, "HINT_BUDGET_MS"),
+        ({"ANALYSIS_BUDGET_MS": "45000"}, "ANALYSIS_BUDGET_MS"),
+    ],
+)
+def test_a_budget_not_shorter_than_the_shutdown_timeout_is_refused(
+    env: dict[str, str],
+    name: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A request may work for its whole budget: were that as long as the shutdown
+    timeout, a stopping server would cut it off (uvicorn cancels what is left)."""
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    assert main(["check"]) == 2
+    line = capsys.readouterr().err.strip()
+    assert line.startswith(f"invalid configuration: {name}: must be shorter than "), line
+    assert "SHUTDOWN_TIMEOUT_S" in line and "\n" not in line
+
+
+def test_budgets_shorter_than_the_shutdown_timeout_are_accepted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name, value in {
+        "SHUTDOWN_TIMEOUT_S": "5",
+        "HINT_BUDGET_MS": "4999",
+        "SOLVER_BUDGET_MS": "4999",
+        "ANALYSIS_BUDGET_MS": "4999",
+    }.items():
+        monkeypatch.setenv(name, value)
+    s = load_settings()
+    assert (s.shutdown_timeout_s, s.hint_budget_ms, s.solver_budget_ms) == (5, 4999, 4999)
+    assert s.analysis_budget_ms == 4999
+
+
 def test_good_values_are_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     env = {
         "DATABASE_URL": "postgres://u@db:5432/tripeaks",

@@ -127,7 +127,12 @@ def test_a_request_still_running_at_the_shutdown_timeout_gets_a_503_problem(
     still waiting for the rest when SHUTDOWN_TIMEOUT_S runs out, and uvicorn cancels it.
     Its answer is a 503 problem (retry elsewhere), not uvicorn's `500 text/plain`."""
     url = f"sqlite:///{tmp_path / 'db.sqlite3'}"
-    env = {"SHUTDOWN_TIMEOUT_S": "2", "SOLVER_BUDGET_MS": "1000", "MIGRATE_ON_START": "true"}
+    env = {
+        "SHUTDOWN_TIMEOUT_S": "2",
+        "SOLVER_BUDGET_MS": "1000",
+        "ANALYSIS_BUDGET_MS": "1000",
+        "MIGRATE_ON_START": "true",
+    }
     with entrypoint_server(url, tmp_path, **env) as server:
         port = int(server.base.rsplit(":", 1)[1])
         with socket.create_connection(("127.0.0.1", port), timeout=60) as sock:
