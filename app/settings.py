@@ -97,6 +97,13 @@ class Settings(BaseSettings):
     )
     db_pool_size: int = Field(default=5, ge=1, le=100)
     db_statement_timeout_ms: int = Field(default=10000, ge=100, le=600000)
+    db_timeout_s: int = Field(
+        default=15,
+        ge=1,
+        le=600,
+        description="The longest a request waits on the database (a connection, an answer, "
+        "SQLite's write lock) before it gets a 503",
+    )
     migrate_on_start: bool = Field(
         default=False, description="The entrypoint runs `alembic upgrade head` before serving"
     )
@@ -155,13 +162,14 @@ class Settings(BaseSettings):
             raise ValueError("must be memory:// or a redis:// URL")
         return value
 
-    @field_validator("hint_budget_ms", "solver_budget_ms", "analysis_budget_ms")
+    @field_validator("hint_budget_ms", "solver_budget_ms", "analysis_budget_ms", "db_timeout_s")
     @classmethod
     def _within_shutdown(cls, value: int, info: ValidationInfo) -> int:
         """A budget is refused unless shorter than the shutdown timeout: a request that may
-        work that long could still be at work when a stopping server gives up on it."""
+        work (or wait) that long could still be at it when a stopping server gives up."""
         shutdown = info.data.get("shutdown_timeout_s")  # absent when itself invalid
-        if shutdown is not None and value >= shutdown * 1000:
+        seconds = value / 1000 if str(info.field_name).endswith("_ms") else value
+        if shutdown is not None and seconds >= shutdown:
             raise ValueError(f"must be shorter than SHUTDOWN_TIMEOUT_S ({shutdown} s)")
         return value
 

@@ -7,14 +7,31 @@ session starts with a plain (deferred) ``BEGIN``, which takes no write lock: in 
 readers never wait for a writer, nor writers for them. PostgreSQL runs in READ COMMITTED
 (reading sessions in READ ONLY transactions); the optimistic version check in the
 repositories decides races there.
+
+How long a request waits on the database is bounded by ``DB_TIMEOUT_S``: on SQLite, the
+wait for the write lock; on PostgreSQL, the wait for a pooled connection, for a new one
+(libpq's ``connect_timeout``, at least 2 s), and for each answer. The last needs its own
+code: a database that has stopped (a frozen host or VM, a SIGSTOP'ed server, a stalled
+proxy) still has its kernel accept and acknowledge bytes, so neither TCP keepalives nor
+``tcp_user_timeout`` ever fire, and psycopg would wait for the answer forever. Its
+connections here are ``BoundedConnection``: a wait past the bound closes the connection
+and raises an OperationalError, which the pool discards and the handlers answer with a
+503; a request on a database that stopped answering gets its 503 within about twice
+``DB_TIMEOUT_S`` (the pool's check of a pooled connection, then one try of a new one),
+and the server recovers by itself once the database answers again. The TCP options
+still serve where the kernel does not answer either (a host gone, a network cut): a
+pooled connection found dead by keepalives is replaced before a request meets it.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+import psycopg
+from psycopg.abc import PQGen
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, OperationalError
@@ -37,34 +54,98 @@ def make_engine(settings: Settings) -> Engine:
             Path(database).parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(
             url,
-            connect_args={"check_same_thread": False, "timeout": 30},
+            connect_args={"check_same_thread": False, "timeout": settings.db_timeout_s},
             hide_parameters=True,  # errors and logs never show a deal, a token hash...
         )
-        _sqlite_pragmas(engine)
+        _sqlite_pragmas(engine, settings.db_timeout_s)
         return engine
     connect_args: dict[str, Any] = {
         "options": f"-c statement_timeout={settings.db_statement_timeout_ms}",
-        "connect_timeout": 5,
+        "connect_timeout": max(2, settings.db_timeout_s),  # libpq's least is 2 s
+        # A pooled connection whose peer vanished is found out while idle (probes after
+        # 30 s, then every 10 s, 3 unanswered: dead), and data unacknowledged for the
+        # timeout closes the connection: a host gone or a network cut, not a frozen server.
+        "keepalives": 1,
+        "keepalives_idle": 30,
+        "keepalives_interval": 10,
+        "keepalives_count": 3,
+        "tcp_user_timeout": settings.db_timeout_s * 1000,
     }
-    return create_engine(
+    engine = create_engine(
         url,
         pool_size=settings.db_pool_size,
         max_overflow=settings.db_pool_size * 2,
         pool_pre_ping=True,  # a connection the server dropped is replaced, not used
-        pool_timeout=10,
+        pool_timeout=settings.db_timeout_s,
         pool_recycle=1800,
         connect_args=connect_args,
         hide_parameters=True,
     )
+    answer_timeout = float(settings.db_timeout_s)
+
+    @event.listens_for(engine, "do_connect")
+    def _bounded_connect(_dialect: Any, _record: Any, cargs: Any, cparams: Any) -> Any:
+        connection = BoundedConnection.connect(*cargs, **cparams)
+        connection.answer_timeout = answer_timeout
+        return connection
+
+    return engine
 
 
-def _sqlite_pragmas(engine: Engine) -> None:
+RV = TypeVar("RV")
+
+
+class BoundedConnection(psycopg.Connection[Any]):
+    """A psycopg connection that waits at most ``answer_timeout`` seconds for an answer.
+
+    Every exchange of a sync psycopg connection (a query, a fetch, a commit, a rollback)
+    is a generator that ``wait`` drives, resuming it whenever the socket is ready and at
+    least every tenth of a second (psycopg's interval, there so that Ctrl-C is seen):
+    wrapped, it checks the bound each time. Past it the exchange is left half done, so the
+    connection is closed before the error is raised: SQLAlchemy then sees it closed and
+    invalidates it, and the pool opens a new one for the next request.
+    """
+
+    answer_timeout: float | None = None
+
+    def wait(self, gen: PQGen[RV], *args: Any, **kwargs: Any) -> RV:
+        if self.answer_timeout is None:
+            return super().wait(gen, *args, **kwargs)
+        bounded = _within(gen, time.monotonic() + self.answer_timeout)
+        try:
+            return super().wait(bounded, *args, **kwargs)
+        except _NoAnswerError:
+            self.pgconn.finish()
+            raise psycopg.OperationalError(
+                f"the database did not answer within {self.answer_timeout:g} s: connection closed"
+            ) from None
+
+
+class _NoAnswerError(Exception):
+    pass
+
+
+def _within(gen: PQGen[RV], deadline: float) -> PQGen[RV]:
+    """``gen``, raising _NoAnswerError when resumed after ``deadline`` unfinished."""
+    try:
+        state = next(gen)
+        while True:
+            ready = yield state
+            state = gen.send(ready)  # what is ready is taken first
+            if time.monotonic() >= deadline:
+                raise _NoAnswerError
+    except StopIteration as done:
+        result: RV = done.value
+        return result
+
+
+def _sqlite_pragmas(engine: Engine, timeout_s: int) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         dbapi_connection.isolation_level = None  # SQLAlchemy emits BEGIN itself (below)
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.execute(f"PRAGMA busy_timeout={timeout_s * 1000}")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.close()

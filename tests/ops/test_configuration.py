@@ -25,6 +25,7 @@ BAD_VALUES = [
     ("HINT_BUDGET_MS", "-5"),
     ("DB_POOL_SIZE", "many"),
     ("DB_STATEMENT_TIMEOUT_MS", "1"),
+    ("DB_TIMEOUT_S", "0"),
     ("MIGRATE_ON_START", "maybe"),
     ("SHUTDOWN_TIMEOUT_S", "0"),
     ("PROMETHEUS_MULTIPROC_DIR", "/nonexistent/metrics"),
@@ -54,6 +55,8 @@ def test_a_bad_value_is_named_in_one_line(
         ({"SOLVER_BUDGET_MS": "30000"}, "SOLVER_BUDGET_MS"),  # as long is not shorter
         ({"SHUTDOWN_TIMEOUT_S": "5", "HINT_BUDGET_MS": "5000"}, "HINT_BUDGET_MS"),
         ({"ANALYSIS_BUDGET_MS": "45000"}, "ANALYSIS_BUDGET_MS"),
+        ({"DB_TIMEOUT_S": "30"}, "DB_TIMEOUT_S"),
+        ({"SHUTDOWN_TIMEOUT_S": "20", "DB_TIMEOUT_S": "25"}, "DB_TIMEOUT_S"),
     ],
 )
 def test_a_budget_not_shorter_than_the_shutdown_timeout_is_refused(
@@ -80,11 +83,13 @@ def test_budgets_shorter_than_the_shutdown_timeout_are_accepted(
         "HINT_BUDGET_MS": "4999",
         "SOLVER_BUDGET_MS": "4999",
         "ANALYSIS_BUDGET_MS": "4999",
+        "DB_TIMEOUT_S": "4",
     }.items():
         monkeypatch.setenv(name, value)
     s = load_settings()
     assert (s.shutdown_timeout_s, s.hint_budget_ms, s.solver_budget_ms) == (5, 4999, 4999)
     assert s.analysis_budget_ms == 4999
+    assert s.db_timeout_s == 4
 
 
 def test_good_values_are_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -100,6 +105,7 @@ def test_good_values_are_read_from_the_environment(monkeypatch: pytest.MonkeyPat
         "HINT_BUDGET_MS": "500",
         "DB_POOL_SIZE": "7",
         "DB_STATEMENT_TIMEOUT_MS": "2000",
+        "DB_TIMEOUT_S": "10",
         "MIGRATE_ON_START": "yes",
         "SHUTDOWN_TIMEOUT_S": "12",
         "FORWARDED_ALLOW_IPS": "10.0.0.1",
@@ -112,7 +118,7 @@ def test_good_values_are_read_from_the_environment(monkeypatch: pytest.MonkeyPat
     assert s.cors_origins == ["https://a.example", "https://b.example"]
     assert (s.log_level, s.log_format) == ("warning", "text")
     assert (s.max_body_bytes, s.hint_budget_ms, s.db_pool_size) == (2048, 500, 7)
-    assert s.db_statement_timeout_ms == 2000
+    assert (s.db_statement_timeout_ms, s.db_timeout_s) == (2000, 10)
     assert s.migrate_on_start is True
     assert s.shutdown_timeout_s == 12
     assert s.forwarded_allow_ips == "10.0.0.1"
