@@ -107,6 +107,27 @@ class Settings(BaseSettings):
     migrate_on_start: bool = Field(
         default=False, description="The entrypoint runs `alembic upgrade head` before serving"
     )
+    max_header_bytes: int = Field(
+        default=16384,
+        ge=1024,
+        le=1024 * 1024,
+        description="Largest request head (request line and headers); larger gets 431",
+    )
+    header_timeout_s: int = Field(
+        default=10,
+        ge=1,
+        le=300,
+        description="Seconds a client has to send its whole request head, else disconnected",
+    )
+    keep_alive_timeout_s: int = Field(
+        default=5, ge=1, le=3600, description="Seconds an idle kept-alive connection stays open"
+    )
+    max_connections: int = Field(
+        default=1000,
+        ge=1,
+        le=100000,
+        description="Connections a worker serves at once; a request on one more gets 503",
+    )
     forwarded_allow_ips: str = Field(
         default="127.0.0.1",
         description="Proxies trusted for X-Forwarded-For/Proto, comma-separated ('*' for any)",

@@ -73,10 +73,22 @@ class MethodNotAllowedProblem(ProblemError):
     title = "Method not allowed"
 
 
+class RequestTimeoutProblem(ProblemError):
+    status = 408
+    slug = "request-timeout"
+    title = "Request head not received in time"
+
+
 class PayloadTooLargeProblem(ProblemError):
     status = 413
     slug = "payload-too-large"
     title = "Request body too large"
+
+
+class HeadersTooLargeProblem(ProblemError):
+    status = 431
+    slug = "headers-too-large"
+    title = "Request header fields too large"
 
 
 class ValidationProblem(ProblemError):

@@ -2,6 +2,10 @@
 
 uvicorn with ``WORKERS`` worker processes on ``HOST:PORT``, every setting from the
 environment (validated first: a bad one exits 2 with ``invalid configuration: ...``).
+Each connection is guarded (app/ops/connections.py): the request head's size
+(``MAX_HEADER_BYTES``) and the time to send it (``HEADER_TIMEOUT_S``), the keep-alive
+timeout (``KEEP_ALIVE_TIMEOUT_S``) and the connections a worker serves at once
+(``MAX_CONNECTIONS``).
 uvicorn's supervisor restarts a worker that dies; on SIGTERM or SIGINT each worker stops
 accepting connections, lets the requests in flight finish (up to ``SHUTDOWN_TIMEOUT_S``;
 uvicorn then cancels what is left, and ``CancelledAsUnavailable`` answers it with a 503
@@ -18,6 +22,7 @@ from types import FrameType
 
 import uvicorn
 
+from app.ops.connections import GuardedHttpToolsProtocol
 from app.settings import command_settings
 
 log = logging.getLogger("app.serve")
@@ -43,6 +48,11 @@ def main() -> int:
         port=settings.port,
         workers=settings.workers,
         timeout_graceful_shutdown=settings.shutdown_timeout_s,
+        # The head's size and time limits and the connection limit live in the protocol
+        # (app/ops/connections.py: uvicorn has no option for the first two, and answers
+        # its own limit_concurrency in text); the keep-alive timeout is uvicorn's own.
+        http=GuardedHttpToolsProtocol,
+        timeout_keep_alive=settings.keep_alive_timeout_s,
         proxy_headers=True,
         forwarded_allow_ips=settings.forwarded_allow_ips,
         log_config=None,  # the app's JSON/text logging, set up above and in each worker

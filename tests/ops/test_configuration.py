@@ -28,6 +28,10 @@ BAD_VALUES = [
     ("DB_TIMEOUT_S", "0"),
     ("MIGRATE_ON_START", "maybe"),
     ("SHUTDOWN_TIMEOUT_S", "0"),
+    ("MAX_HEADER_BYTES", "100"),
+    ("HEADER_TIMEOUT_S", "0"),
+    ("KEEP_ALIVE_TIMEOUT_S", "-1"),
+    ("MAX_CONNECTIONS", "none"),
     ("PROMETHEUS_MULTIPROC_DIR", "/nonexistent/metrics"),
     ("DATABASE_URL", "mysql://root:hunter2@db/tripeaks"),
     ("DOCS_ENABLED", "perhaps"),
@@ -109,6 +113,10 @@ def test_good_values_are_read_from_the_environment(monkeypatch: pytest.MonkeyPat
         "MIGRATE_ON_START": "yes",
         "SHUTDOWN_TIMEOUT_S": "12",
         "FORWARDED_ALLOW_IPS": "10.0.0.1",
+        "MAX_HEADER_BYTES": "8192",
+        "HEADER_TIMEOUT_S": "20",
+        "KEEP_ALIVE_TIMEOUT_S": "65",
+        "MAX_CONNECTIONS": "200",
     }
     for k, v in env.items():
         monkeypatch.setenv(k, v)
@@ -122,6 +130,8 @@ def test_good_values_are_read_from_the_environment(monkeypatch: pytest.MonkeyPat
     assert s.migrate_on_start is True
     assert s.shutdown_timeout_s == 12
     assert s.forwarded_allow_ips == "10.0.0.1"
+    assert (s.max_header_bytes, s.header_timeout_s) == (8192, 20)
+    assert (s.keep_alive_timeout_s, s.max_connections) == (65, 200)
 
 
 def test_the_app_refuses_to_start_on_a_bad_value(monkeypatch: pytest.MonkeyPatch) -> None:
