@@ -43,17 +43,30 @@ log = logging.getLogger("app.http")
 CLOSE = {"Connection": "close"}
 
 
-class RequestBody:
+class HttpMiddleware:
+    """A pure ASGI middleware for HTTP requests (``handle``); other scopes pass by."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            await self.handle(scope, receive, send)
+        else:
+            await self.app(scope, receive, send)
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        raise NotImplementedError
+
+
+class RequestBody(HttpMiddleware):
     """Reads the body first: 413 over ``max_bytes``, 422 for a JSON key given twice."""
 
     def __init__(self, app: ASGIApp, max_bytes: int) -> None:
-        self.app = app
+        super().__init__(app)
         self.max_bytes = max_bytes
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = Headers(scope=scope)
         too_large = PayloadTooLargeProblem(f"the request body is over {self.max_bytes} bytes")
         declared = headers.get("content-length", "")
@@ -132,14 +145,11 @@ def _first_duplicate_key(body: bytes) -> str | None:
     return None
 
 
-class HeadAsGet:
+class HeadAsGet(HttpMiddleware):
     """HEAD on a route that serves GET: the GET answer's status and headers, no body."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "HEAD":
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["method"] != "HEAD":
             await self.app(scope, receive, send)
             return
 
@@ -160,16 +170,10 @@ class HeadAsGet:
             scope["method"] = "HEAD"
 
 
-class RelativeLocation:
+class RelativeLocation(HttpMiddleware):
     """Cuts an absolute Location down to its path, query and fragment."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
 
         async def relative(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -191,16 +195,10 @@ def relative_location(location: str) -> str:
     return urlunsplit(("", "", path, parts.query, parts.fragment))
 
 
-class CancelledAsUnavailable:
+class CancelledAsUnavailable(HttpMiddleware):
     """A request cancelled before its answer started gets a 503 problem."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         started = False
 
         async def watched(message: Message) -> None:
