@@ -7,6 +7,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
+from app import models  # noqa: F401 - every table on the metadata: foreign keys cross domains
 from app.games import endpoints as games
 from app.kit.database import make_engine, make_read_sessionmaker, make_sessionmaker
 from app.kit.middleware import (
@@ -23,6 +24,7 @@ from app.layouts import endpoints as layouts
 from app.ops import health, metrics
 from app.ops.logs import configure_logging
 from app.ops.middleware import RequestObservability
+from app.players import endpoints as players
 from app.settings import Settings, get_settings
 from app.web import mount_web_client
 
@@ -66,6 +68,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         openapi_tags=[
             {"name": "games", "description": "Create and play games"},
             {"name": "layouts", "description": "The geometry to draw a table"},
+            {"name": "players", "description": "Accounts by key, their games and statistics"},
             {"name": "operations", "description": "Health and readiness"},
         ],
     )
@@ -88,6 +91,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_problem_handlers(app)
     app.include_router(games.router)
     app.include_router(layouts.router)
+    app.include_router(players.router)
     app.include_router(health.router)
     app.include_router(metrics.router)
     mount_web_client(app)
@@ -100,7 +104,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(
         ProblemCORSMiddleware,
         allow_origins=settings.cors_origins,
-        allow_methods=["GET", "POST", "OPTIONS"],
+        allow_methods=["GET", "POST", "PATCH", "DELETE", "OPTIONS"],
         allow_headers=[
             "Authorization",
             "Content-Type",

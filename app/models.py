@@ -2,7 +2,20 @@
 
 from __future__ import annotations
 
+from app.challenges.models import Challenge, ChallengeEntry, LeaderboardBucket, ServerSecret
 from app.games.models import Analysis, Game, Move
 from app.kit.models import Base
+from app.players.models import Player, PlayerStats
 
-__all__ = ["Analysis", "Base", "Game", "Move"]
+__all__ = [
+    "Analysis",
+    "Base",
+    "Challenge",
+    "ChallengeEntry",
+    "Game",
+    "LeaderboardBucket",
+    "Move",
+    "Player",
+    "PlayerStats",
+    "ServerSecret",
+]

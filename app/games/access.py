@@ -3,7 +3,8 @@
 A route on a game never sees the caller's secret: it declares ``GameForRead``,
 ``GameForMove`` or ``GameRowForRead`` and receives the game once the credential in
 ``Authorization: Bearer`` was shown to open it (401 without one, 404 for no such game, 403
-for a credential that does not open it). Today the credential is the game's own token.
+for a credential that does not open it). The credential is the game's own token or, for a
+player's game, the player's key (``app.players.service``).
 
 - ``GameForRead``: rehydrated in a reading session whose transaction ends as soon as the
   game is loaded, so that what the route does next (a response, a solver search) holds no
@@ -21,7 +22,6 @@ These dependencies are sync (the load is I/O): FastAPI runs them in its threadpo
 
 from __future__ import annotations
 
-import re
 from typing import Annotated
 
 from fastapi import Depends, Path, Request
@@ -29,14 +29,12 @@ from sqlalchemy.orm import Session
 
 from app.games.models import Game
 from app.games.service import GameService, LoadedGame
-from app.kit.auth import BearerDep, secret_matches
+from app.kit.auth import BearerDep, OptionalBearerDep, secret_matches
 from app.kit.deps import ReadSessionDep, SessionDep, release
 from app.kit.errors import ForbiddenProblem, NotFoundProblem, UnauthorizedProblem
+from app.kit.ids import MAX_ID_LENGTH, is_id
+from app.players.service import Player, PlayerService, is_player_key
 
-MAX_ID_LENGTH = 32
-# Ids are secrets.token_urlsafe(16): 22 characters of the URL-safe base64 alphabet. The
-# pattern allows longer ones (up to MAX_ID_LENGTH) so that a longer id stays possible.
-GAME_ID = re.compile(rf"[A-Za-z0-9_-]{{1,{MAX_ID_LENGTH}}}")
 # What opening a game may answer instead of the game.
 ACCESS_PROBLEMS = (UnauthorizedProblem, ForbiddenProblem, NotFoundProblem)
 
@@ -50,10 +48,14 @@ def game_service(session: Session, request: Request) -> GameService:
 def _checked_row(
     service: GameService, game_id: str, credential: str, *, for_move: bool = False
 ) -> Game:
-    row = service.get(game_id, for_move=for_move) if GAME_ID.fullmatch(game_id) else None
+    row = service.get(game_id, for_move=for_move) if is_id(game_id) else None
     if row is None:
         raise NotFoundProblem(f"no game {game_id[:MAX_ID_LENGTH]!r}")
-    if not secret_matches(credential, row.token_hash):
+    if is_player_key(credential):
+        player = PlayerService(service.session).authenticate(credential)
+        if player is None or row.player_id != player.id:
+            raise ForbiddenProblem("the player key does not open this game")
+    elif not secret_matches(credential, row.token_hash):
         raise ForbiddenProblem("the token does not open this game")
     return row
 
@@ -80,6 +82,17 @@ def game_for_move(
     return service.load(_checked_row(service, game_id, credential, for_move=True))
 
 
+def optional_player(credential: OptionalBearerDep, session: ReadSessionDep) -> Player | None:
+    """For create_game: the player whose key the request carries, or None without a
+    credential (a credential that is no working player key is refused)."""
+    if credential is None:
+        return None
+    player = PlayerService(session).resolve(credential)
+    release(session)
+    return player
+
+
 GameForRead = Annotated[LoadedGame, Depends(game_for_read)]
 GameForMove = Annotated[LoadedGame, Depends(game_for_move)]
 GameRowForRead = Annotated[Game, Depends(game_row_for_read)]
+OptionalPlayer = Annotated[Player | None, Depends(optional_player)]

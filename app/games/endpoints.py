@@ -10,7 +10,14 @@ from fastapi import APIRouter, Depends, Header, Query, Request, Response, status
 from app import engine
 from app.engine import GameState, Play
 from app.games import solving
-from app.games.access import ACCESS_PROBLEMS, GameForMove, GameForRead, GameRowForRead, game_service
+from app.games.access import (
+    ACCESS_PROBLEMS,
+    GameForMove,
+    GameForRead,
+    GameRowForRead,
+    OptionalPlayer,
+    game_service,
+)
 from app.games.errors import (
     ConflictProblem,
     GameInProgressProblem,
@@ -43,6 +50,7 @@ from app.kit.errors import PayloadTooLargeProblem, ServiceUnavailableProblem, Va
 from app.kit.problems import problem_responses
 from app.kit.ratelimit import RATE_LIMIT_HEADERS, Budget, RateLimitedProblem, rate_limit
 from app.kit.workload import WorkLimiter
+from app.players.service import PLAYER_PROBLEMS, PlayerService
 
 router = APIRouter(prefix="/v1/games", tags=["games"])
 
@@ -54,7 +62,11 @@ async def get_solver(request: Request) -> WorkLimiter:
 
 
 async def get_game_service(session: SessionDep, request: Request) -> GameService:
-    return game_service(session, request)
+    """The games service of a writing request, with what follows games' ends: the
+    player's statistics (and the challenge's board) count in the same transaction."""
+    service = game_service(session, request)
+    service.on_end = (PlayerService(session).game_ended,)
+    return service
 
 
 async def get_read_game_service(session: ReadSessionDep, request: Request) -> GameService:
@@ -231,16 +243,29 @@ def _move_answer(result: MoveResult, response: Response) -> GameRead:
         **problem_responses(
             PayloadTooLargeProblem,
             ValidationProblem,
+            *PLAYER_PROBLEMS,
             RateLimitedProblem,
             ServiceUnavailableProblem,
         ),
     },
     summary="Create a game",
+    # The bearer is optional here (anonymous games): FastAPI declares it, and this adds
+    # the alternative of none (the lists add up).
+    openapi_extra={"security": [{}]},
+    description=(
+        "Anonymous, or with a player key in `Authorization: Bearer`: the game is then the "
+        "player's (in list_my_games, in their statistics when it ends), and every call on "
+        "it accepts the key as well as the game's token."
+    ),
 )
 def create_game(
-    body: GameCreate, service: GameServiceDep, solver: SolverDep, response: Response
+    body: GameCreate,
+    service: GameServiceDep,
+    solver: SolverDep,
+    player: OptionalPlayer,
+    response: Response,
 ) -> GameCreated:
-    game, token = service.create(body, solver)
+    game, token = service.create(body, solver, player.id if player is not None else None)
     response.headers["Location"] = f"/v1/games/{game.row.id}"
     response.headers["ETag"] = etag(0)
     return GameCreated.model_validate({**game_out(game), "token": token})

@@ -50,12 +50,25 @@ class Game(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    # The player whose game it is (created with their key); None for an anonymous game,
+    # and once the player deleted the account.
+    player_id: Mapped[str | None] = mapped_column(
+        String(32), ForeignKey("players.id", ondelete="SET NULL")
+    )
+    # The daily challenge it is the ranked attempt at, if any.
+    challenge_id: Mapped[str | None] = mapped_column(
+        String(48), ForeignKey("challenges.id", ondelete="SET NULL")
+    )
 
     moves: Mapped[list[Move]] = relationship(
         back_populates="game", lazy="raise", order_by="Move.seq", passive_deletes=True
     )
 
-    __table_args__ = (Index("ix_games_status_updated_at", "status", "updated_at"),)
+    __table_args__ = (
+        Index("ix_games_status_updated_at", "status", "updated_at"),
+        # A player's games, newest first (list_my_games pages through it).
+        Index("ix_games_player_id_created_at", "player_id", "created_at", "id"),
+    )
 
 
 class Move(Base):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import Table, bindparam, delete, select, update
+from sqlalchemy import Table, and_, bindparam, delete, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
@@ -146,7 +146,12 @@ class GameRepository:
         return True
 
     def delete_stale(
-        self, statuses: Sequence[GameStatus], untouched_since: datetime, limit: int
+        self,
+        statuses: Sequence[GameStatus],
+        untouched_since: datetime,
+        limit: int,
+        *,
+        players_too: bool,
     ) -> int:
         """Delete at most ``limit`` games in ``statuses`` not changed since
         ``untouched_since`` (their moves and analyses go with them); how many went.
@@ -155,10 +160,42 @@ class GameRepository:
         ids: a game moved meanwhile is re-checked on its new row (PostgreSQL waits for
         the move's lock, then sees its new ``updated_at``) and kept.
         """
-        stale = (Game.status.in_(statuses), Game.updated_at < untouched_since)
+        stale = [
+            Game.status.in_(statuses),
+            Game.updated_at < untouched_since,
+            Game.challenge_id.is_(None),
+        ]
+        if not players_too:
+            stale.append(Game.player_id.is_(None))
         ids = select(Game.id).where(*stale).order_by(Game.updated_at).limit(limit)
         result = self.session.execute(
             delete(Game).where(Game.id.in_(ids.scalar_subquery()), *stale),
             execution_options={"synchronize_session": False},
         )
         return int(result.rowcount)  # type: ignore[attr-defined]
+
+    def for_player(
+        self,
+        player_id: str,
+        limit: int,
+        after: tuple[datetime, str] | None,
+        status: GameStatus | None,
+        layout: str | None,
+    ) -> Sequence[Game]:
+        q = select(Game).where(Game.player_id == player_id)
+        if after is not None:
+            created, game_id = after
+            q = q.where(
+                or_(Game.created_at < created, and_(Game.created_at == created, Game.id < game_id))
+            )
+        if status is not None:
+            q = q.where(Game.status == status)
+        if layout is not None:
+            q = q.where(Game.layout == layout)
+        q = q.order_by(Game.created_at.desc(), Game.id.desc()).limit(limit)
+        return self.session.scalars(q).all()
+
+    def unlink_player(self, player_id: str) -> None:
+        self.session.execute(
+            update(GAMES).where(GAMES.c.player_id == player_id).values(player_id=None)
+        )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -34,6 +35,7 @@ from app.games.schemas import GameCreate
 from app.games.solving import winnable_deal
 from app.kit.auth import hash_secret, new_secret
 from app.kit.errors import ProblemError, ValidationProblem
+from app.kit.ids import new_id
 from app.kit.workload import WorkLimiter
 from app.ops import metrics
 from app.settings import Settings, get_settings
@@ -57,24 +59,68 @@ class MoveResult:
     replayed: bool  # an Idempotency-Key retry answered from the stored move
 
 
+@dataclass(frozen=True, slots=True)
+class GameEnded:
+    """What the domains that follow games (a player's statistics, a challenge's board)
+    learn when one ends, in the transaction of its last move."""
+
+    game_id: str
+    player_id: str | None
+    challenge_id: str | None
+    layout: str
+    scoring: engine.Scoring
+    status: GameStatus
+    score: int
+    moves: int  # the game's version: every move made, undos included
+    ended_at: datetime
+
+
+GameEndListener = Callable[[GameEnded], None]
+
+
 class GameService:
-    def __init__(self, session: Session, settings: Settings | None = None) -> None:
+    def __init__(
+        self,
+        session: Session,
+        settings: Settings | None = None,
+        on_end: Sequence[GameEndListener] = (),
+    ) -> None:
         self.session = session
         self.settings = settings if settings is not None else get_settings()
         self.games = GameRepository(session)
+        self.on_end = on_end
 
     # -- creation ---------------------------------------------------------------------
-    def create(self, request: GameCreate, solver: WorkLimiter) -> tuple[LoadedGame, str]:
-        """A new game; a ``winnable_only`` deal is searched for with one of ``solver``'s
-        slots (before any statement: no transaction is open while it searches)."""
+    def create(
+        self, request: GameCreate, solver: WorkLimiter, player_id: str | None = None
+    ) -> tuple[LoadedGame, str]:
+        """A new game (``player_id``'s when given); a ``winnable_only`` deal is searched
+        for with one of ``solver``'s slots (before any statement: no transaction is open
+        while it searches)."""
         rules = self._rules(request)
         layout = engine.get_layout(rules.layout)
         deal, number, chosen = self._deal(request, rules, layout, solver)
+        return self.start(deal, rules, layout, number, chosen=chosen, player_id=player_id)
+
+    def start(
+        self,
+        deal: engine.Deal,
+        rules: engine.Rules,
+        layout: engine.Layout,
+        number: int | None,
+        *,
+        chosen: bool,
+        player_id: str | None = None,
+        challenge_id: str | None = None,
+        salt: str | None = None,
+    ) -> tuple[LoadedGame, str]:
+        """Deal ``deal`` as a new game; its token once. A challenge's game takes the
+        challenge's salt, so that its commitment is the challenge's."""
         state = engine.new_game(deal, rules, layout)
         token = new_secret()
-        salt = secrets.token_hex(16)
+        salt = salt if salt is not None else secrets.token_hex(16)
         row = Game(
-            id=secrets.token_urlsafe(16),
+            id=new_id(),
             token_hash=hash_secret(token),
             layout=layout.name,
             rules=rules.to_dict(),
@@ -87,6 +133,8 @@ class GameService:
             version=0,
             score=state.score.total,
             cards_left=state.cards_left,
+            player_id=player_id,
+            challenge_id=challenge_id,
         )
         self.games.add(row)
         metrics.game_created(layout.name)
@@ -149,15 +197,36 @@ class GameService:
     def move_log(self, row: Game) -> list[str]:
         return list(self.games.moves(row.id))
 
+    # -- a player's games ----------------------------------------------------------------
+    def list_for_player(
+        self,
+        player_id: str,
+        limit: int,
+        after: tuple[datetime, str] | None = None,
+        status: GameStatus | None = None,
+        layout: str | None = None,
+    ) -> list[Game]:
+        """The player's games, newest first: ``limit`` of them after the game ``after``
+        names (its creation time and id)."""
+        return list(self.games.for_player(player_id, limit, after, status, layout))
+
+    def unlink_player(self, player_id: str) -> None:
+        """The player deleted the account: their games become anonymous games."""
+        self.games.unlink_player(player_id)
+
     # -- retention --------------------------------------------------------------------
     def delete_abandoned(self, untouched_since: datetime, limit: int) -> int:
-        """Delete up to ``limit`` unfinished games nobody has moved since then."""
-        return self.games.delete_stale([GameStatus.IN_PROGRESS], untouched_since, limit)
+        """Delete up to ``limit`` unfinished games nobody has moved since then (not a
+        challenge's: its entry points at it)."""
+        return self.games.delete_stale(
+            [GameStatus.IN_PROGRESS], untouched_since, limit, players_too=True
+        )
 
     def delete_finished(self, ended_before: datetime, limit: int) -> int:
-        """Delete up to ``limit`` games that ended before then."""
+        """Delete up to ``limit`` anonymous games that ended before then (a player's games
+        stay in their history, and a challenge's on its board)."""
         finished = [GameStatus.WON, GameStatus.LOST, GameStatus.CONCEDED]
-        return self.games.delete_stale(finished, ended_before, limit)
+        return self.games.delete_stale(finished, ended_before, limit, players_too=False)
 
     # -- analyses ---------------------------------------------------------------------
     def stored_analysis(self, row: Game) -> Analysis | None:
@@ -247,6 +316,20 @@ class GameService:
                 ConflictProblem("another move was applied to this game first; reload it")
             )
         metrics.move_applied(move.kind, new.outcome.value)
+        if new.is_over:
+            ended = GameEnded(
+                game_id=row.id,
+                player_id=row.player_id,
+                challenge_id=row.challenge_id,
+                layout=row.layout,
+                scoring=new.rules.scoring,
+                status=new.outcome,
+                score=new.score.total,
+                moves=row.version,
+                ended_at=row.updated_at,
+            )
+            for listener in self.on_end:
+                listener(ended)
         return MoveResult(LoadedGame(row, new), replayed=False)
 
     def _replay_idempotent(self, row: Game, key: str, request_hash: str) -> MoveResult | None:

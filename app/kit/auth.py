@@ -18,7 +18,10 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from app.kit.errors import UnauthorizedProblem
 
-_bearer = HTTPBearer(auto_error=False, description="The player token returned by create_game")
+_bearer = HTTPBearer(
+    auto_error=False,
+    description="A game's token (from create_game), or a player key (from create_player)",
+)
 
 
 def new_secret() -> str:
@@ -43,4 +46,11 @@ async def get_bearer(
     return credentials.credentials
 
 
+async def get_optional_bearer(
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> str | None:
+    return credentials.credentials if credentials is not None and credentials.credentials else None
+
+
 BearerDep = Annotated[str, Depends(get_bearer)]
+OptionalBearerDep = Annotated[str | None, Depends(get_optional_bearer)]

@@ -1,11 +1,13 @@
 """The declarative base every domain's models share: a naming convention for
-constraints and a timezone-aware UTC timestamp type."""
+constraints, a timezone-aware UTC timestamp type, and the one enum two domains' tables
+hold (a player's kind: the players' and the leaderboards')."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from enum import StrEnum
 
-from sqlalchemy import DateTime, MetaData, TypeDecorator
+from sqlalchemy import DateTime, Enum, MetaData, TypeDecorator
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase
 
@@ -41,3 +43,16 @@ class UTCDateTime(TypeDecorator[datetime]):
 
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+class PlayerKind(StrEnum):
+    """Who plays: a person or a program. Leaderboards rank them apart."""
+
+    HUMAN = "human"
+    BOT = "bot"
+
+
+def kind_column() -> Enum:
+    return Enum(
+        PlayerKind, native_enum=False, length=8, values_callable=lambda e: [m.value for m in e]
+    )

@@ -90,7 +90,7 @@ def test_a_refused_cors_preflight_is_a_problem(server: httpx.Client) -> None:
     assert allowed.headers["access-control-allow-origin"] == ORIGIN
     for headers in (
         {"Origin": "https://elsewhere.example", **ask},
-        {"Origin": ORIGIN, "Access-Control-Request-Method": "DELETE"},
+        {"Origin": ORIGIN, "Access-Control-Request-Method": "PUT"},
         {"Origin": ORIGIN, **ask, "Access-Control-Request-Headers": "X-Secret"},
     ):
         r = server.options("/v1/games", headers=headers)

@@ -34,7 +34,7 @@ def test_requests_are_counted_by_route_template_and_status(client: TestClient) -
         assert client.get(url, headers=auth).status_code == 200
     assert client.get(url, headers={"Authorization": "Bearer wrong"}).status_code == 403
     assert client.get(f"/v1/games/{game_id}x/legal-moves", headers=auth).status_code == 404
-    assert client.get("/no/such/path/12345").status_code == 404
+    assert client.get("/no/such/path/sentinel-x7q").status_code == 404
     after = scrape(client)
 
     def delta(name: str, **labels: str) -> float:
@@ -51,7 +51,7 @@ def test_requests_are_counted_by_route_template_and_status(client: TestClient) -
     assert delta(latency, method="GET", route=game) == 4
     # No id or raw path ever becomes a label value.
     assert game_id not in after
-    assert "12345" not in after
+    assert "sentinel-x7q" not in after
     routes = {dict(k)["route"] for k in metric_samples(after, requests)}
     assert all(r == "unmatched" or r.startswith("/") for r in routes)
     assert not any("{" not in r and r.startswith("/v1/games/") for r in routes)

@@ -1,0 +1,222 @@
+"""The player endpoints (under /v1/players): accounts by key, their games and statistics."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from datetime import datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Path, Query, Request, Response, status
+
+from app.engine import GameStatus
+from app.games.service import GameService
+from app.kit.deps import ReadSessionDep, SessionDep
+from app.kit.errors import NotFoundProblem, ValidationProblem
+from app.kit.problems import problem_responses
+from app.kit.ratelimit import RATE_LIMIT_HEADERS, Budget, RateLimitedProblem, rate_limit
+from app.players.access import PlayerForRead, PlayerForWrite
+from app.players.schemas import (
+    GameSummaryList,
+    GameSummaryRead,
+    PlayerCreate,
+    PlayerCreated,
+    PlayerKeyRead,
+    PlayerRead,
+    PlayerUpdate,
+)
+from app.players.service import PLAYER_PROBLEMS, PlayerService, Profile
+
+router = APIRouter(prefix="/v1/players", tags=["players"])
+
+ME_PROBLEMS = (*PLAYER_PROBLEMS, ValidationProblem, RateLimitedProblem)
+OK_HEADERS = {"headers": RATE_LIMIT_HEADERS}
+
+
+async def get_players(session: SessionDep) -> PlayerService:
+    return PlayerService(session)
+
+
+async def get_read_players(session: ReadSessionDep) -> PlayerService:
+    return PlayerService(session)
+
+
+PlayersDep = Annotated[PlayerService, Depends(get_players)]
+ReadPlayersDep = Annotated[PlayerService, Depends(get_read_players)]
+
+
+def player_out(profile: Profile) -> dict[str, Any]:
+    p = profile.player
+    return {
+        "id": p.id,
+        "name": p.name,
+        "kind": p.kind,
+        "created_at": p.created_at,
+        "stats": profile.stats,
+    }
+
+
+@router.post(
+    "",
+    operation_id="create_player",
+    status_code=status.HTTP_201_CREATED,
+    dependencies=[rate_limit(Budget.CREATE)],
+    response_model=PlayerCreated,
+    responses={201: OK_HEADERS, **problem_responses(ValidationProblem, RateLimitedProblem)},
+    summary="Create a player: an account without e-mail or password, known by its key",
+)
+def create_player(body: PlayerCreate, players: PlayersDep, response: Response) -> PlayerCreated:
+    player, key = players.create(body)
+    response.headers["Location"] = f"/v1/players/{player.id}"
+    response.headers["Cache-Control"] = "no-store"
+    return PlayerCreated.model_validate({**player_out(players.profile(player)), "key": key})
+
+
+@router.get(
+    "/me",
+    operation_id="get_me",
+    dependencies=[rate_limit(Budget.READ)],
+    response_model=PlayerRead,
+    responses={200: OK_HEADERS, **problem_responses(*ME_PROBLEMS)},
+    summary="The caller's account and statistics",
+)
+def get_me(player: PlayerForRead, players: ReadPlayersDep) -> PlayerRead:
+    return PlayerRead.model_validate(player_out(players.profile(player)))
+
+
+@router.patch(
+    "/me",
+    operation_id="update_me",
+    dependencies=[rate_limit(Budget.MOVE)],
+    response_model=PlayerRead,
+    responses={200: OK_HEADERS, **problem_responses(*ME_PROBLEMS)},
+    summary="Rename the caller",
+)
+def update_me(body: PlayerUpdate, player: PlayerForWrite, players: PlayersDep) -> PlayerRead:
+    players.rename(player, body.name)
+    return PlayerRead.model_validate(player_out(players.profile(player)))
+
+
+@router.post(
+    "/me/key",
+    operation_id="rotate_key",
+    dependencies=[rate_limit(Budget.CREATE)],
+    response_model=PlayerKeyRead,
+    responses={200: OK_HEADERS, **problem_responses(*ME_PROBLEMS)},
+    summary="A new player key; the old one stops working at once",
+)
+def rotate_key(player: PlayerForWrite, players: PlayersDep, response: Response) -> PlayerKeyRead:
+    response.headers["Cache-Control"] = "no-store"
+    return PlayerKeyRead(key=players.rotate_key(player))
+
+
+@router.delete(
+    "/me",
+    operation_id="delete_me",
+    status_code=status.HTTP_204_NO_CONTENT,
+    dependencies=[rate_limit(Budget.MOVE)],
+    responses={204: OK_HEADERS, **problem_responses(*ME_PROBLEMS)},
+    summary="Delete the caller's account",
+    description=(
+        "The name, key and statistics are erased and the player's games are unlinked from "
+        "the account: the games themselves, and their places on past leaderboards, stay "
+        "(as a deleted player's)."
+    ),
+)
+def delete_me(
+    player: PlayerForWrite, players: PlayersDep, session: SessionDep, request: Request
+) -> Response:
+    players.delete(player)
+    GameService(session, request.app.state.settings).unlink_player(player.id)
+    return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+
+def _cursor(game: GameSummaryRead) -> str:
+    raw = json.dumps([game.created_at.isoformat(), game.id]).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _after(cursor: str | None) -> tuple[datetime, str] | None:
+    if cursor is None:
+        return None
+    try:
+        created, game_id = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+        return datetime.fromisoformat(created), str(game_id)
+    except (ValueError, TypeError, binascii.Error):
+        raise ValidationProblem("cursor: not a cursor this server gave") from None
+
+
+@router.get(
+    "/me/games",
+    operation_id="list_my_games",
+    dependencies=[rate_limit(Budget.READ)],
+    response_model=GameSummaryList,
+    responses={
+        200: {
+            "headers": {
+                **RATE_LIMIT_HEADERS,
+                "Link": {
+                    "description": 'The next page: <url>; rel="next" (absent on the last)',
+                    "schema": {"type": "string"},
+                },
+            }
+        },
+        **problem_responses(*ME_PROBLEMS),
+    },
+    summary="The caller's games, newest first, a page at a time",
+)
+def list_my_games(
+    player: PlayerForRead,
+    session: ReadSessionDep,
+    request: Request,
+    response: Response,
+    status_: Annotated[GameStatus | None, Query(alias="status")] = None,
+    layout: Annotated[str | None, Query(max_length=32)] = None,
+    limit: Annotated[int, Query(ge=1, le=100)] = 20,
+    cursor: Annotated[str | None, Query(max_length=200, description="next of a page")] = None,
+) -> GameSummaryList:
+    rows = GameService(session, request.app.state.settings).list_for_player(
+        player.id, limit + 1, _after(cursor), status_, layout
+    )
+    games = [
+        GameSummaryRead(
+            id=g.id,
+            layout=g.layout,
+            scoring=g.rules["scoring"],
+            status=g.status,
+            score=g.score,
+            cards_left=g.cards_left,
+            version=g.version,
+            challenge_id=g.challenge_id,
+            created_at=g.created_at,
+            updated_at=g.updated_at,
+            ended_at=g.ended_at,
+        )
+        for g in rows[:limit]
+    ]
+    next_cursor = _cursor(games[-1]) if len(rows) > limit else None
+    if next_cursor is not None:
+        url = request.url.include_query_params(cursor=next_cursor)
+        response.headers["Link"] = f'<{url.path}?{url.query}>; rel="next"'
+    return GameSummaryList(games=games, next=next_cursor)
+
+
+@router.get(
+    "/{player_id}",
+    operation_id="get_player",
+    dependencies=[rate_limit(Budget.READ)],
+    response_model=PlayerRead,
+    responses={
+        200: OK_HEADERS,
+        **problem_responses(NotFoundProblem, ValidationProblem, RateLimitedProblem),
+    },
+    summary="A player's public profile: name, kind, since when, statistics",
+)
+def get_player(
+    player_id: Annotated[str, Path(max_length=64)], players: ReadPlayersDep
+) -> PlayerRead:
+    player = players.get(player_id)
+    if player is None:
+        raise NotFoundProblem(f"no player {player_id[:32]!r}")
+    return PlayerRead.model_validate(player_out(players.profile(player)))

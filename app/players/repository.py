@@ -1,0 +1,103 @@
+"""Every query of the players domain, and nothing else."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Table, case, delete, select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session
+
+from app.engine import GameStatus
+from app.players.models import ALL, Player, PlayerStats
+
+STATS: Table = PlayerStats.__table__  # type: ignore[assignment]
+
+
+def _upsert(dialect: str) -> postgresql.Insert | sqlite.Insert:
+    """An INSERT that can become ON CONFLICT ... DO UPDATE, in ``dialect``."""
+    return postgresql.insert(STATS) if dialect == "postgresql" else sqlite.insert(STATS)
+
+
+class PlayerRepository:
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def get(self, player_id: str, *, for_update: bool = False) -> Player | None:
+        statement = select(Player).where(Player.id == player_id)
+        if for_update:
+            statement = statement.with_for_update()
+        return self.session.scalars(statement).one_or_none()
+
+    def add(self, player: Player) -> None:
+        self.session.add(player)
+        self.session.flush()
+
+    def stats(self, player_id: str) -> Sequence[PlayerStats]:
+        q = select(PlayerStats).where(PlayerStats.player_id == player_id)
+        return self.session.scalars(q.order_by(PlayerStats.layout, PlayerStats.scoring)).all()
+
+    def delete_stats(self, player_id: str) -> None:
+        self.session.execute(delete(PlayerStats).where(PlayerStats.player_id == player_id))
+
+    def count_result(
+        self,
+        player_id: str,
+        layout: str,
+        scoring: str,
+        status: GameStatus,
+        score: int,
+        *,
+        lower_is_better: bool,
+    ) -> None:
+        """Count one ended game in the player's line for ``layout``/``scoring`` and in the
+        ``*`` line, as increments made by the database (an upsert each): two games of the
+        player ending at once both count, on either database."""
+        dialect = self.session.get_bind().dialect.name
+        won = status is GameStatus.WON
+        for line_layout, line_scoring, best in (
+            (layout, scoring, score),
+            (ALL, ALL, None),  # schemes mix here: no best score
+        ):
+            statement = _upsert(dialect).values(
+                player_id=player_id,
+                layout=line_layout,
+                scoring=line_scoring,
+                played=1,
+                won=int(won),
+                lost=int(status is GameStatus.LOST),
+                conceded=int(status is GameStatus.CONCEDED),
+                score_sum=score,
+                best_score=best,
+                current_run=int(won),
+                longest_run=int(won),
+            )
+            new = statement.excluded
+            c = STATS.c
+            better = (
+                new.best_score < c.best_score if lower_is_better else new.best_score > c.best_score
+            )
+            updates: dict[str, Any] = {
+                "played": c.played + 1,
+                "won": c.won + new.won,
+                "lost": c.lost + new.lost,
+                "conceded": c.conceded + new.conceded,
+                "score_sum": c.score_sum + new.score_sum,
+                "best_score": case(
+                    (c.best_score.is_(None), new.best_score),
+                    (better, new.best_score),
+                    else_=c.best_score,
+                ),
+                "current_run": c.current_run + 1 if won else 0,
+                "longest_run": case(
+                    (c.current_run + 1 > c.longest_run, c.current_run + 1), else_=c.longest_run
+                )
+                if won
+                else c.longest_run,
+            }
+            self.session.execute(
+                statement.on_conflict_do_update(
+                    index_elements=[c.player_id, c.layout, c.scoring], set_=updates
+                )
+            )

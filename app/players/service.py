@@ -1,0 +1,159 @@
+"""The players use cases: accounts by key, renaming, rotating the key, deleting the
+account, and statistics counted as each game ends.
+
+A player key reads ``tpk.<player id>.<secret>``: the id finds the account, and the secret
+is checked against its stored SHA-256 in constant time, as a game's token is. Keys and
+game tokens never look alike, so one ``Authorization: Bearer`` header carries either.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy.orm import Session
+
+from app.engine import Scoring
+from app.games.service import GameEnded
+from app.kit.auth import hash_secret, new_secret, secret_matches
+from app.kit.ids import is_id, new_id
+from app.kit.models import utcnow
+from app.players.errors import PlayerKeyRefusedProblem, PlayerKeyRequiredProblem
+from app.players.models import ALL, Player, PlayerStats
+from app.players.repository import PlayerRepository
+from app.players.schemas import PlayerCreate, StatLineRead, StatsRead
+
+KEY_PREFIX = "tpk"
+# What resolving a player from a credential may answer instead of the player.
+PLAYER_PROBLEMS = (PlayerKeyRequiredProblem, PlayerKeyRefusedProblem)
+
+
+def is_player_key(credential: str) -> bool:
+    return credential.startswith(KEY_PREFIX + ".")
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    player: Player
+    stats: StatsRead
+
+
+class PlayerService:
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.players = PlayerRepository(session)
+
+    def create(self, request: PlayerCreate) -> tuple[Player, str]:
+        player = Player(id=new_id(), name=request.name, kind=request.kind)
+        key = self._new_key(player)
+        self.players.add(player)
+        return player, key
+
+    def resolve(self, credential: str, *, for_update: bool = False) -> Player:
+        """The account a player key opens; 401 for a credential that is no player key
+        (a game's token, say), 403 for a key that opens no account."""
+        if not is_player_key(credential):
+            raise PlayerKeyRequiredProblem(
+                "this call needs a player key (Authorization: Bearer tpk....), not a game's token"
+            )
+        player = self.authenticate(credential, for_update=for_update)
+        if player is None:
+            raise PlayerKeyRefusedProblem("the player key opens no account (rotated or deleted?)")
+        return player
+
+    def authenticate(self, key: str, *, for_update: bool = False) -> Player | None:
+        """The account ``key`` opens, or None (a wrong, rotated or deleted key)."""
+        prefix, _, rest = key.partition(".")
+        player_id, _, secret = rest.partition(".")
+        if prefix != KEY_PREFIX or not secret or not is_id(player_id):
+            return None
+        player = self.players.get(player_id, for_update=for_update)
+        if player is None or player.key_hash is None:
+            return None
+        return player if secret_matches(secret, player.key_hash) else None
+
+    def get(self, player_id: str) -> Player | None:
+        player = self.players.get(player_id) if is_id(player_id) else None
+        return player if player is not None and player.deleted_at is None else None
+
+    def rename(self, player: Player, name: str) -> None:
+        player.name = name
+        self.session.flush()
+
+    def rotate_key(self, player: Player) -> str:
+        key = self._new_key(player)
+        self.session.flush()
+        return key
+
+    def delete(self, player: Player) -> None:
+        """Erase the account: its name, key and statistics. Its games are unlinked by the
+        caller (they, and its places on past leaderboards, stay, as a deleted player's)."""
+        player.name = None
+        player.key_hash = None
+        player.deleted_at = utcnow()
+        self.players.delete_stats(player.id)
+        self.session.flush()
+
+    def profile(self, player: Player) -> Profile:
+        lines = {(s.layout, s.scoring): s for s in self.players.stats(player.id)}
+        overall = lines.pop((ALL, ALL), None)
+        return Profile(
+            player,
+            StatsRead(
+                overall=_line(overall, ALL, ALL),
+                by_layout=[_line(s, layout, scoring) for (layout, scoring), s in lines.items()],
+            ),
+        )
+
+    def game_ended(self, ended: GameEnded) -> None:
+        """A game ended: when it is a player's, count it in their statistics (in the
+        transaction of its last move)."""
+        if ended.player_id is None:
+            return
+        self.players.count_result(
+            ended.player_id,
+            ended.layout,
+            ended.scoring.value,
+            ended.status,
+            ended.score,
+            lower_is_better=ended.scoring is Scoring.CARDS_LEFT,
+        )
+
+    @staticmethod
+    def _new_key(player: Player) -> str:
+        secret = new_secret()
+        player.key_hash = hash_secret(secret)
+        return f"{KEY_PREFIX}.{player.id}.{secret}"
+
+
+def _line(stats: PlayerStats | None, layout: str, scoring: str) -> StatLineRead:
+    if stats is None:
+        return StatLineRead(
+            layout=layout,
+            scoring=scoring,
+            played=0,
+            won=0,
+            lost=0,
+            conceded=0,
+            win_rate=None,
+            best_score=None,
+            mean_score=None,
+            current_run=0,
+            longest_run=0,
+        )
+    played = stats.played
+    return StatLineRead(
+        layout=stats.layout,
+        scoring=stats.scoring,
+        played=played,
+        won=stats.won,
+        lost=stats.lost,
+        conceded=stats.conceded,
+        win_rate=round(stats.won / played, 4) if played else None,
+        best_score=stats.best_score,
+        mean_score=round(stats.score_sum / played, 2) if played else None,
+        current_run=stats.current_run,
+        longest_run=stats.longest_run,
+    )
+
+
+__all__ = ["PLAYER_PROBLEMS", "Player", "PlayerService", "Profile", "is_player_key"]
