@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from app import models  # noqa: F401 - every table on the metadata: foreign keys cross domains
+from app.challenges import endpoints as challenges
 from app.games import endpoints as games
 from app.kit.database import make_engine, make_read_sessionmaker, make_sessionmaker
 from app.kit.middleware import (
@@ -17,6 +18,7 @@ from app.kit.middleware import (
     RelativeLocation,
     RequestBody,
 )
+from app.kit.models import utcnow
 from app.kit.problems import install_problem_handlers
 from app.kit.ratelimit import Budget, limiter_from
 from app.kit.workload import WorkLimiter
@@ -69,6 +71,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             {"name": "games", "description": "Create and play games"},
             {"name": "layouts", "description": "The geometry to draw a table"},
             {"name": "players", "description": "Accounts by key, their games and statistics"},
+            {"name": "challenges", "description": "The daily challenge and its leaderboard"},
             {"name": "operations", "description": "Health and readiness"},
         ],
     )
@@ -77,6 +80,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.sessions = make_sessionmaker(engine)
     app.state.read_sessions = make_read_sessionmaker(engine)
     app.state.solver = solver
+    app.state.clock = utcnow
     app.state.rate_limiter = limiter_from(
         settings.rate_limits_enabled,
         settings.rate_limit_storage_url,
@@ -92,6 +96,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(games.router)
     app.include_router(layouts.router)
     app.include_router(players.router)
+    app.include_router(games.challenge_router)
+    app.include_router(challenges.router)
     app.include_router(health.router)
     app.include_router(metrics.router)
     mount_web_client(app)

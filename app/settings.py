@@ -95,6 +95,12 @@ class Settings(BaseSettings):
     purge_batch_size: int = Field(
         default=500, ge=1, le=100000, description="Games the purge deletes per transaction"
     )
+    challenge_secret: str | None = Field(
+        default=None,
+        min_length=32,
+        description="The secret the daily challenges' deals derive from (32+ characters); "
+        "unset: the server makes one once and keeps it in the database",
+    )
     db_pool_size: int = Field(default=5, ge=1, le=100)
     db_statement_timeout_ms: int = Field(default=10000, ge=100, le=600000)
     db_timeout_s: int = Field(
@@ -216,7 +222,9 @@ class Settings(BaseSettings):
         return value
 
 
-SECRET_FIELDS = frozenset({"database_url", "rate_limit_storage_url", "metrics_token"})
+SECRET_FIELDS = frozenset(
+    {"database_url", "rate_limit_storage_url", "metrics_token", "challenge_secret"}
+)
 
 
 def describe_error(error: ValidationError) -> str:

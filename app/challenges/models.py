@@ -8,7 +8,6 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
-    Boolean,
     Date,
     Enum,
     ForeignKey,
@@ -47,8 +46,8 @@ class Challenge(Base):
 
 class ChallengeEntry(Base):
     """A player's one ranked attempt at a challenge. ``rank_score`` orders the board
-    whatever the scheme (the score negated where higher is better), None until the game
-    ends, and for good when it ends after the day (not ranked)."""
+    whatever the scheme (the score negated where higher is better): None until the game
+    ends, and for good when it ends after the day (then it is not ranked)."""
 
     __tablename__ = "challenge_entries"
 
@@ -70,7 +69,6 @@ class ChallengeEntry(Base):
     score: Mapped[int | None] = mapped_column(Integer)
     moves: Mapped[int | None] = mapped_column(Integer)
     rank_score: Mapped[int | None] = mapped_column(Integer)
-    ranked: Mapped[bool] = mapped_column(Boolean, default=False)
     started_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
 

@@ -42,7 +42,7 @@ GameIdPath = Annotated[str, Path(min_length=1, max_length=64, description="The g
 
 
 def game_service(session: Session, request: Request) -> GameService:
-    return GameService(session, request.app.state.settings)
+    return GameService(session, request.app.state.settings, clock=request.app.state.clock)
 
 
 def _checked_row(

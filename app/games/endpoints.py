@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import date, datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Header, Query, Request, Response, status
+from fastapi import APIRouter, Depends, Header, Path, Query, Request, Response, status
 
 from app import engine
+from app.challenges.service import (
+    START_PROBLEMS,
+    ChallengeService,
+    challenge_secret,
+    check_open,
+    ensure_challenge,
+    parse_challenge_id,
+)
 from app.engine import GameState, Play
 from app.games import solving
 from app.games.access import (
@@ -26,10 +35,12 @@ from app.games.errors import (
     IllegalMoveProblem,
     MoveLimitProblem,
     PreconditionFailedProblem,
+    RankedGameProblem,
 )
-from app.games.models import Analysis
+from app.games.models import Analysis, Game
 from app.games.schemas import (
     AnalysisRead,
+    ChallengeLinkRead,
     GameCreate,
     GameCreated,
     GameRead,
@@ -45,12 +56,14 @@ from app.games.schemas import (
     RevealRead,
 )
 from app.games.service import GameService, LoadedGame, MoveResult, etag
+from app.kit.auth import BearerDep
+from app.kit.clock import ClockDep
 from app.kit.deps import ReadSessionDep, SessionDep, release
 from app.kit.errors import PayloadTooLargeProblem, ServiceUnavailableProblem, ValidationProblem
 from app.kit.problems import problem_responses
 from app.kit.ratelimit import RATE_LIMIT_HEADERS, Budget, RateLimitedProblem, rate_limit
 from app.kit.workload import WorkLimiter
-from app.players.service import PLAYER_PROBLEMS, PlayerService
+from app.players.service import PLAYER_PROBLEMS, Player, PlayerService
 
 router = APIRouter(prefix="/v1/games", tags=["games"])
 
@@ -65,7 +78,11 @@ async def get_game_service(session: SessionDep, request: Request) -> GameService
     """The games service of a writing request, with what follows games' ends: the
     player's statistics (and the challenge's board) count in the same transaction."""
     service = game_service(session, request)
-    service.on_end = (PlayerService(session).game_ended,)
+    settings = request.app.state.settings
+    service.on_end = (
+        PlayerService(session).game_ended,
+        ChallengeService(session, settings).game_ended,
+    )
     return service
 
 
@@ -194,13 +211,22 @@ def legal_move_objects(
     return out
 
 
-def game_out(game: LoadedGame) -> dict[str, Any]:
-    """The game as its player may see it; the deal only once the game has ended."""
+def game_out(game: LoadedGame, now: datetime) -> dict[str, Any]:
+    """The game as its player may see it; the deal only once the game has ended (and a
+    challenge's game only once its day is over too)."""
     row, state = game.row, game.state
     view = engine.player_view(state)
     reveal = None
-    if state.is_over:
+    if state.is_over and not deal_secret(row, now):
         reveal = RevealRead(deal=row.deal.split(), salt=row.salt, deal_number=row.deal_number)
+    challenge = None
+    if row.challenge_id is not None and row.reveal_after is not None:
+        ended_in_time = row.ended_at is not None and row.ended_at < row.reveal_after
+        challenge = ChallengeLinkRead(
+            id=row.challenge_id,
+            ranked=ended_in_time or (row.ended_at is None and now < row.reveal_after),
+            reveal_after=row.reveal_after,
+        )
     return {
         "id": row.id,
         "version": state.moves_made,
@@ -220,16 +246,24 @@ def game_out(game: LoadedGame) -> dict[str, Any]:
         "deal_number": row.deal_number if row.deal_chosen else None,
         "commitment": row.commitment,
         "reveal": reveal,
+        "player_id": row.player_id,
+        "challenge": challenge,
         "created_at": row.created_at,
         "updated_at": row.updated_at,
     }
 
 
-def _move_answer(result: MoveResult, response: Response) -> GameRead:
+def deal_secret(row: Game, now: datetime) -> bool:
+    """Whether the game's deal must stay secret now whatever its state: a challenge's
+    game before its day is over."""
+    return row.reveal_after is not None and now < row.reveal_after
+
+
+def _move_answer(result: MoveResult, response: Response, now: datetime) -> GameRead:
     response.headers["ETag"] = etag(result.game.state.moves_made)
     if result.replayed:
         response.headers["Idempotent-Replayed"] = "true"
-    return GameRead.model_validate(game_out(result.game))
+    return GameRead.model_validate(game_out(result.game, now))
 
 
 @router.post(
@@ -264,11 +298,12 @@ def create_game(
     solver: SolverDep,
     player: OptionalPlayer,
     response: Response,
+    clock: ClockDep,
 ) -> GameCreated:
     game, token = service.create(body, solver, player.id if player is not None else None)
     response.headers["Location"] = f"/v1/games/{game.row.id}"
     response.headers["ETag"] = etag(0)
-    return GameCreated.model_validate({**game_out(game), "token": token})
+    return GameCreated.model_validate({**game_out(game, clock()), "token": token})
 
 
 @router.get(
@@ -279,9 +314,9 @@ def create_game(
     responses={**ok_with_links(200, "/id", legal_move="/legal_moves/0"), **READ_ERRORS},
     summary="The game's state as its player sees it",
 )
-async def get_game(game: GameForRead, response: Response) -> GameRead:
+async def get_game(game: GameForRead, response: Response, clock: ClockDep) -> GameRead:
     response.headers["ETag"] = etag(game.state.moves_made)
-    return GameRead.model_validate(game_out(game))
+    return GameRead.model_validate(game_out(game, clock()))
 
 
 @router.get(
@@ -315,6 +350,7 @@ def make_move(
     body: MoveCreate,
     service: GameServiceDep,
     response: Response,
+    clock: ClockDep,
     if_match: IfMatchHeader = None,
     idempotency_key: IdempotencyKeyHeader = None,
 ) -> GameRead:
@@ -326,7 +362,7 @@ def make_move(
         idempotency_key=idempotency_key,
         expect=expect,
     )
-    return _move_answer(result, response)
+    return _move_answer(result, response, clock())
 
 
 @router.post(
@@ -342,6 +378,7 @@ def play_card(
     body: PlayCreate,
     service: GameServiceDep,
     response: Response,
+    clock: ClockDep,
     if_match: IfMatchHeader = None,
     idempotency_key: IdempotencyKeyHeader = None,
 ) -> GameRead:
@@ -353,7 +390,7 @@ def play_card(
         idempotency_key=idempotency_key,
         expect=expect,
     )
-    return _move_answer(result, response)
+    return _move_answer(result, response, clock())
 
 
 def _simple_move(move: str, operation_id: str, summary: str) -> None:
@@ -361,11 +398,12 @@ def _simple_move(move: str, operation_id: str, summary: str) -> None:
         game: GameForMove,
         service: GameServiceDep,
         response: Response,
+        clock: ClockDep,
         if_match: IfMatchHeader = None,
         idempotency_key: IdempotencyKeyHeader = None,
     ) -> GameRead:
         result = service.move(game, move, if_match=if_match, idempotency_key=idempotency_key)
-        return _move_answer(result, response)
+        return _move_answer(result, response, clock())
 
     endpoint.__name__ = operation_id
     router.add_api_route(
@@ -432,7 +470,7 @@ def list_moves(
     response_model=HintRead,
     responses={
         **ok_with_links(200, "/game_id"),
-        **problem_responses(*READ_PROBLEMS, GameOverProblem),
+        **problem_responses(*READ_PROBLEMS, GameOverProblem, RankedGameProblem),
     },
     summary="A suggested move, from what the player can see",
     description=(
@@ -447,9 +485,15 @@ def get_hint(
     game: GameForRead,
     request: Request,
     solver: SolverDep,
+    clock: ClockDep,
     seed: Annotated[int | None, Query(ge=0, le=2**32 - 1)] = None,
     samples: Annotated[int | None, Query(ge=1, le=solving.MAX_HINT_SAMPLES)] = None,
 ) -> HintRead:
+    if not game.state.is_over and deal_secret(game.row, clock()):
+        raise RankedGameProblem(
+            "no hints in a ranked challenge game: the leaderboard compares unaided play",
+            challenge_id=game.row.challenge_id,
+        )
     result = solving.suggest(game.state, request.app.state.settings, solver, seed, samples)
     move = next(m for m in legal_move_objects(game.state) if m.move == result.move)
     return HintRead(
@@ -483,7 +527,7 @@ ANALYSIS_FIELDS = (
     response_model=AnalysisRead,
     responses={
         **ok_with_links(200, "/game_id"),
-        **problem_responses(*READ_PROBLEMS, GameInProgressProblem),
+        **problem_responses(*READ_PROBLEMS, GameInProgressProblem, RankedGameProblem),
     },
     summary="For a finished game: could it be cleared, its best score, where it was lost",
 )
@@ -493,7 +537,15 @@ def get_analysis(
     writer: GameServiceDep,
     solver: SolverDep,
     request: Request,
+    clock: ClockDep,
 ) -> AnalysisRead:
+    if game.state.is_over and deal_secret(game.row, clock()):
+        raise RankedGameProblem(
+            "a challenge's game is analysed once its day is over: the analysis would show "
+            "the day's deal to players who have not played it yet",
+            challenge_id=game.row.challenge_id,
+            reveal_after=game.row.reveal_after.isoformat() if game.row.reveal_after else None,
+        )
     stored, log = reader.analysis_inputs(game)
     release(reader.session)  # the search below holds no transaction and no connection
     if stored is None:
@@ -505,3 +557,81 @@ def get_analysis(
         scoring=game.state.rules.scoring,
         **{name: stored.body[name] for name in ANALYSIS_FIELDS},
     )
+
+
+# -- a challenge's attempt: a game, answered as create_game answers ------------------------
+challenge_router = APIRouter(prefix="/v1/challenges", tags=["challenges"])
+
+
+async def challenge_of_path(
+    challenge_id: Annotated[
+        str, Path(max_length=64, description="A challenge's id: its date and layout")
+    ],
+) -> tuple[date, str]:
+    """The challenge's day and layout, or a 404 before anything else is looked at."""
+    return parse_challenge_id(challenge_id)
+
+
+def player_for_attempt(credential: BearerDep, session: ReadSessionDep) -> Player:
+    player = PlayerService(session).resolve(credential)
+    release(session)
+    return player
+
+
+async def get_challenges(session: SessionDep, request: Request) -> ChallengeService:
+    return ChallengeService(session, request.app.state.settings)
+
+
+async def get_read_challenges(session: ReadSessionDep, request: Request) -> ChallengeService:
+    return ChallengeService(session, request.app.state.settings)
+
+
+@challenge_router.post(
+    "/{challenge_id}/games",
+    operation_id="start_challenge_game",
+    status_code=status.HTTP_201_CREATED,
+    dependencies=[rate_limit(Budget.CREATE)],
+    response_model=GameCreated,
+    responses={
+        **ok_with_links(201, "/id", token=True, legal_move="/legal_moves/0"),
+        **problem_responses(
+            *PLAYER_PROBLEMS,
+            *START_PROBLEMS,
+            ValidationProblem,
+            RateLimitedProblem,
+            ServiceUnavailableProblem,
+        ),
+    },
+    summary="Start the player's one ranked attempt at a challenge",
+    description=(
+        "Needs a player key. One attempt a player and challenge (a second: 409 "
+        "already-entered, also when two race). The attempt is an ordinary game for every "
+        "other endpoint, but for this: until the day is over its deal stays secret (no "
+        "reveal, no analysis) and hints are off; it is ranked if it ends within the day."
+    ),
+)
+def start_challenge_game(
+    target: Annotated[tuple[date, str], Depends(challenge_of_path)],
+    player: Annotated[Player, Depends(player_for_attempt)],
+    reader: Annotated[ChallengeService, Depends(get_read_challenges)],
+    writer: Annotated[ChallengeService, Depends(get_challenges)],
+    solver: SolverDep,
+    clock: ClockDep,
+    request: Request,
+    response: Response,
+) -> GameCreated:
+    day, layout = target
+    now = clock()
+    check_open(day, now)  # before the day's deal is dealt: a closed day deals none
+    challenge = ensure_challenge(
+        day,
+        layout,
+        reader,
+        writer,
+        solver,
+        lambda: challenge_secret(request.app.state.settings, request.app.state.sessions),
+    )
+    game, token = writer.start(challenge, player, now)
+    response.headers["Location"] = f"/v1/games/{game.row.id}"
+    response.headers["ETag"] = etag(0)
+    return GameCreated.model_validate({**game_out(game, now), "token": token})

@@ -44,3 +44,13 @@ class PreconditionFailedProblem(ProblemError):
 class IdempotencyMismatchProblem(ValidationProblem):
     slug = "idempotency-key-reused"
     title = "Idempotency-Key reused with a different request"
+
+
+class RankedGameProblem(ProblemError):
+    """Refused while a challenge's day lasts: a hint in a ranked game (a GET never
+    changes state, so a hint cannot mark the game as assisted instead), or an analysis,
+    which would show the day's deal before the day is over."""
+
+    status = 409
+    slug = "ranked-game"
+    title = "Not in a ranked challenge game before the day is over"

@@ -55,10 +55,13 @@ class Game(Base):
     player_id: Mapped[str | None] = mapped_column(
         String(32), ForeignKey("players.id", ondelete="SET NULL")
     )
-    # The daily challenge it is the ranked attempt at, if any.
+    # The daily challenge it is the ranked attempt at, if any, and the end of that day:
+    # until then its deal stays secret even once the game is over (a player who finished
+    # could hand it to one who has not started), hints are off, and it can be ranked.
     challenge_id: Mapped[str | None] = mapped_column(
         String(48), ForeignKey("challenges.id", ondelete="SET NULL")
     )
+    reveal_after: Mapped[datetime | None] = mapped_column(UTCDateTime())
 
     moves: Mapped[list[Move]] = relationship(
         back_populates="game", lazy="raise", order_by="Move.seq", passive_deletes=True

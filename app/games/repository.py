@@ -94,6 +94,7 @@ class GameRepository:
         expected_version: int,
         move: str,
         *,
+        now: datetime,
         line: str,
         status: GameStatus,
         score: int,
@@ -108,7 +109,6 @@ class GameRepository:
         the other transaction, then finds its row). The move goes in first so that the
         constraints, not a check made earlier, decide the race.
         """
-        now = utcnow()
         inserted = self.session.execute(
             _INSERT_MOVE[self._dialect],
             {

@@ -141,6 +141,20 @@ class RevealRead(BaseModel):
     deal_number: int | None
 
 
+class ChallengeLinkRead(BaseModel):
+    """The daily challenge a game is the ranked attempt at."""
+
+    id: str
+    ranked: bool = Field(
+        description="Whether its result counts on the leaderboard: true while the day lasts "
+        "and once it has ended within the day; false once the day is over without it"
+    )
+    reveal_after: datetime = Field(
+        description="The end of the challenge's day: until then the deal stays secret (no "
+        "reveal, no analysis, even once the game is over) and hints are off"
+    )
+
+
 class GameRead(BaseModel):
     id: str
     version: int = Field(description="Moves applied so far; the ETag names it")
@@ -158,7 +172,12 @@ class GameRead(BaseModel):
     legal_moves: list[LegalMoveRead]
     deal_number: int | None = Field(description="The deal number, when the player chose it")
     commitment: str = Field(description="SHA-256 of the deal and a secret salt")
-    reveal: RevealRead | None = Field(description="The deal and salt, once the game has ended")
+    reveal: RevealRead | None = Field(
+        description="The deal and salt, once the game has ended (a challenge's game: once "
+        "its day is over too)"
+    )
+    player_id: str | None = Field(description="The player whose game it is, or null")
+    challenge: ChallengeLinkRead | None
     created_at: datetime
     updated_at: datetime
 

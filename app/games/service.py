@@ -36,6 +36,7 @@ from app.games.solving import winnable_deal
 from app.kit.auth import hash_secret, new_secret
 from app.kit.errors import ProblemError, ValidationProblem
 from app.kit.ids import new_id
+from app.kit.models import utcnow
 from app.kit.workload import WorkLimiter
 from app.ops import metrics
 from app.settings import Settings, get_settings
@@ -84,11 +85,13 @@ class GameService:
         session: Session,
         settings: Settings | None = None,
         on_end: Sequence[GameEndListener] = (),
+        clock: Callable[[], datetime] = utcnow,
     ) -> None:
         self.session = session
         self.settings = settings if settings is not None else get_settings()
         self.games = GameRepository(session)
         self.on_end = on_end
+        self.clock = clock  # the time of each move (a challenge's day ends by it)
 
     # -- creation ---------------------------------------------------------------------
     def create(
@@ -113,12 +116,14 @@ class GameService:
         player_id: str | None = None,
         challenge_id: str | None = None,
         salt: str | None = None,
+        reveal_after: datetime | None = None,
     ) -> tuple[LoadedGame, str]:
         """Deal ``deal`` as a new game; its token once. A challenge's game takes the
         challenge's salt, so that its commitment is the challenge's."""
         state = engine.new_game(deal, rules, layout)
         token = new_secret()
         salt = salt if salt is not None else secrets.token_hex(16)
+        now = self.clock()
         row = Game(
             id=new_id(),
             token_hash=hash_secret(token),
@@ -135,6 +140,9 @@ class GameService:
             cards_left=state.cards_left,
             player_id=player_id,
             challenge_id=challenge_id,
+            reveal_after=reveal_after,
+            created_at=now,
+            updated_at=now,
         )
         self.games.add(row)
         metrics.game_created(layout.name)
@@ -298,6 +306,7 @@ class GameService:
             row,
             row.version,
             str(move),
+            now=self.clock(),
             line=",".join(engine.line_after(row.line.split(",") if row.line else (), move)),
             status=new.outcome,
             score=new.score.total,

@@ -6,7 +6,8 @@
   attempt) and ``leaderboard_buckets`` (results counted by score and moves, to rank
   without counting the rows ahead); ``server_secrets`` (where the challenges' secret is
   kept when no setting gives one);
-- ``games.player_id`` and ``games.challenge_id``, and an index for a player's games.
+- ``games.player_id``, ``games.challenge_id`` and ``games.reveal_after``, and an index
+  for a player's games.
 
 Revision ID: 0003
 Revises: 0002
@@ -132,7 +133,6 @@ def upgrade() -> None:
         sa.Column("score", sa.Integer(), nullable=True),
         sa.Column("moves", sa.Integer(), nullable=True),
         sa.Column("rank_score", sa.Integer(), nullable=True),
-        sa.Column("ranked", sa.Boolean(), nullable=False),
         sa.Column("started_at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("finished_at", sa.DateTime(timezone=True), nullable=True),
         sa.ForeignKeyConstraint(
@@ -168,6 +168,7 @@ def upgrade() -> None:
     with op.batch_alter_table("games", schema=None) as batch_op:
         batch_op.add_column(sa.Column("player_id", sa.String(length=32), nullable=True))
         batch_op.add_column(sa.Column("challenge_id", sa.String(length=48), nullable=True))
+        batch_op.add_column(sa.Column("reveal_after", sa.DateTime(timezone=True), nullable=True))
         batch_op.create_index(
             "ix_games_player_id_created_at", ["player_id", "created_at", "id"], unique=False
         )
@@ -192,6 +193,7 @@ def downgrade() -> None:
         batch_op.drop_constraint(batch_op.f("fk_games_challenge_id_challenges"), type_="foreignkey")
         batch_op.drop_constraint(batch_op.f("fk_games_player_id_players"), type_="foreignkey")
         batch_op.drop_index("ix_games_player_id_created_at")
+        batch_op.drop_column("reveal_after")
         batch_op.drop_column("challenge_id")
         batch_op.drop_column("player_id")
 

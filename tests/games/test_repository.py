@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import UTC, datetime
 
 import pytest
 from sqlalchemy import Engine, func, select
@@ -47,6 +48,7 @@ def _append(repo: GameRepository, row: Game, version: int, key: str | None) -> b
         row,
         version,
         "draw",
+        now=datetime.now(UTC),
         line="draw",
         status=GameStatus.IN_PROGRESS,
         score=0,

@@ -1,0 +1,260 @@
+"""The challenge endpoints (under /v1/challenges): the day's challenge, a ranked attempt,
+the leaderboard."""
+
+from __future__ import annotations
+
+from datetime import date
+from enum import StrEnum
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Path, Query, Request, Response
+
+from app import engine
+from app.challenges.errors import ChallengeNotOpenProblem, NoRankedResultProblem
+from app.challenges.models import Challenge
+from app.challenges.schemas import (
+    ChallengeRead,
+    ChallengeRevealRead,
+    ChallengeStatus,
+    LeaderboardEntryRead,
+    LeaderboardRead,
+)
+from app.challenges.service import (
+    Board,
+    ChallengeService,
+    Placed,
+    challenge_id,
+    challenge_secret,
+    closes_at,
+    decode_cursor,
+    encode_cursor,
+    ensure_challenge,
+    opens_at,
+    parse_challenge_id,
+)
+from app.kit.auth import OptionalBearerDep
+from app.kit.clock import ClockDep
+from app.kit.deps import ReadSessionDep, SessionDep, release
+from app.kit.errors import NotFoundProblem, ServiceUnavailableProblem, ValidationProblem
+from app.kit.models import PlayerKind
+from app.kit.problems import problem_responses
+from app.kit.ratelimit import RATE_LIMIT_HEADERS, Budget, RateLimitedProblem, rate_limit
+from app.kit.workload import WorkLimiter
+from app.players.service import PLAYER_PROBLEMS, PlayerService
+
+router = APIRouter(prefix="/v1/challenges", tags=["challenges"])
+
+OK_HEADERS = {"headers": RATE_LIMIT_HEADERS}
+ChallengeIdPath = Annotated[
+    str,
+    Path(max_length=64, description="A challenge's id: its date and layout, e.g. 2026-12-01.golf"),
+]
+
+
+class Around(StrEnum):
+    ME = "me"
+
+
+async def get_solver(request: Request) -> WorkLimiter:
+    limiter: WorkLimiter = request.app.state.solver
+    return limiter
+
+
+SolverDep = Annotated[WorkLimiter, Depends(get_solver)]
+
+
+def _entry_out(place: Placed, name: str | None, deleted: bool) -> LeaderboardEntryRead:
+    entry = place.entry
+    # On a board, an entry has ended: its score, moves and finish are set.
+    assert entry.score is not None and entry.moves is not None and entry.finished_at
+    return LeaderboardEntryRead(
+        rank=place.rank,
+        player_id=entry.player_id,
+        name=name,
+        deleted=deleted,
+        score=entry.score,
+        moves=entry.moves,
+        finished_at=entry.finished_at,
+    )
+
+
+def _day(text: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise ValidationProblem(f"date: {text!r} is no date (YYYY-MM-DD)") from None
+
+
+def challenge_out(challenge: Challenge, now: Any) -> ChallengeRead:
+    over = now >= closes_at(challenge.day)
+    return ChallengeRead(
+        id=challenge.id,
+        date=challenge.day,
+        layout=challenge.layout,
+        rules=challenge.rules,
+        status=ChallengeStatus.CLOSED if over else ChallengeStatus.OPEN,
+        opens_at=opens_at(challenge.day),
+        closes_at=closes_at(challenge.day),
+        commitment=challenge.commitment,
+        entries=challenge.entries,
+        reveal=ChallengeRevealRead(deal=challenge.deal.split(), salt=challenge.salt)
+        if over
+        else None,
+        best_score=challenge.best_score if over else None,
+        best_score_searched=over and challenge.best_searched_at is not None,
+    )
+
+
+async def get_challenges(session: SessionDep, request: Request) -> ChallengeService:
+    return ChallengeService(session, request.app.state.settings)
+
+
+async def get_read_challenges(session: ReadSessionDep, request: Request) -> ChallengeService:
+    return ChallengeService(session, request.app.state.settings)
+
+
+ChallengesDep = Annotated[ChallengeService, Depends(get_challenges)]
+ReadChallengesDep = Annotated[ChallengeService, Depends(get_read_challenges)]
+
+
+@router.get(
+    "/daily",
+    operation_id="get_daily_challenge",
+    dependencies=[rate_limit(Budget.READ)],
+    response_model=ChallengeRead,
+    responses={
+        200: OK_HEADERS,
+        **problem_responses(
+            NotFoundProblem,
+            ChallengeNotOpenProblem,
+            ValidationProblem,
+            RateLimitedProblem,
+            ServiceUnavailableProblem,
+        ),
+    },
+    summary="The day's challenge for a layout (today's, or ?date=)",
+    description=(
+        "One deal a layout and UTC day, proved winnable, the same for every player; "
+        "its commitment from the day's first second, its deal and salt once the day is "
+        "over (with the best final score the deal allowed, the solver's). A day that has "
+        "not begun: 409 challenge-not-open; a past day nobody played: 404."
+    ),
+)
+def get_daily_challenge(
+    reader: ReadChallengesDep,
+    writer: ChallengesDep,
+    solver: SolverDep,
+    clock: ClockDep,
+    request: Request,
+    layout: Annotated[
+        str, Query(max_length=32, json_schema_extra={"enum": list(engine.LAYOUTS)})
+    ] = "tripeaks",
+    date_: Annotated[
+        str | None,
+        Query(
+            alias="date",
+            pattern=r"^\d{4}-\d{2}-\d{2}$",
+            description="YYYY-MM-DD (UTC); today's by default",
+            json_schema_extra={"format": "date"},
+        ),
+    ] = None,
+) -> ChallengeRead:
+    if layout not in engine.LAYOUTS:
+        raise ValidationProblem(f"layout: no layout {layout!r}; see list_layouts")
+    now = clock()
+    day = _day(date_) if date_ is not None else now.date()
+    if now < opens_at(day):
+        raise ChallengeNotOpenProblem(f"the challenge of {day} opens at {opens_at(day)}")
+    if day < now.date():
+        # A day that is over has the challenge it had: one that nobody asked for while
+        # it lasted was never dealt (and is not dealt now: a day's deal is made once).
+        challenge = reader.stored(challenge_id(day, layout))
+        if challenge is None:
+            raise NotFoundProblem(f"nobody played a {layout} challenge on {day}")
+        release(reader.session)
+    else:
+        challenge = ensure_challenge(
+            day,
+            layout,
+            reader,
+            writer,
+            solver,
+            lambda: challenge_secret(request.app.state.settings, request.app.state.sessions),
+        )
+    if now >= closes_at(day) and challenge.best_searched_at is None:
+        best = writer.best_score(challenge, solver)  # no transaction is open yet
+        challenge = writer.keep_best(challenge.id, best)
+    return challenge_out(challenge, now)
+
+
+@router.get(
+    "/{challenge_id}/leaderboard",
+    operation_id="get_leaderboard",
+    dependencies=[rate_limit(Budget.READ)],
+    response_model=LeaderboardRead,
+    responses={
+        200: {
+            "headers": {
+                **RATE_LIMIT_HEADERS,
+                "Link": {
+                    "description": 'The next page: <url>; rel="next" (absent on the last)',
+                    "schema": {"type": "string"},
+                },
+            }
+        },
+        **problem_responses(
+            *PLAYER_PROBLEMS,
+            NotFoundProblem,
+            NoRankedResultProblem,
+            ChallengeNotOpenProblem,
+            ValidationProblem,
+            RateLimitedProblem,
+        ),
+    },
+    summary="A challenge's leaderboard: by score, then fewer moves, then the earlier finish",
+    # The bearer is needed only for around=me: none, or the bearer.
+    openapi_extra={"security": [{}]},
+    description=(
+        "Ranked results only (games that ended within the day), humans and bots on "
+        "boards of their own (`kind`). Equal scores and move counts share a rank "
+        "(1, 2, 2, 4). Pages follow `next` (or the Link header); `around=me`, with a "
+        "player key, answers the caller's result with `limit` results either side."
+    ),
+)
+def get_leaderboard(
+    challenge_id: ChallengeIdPath,
+    reader: ReadChallengesDep,
+    clock: ClockDep,
+    request: Request,
+    response: Response,
+    credential: OptionalBearerDep,
+    kind: PlayerKind = PlayerKind.HUMAN,
+    limit: Annotated[int, Query(ge=1, le=100)] = 20,
+    cursor: Annotated[str | None, Query(max_length=300, description="next of a page")] = None,
+    around: Around | None = None,
+) -> LeaderboardRead:
+    day, _ = parse_challenge_id(challenge_id)
+    if clock() < opens_at(day):
+        raise ChallengeNotOpenProblem(f"challenge {challenge_id} opens at {opens_at(day)}")
+    board: Board
+    if around is Around.ME:
+        players = PlayerService(reader.session)
+        if credential is None:
+            players.resolve("")  # the 401 that says a player key is needed
+        assert credential is not None
+        board = reader.around(challenge_id, players.resolve(credential), limit)
+    else:
+        after = decode_cursor(cursor) if cursor is not None else None
+        board = reader.board(challenge_id, kind, limit, after)
+    names = PlayerService(reader.session).names([p.entry.player_id for p in board.places])
+    next_cursor = encode_cursor(board.next) if board.next is not None else None
+    if next_cursor is not None:
+        url = request.url.include_query_params(cursor=next_cursor)
+        response.headers["Link"] = f'<{url.path}?{url.query}>; rel="next"'
+    return LeaderboardRead(
+        challenge_id=challenge_id,
+        kind=board.kind,
+        ranked=board.ranked,
+        entries=[_entry_out(p, *names.get(p.entry.player_id, (None, True))) for p in board.places],
+        next=next_cursor,
+    )

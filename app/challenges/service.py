@@ -1,0 +1,304 @@
+"""The daily challenge's use cases: the day's challenge, a player's one ranked attempt, the
+result entered when the game ends, and the leaderboard.
+
+A challenge is derived (``app.challenges.deals``) the first time anyone asks for it, by
+the solver with no transaction open, then stored: every later caller, on any replica,
+reads the stored deal. Its secret is ``CHALLENGE_SECRET``, or else one the server makes
+for itself once and keeps in the database (``server_secrets``).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Any
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from app import engine
+from app.challenges.deals import daily_rules, daily_salt, find_daily_deal
+from app.challenges.errors import (
+    AlreadyEnteredProblem,
+    ChallengeClosedProblem,
+    ChallengeNotOpenProblem,
+    NoRankedResultProblem,
+)
+from app.challenges.models import Challenge, ChallengeEntry
+from app.challenges.repository import BoardKey, ChallengeRepository
+from app.engine.solver import Budget, solve_best
+from app.games.service import GameEnded, GameService, LoadedGame
+from app.kit.deps import release
+from app.kit.errors import NotFoundProblem, ServiceUnavailableProblem, ValidationProblem
+from app.kit.models import PlayerKind
+from app.kit.workload import WorkLimiter
+from app.players.service import Player
+from app.settings import Settings
+
+SECRET_NAME = "challenge"
+# What starting an attempt may answer instead of the game (besides the player's key).
+START_PROBLEMS = (
+    NotFoundProblem,
+    AlreadyEnteredProblem,
+    ChallengeNotOpenProblem,
+    ChallengeClosedProblem,
+)
+_ID = re.compile(r"(\d{4}-\d{2}-\d{2})\.([a-z0-9_]{1,32})")
+
+
+def challenge_id(day: date, layout: str) -> str:
+    return f"{day.isoformat()}.{layout}"
+
+
+def parse_challenge_id(value: str) -> tuple[date, str]:
+    """(day, layout) of a challenge id; a 404 for one that cannot name a challenge."""
+    match = _ID.fullmatch(value)
+    if match is None or match.group(2) not in engine.LAYOUTS:
+        raise NotFoundProblem(f"no challenge {value[:48]!r}")
+    try:
+        return date.fromisoformat(match.group(1)), match.group(2)
+    except ValueError:
+        raise NotFoundProblem(f"no challenge {value[:48]!r}") from None
+
+
+def opens_at(day: date) -> datetime:
+    return datetime.combine(day, time(), tzinfo=UTC)
+
+
+def closes_at(day: date) -> datetime:
+    return opens_at(day) + timedelta(days=1)
+
+
+def check_open(day: date, now: datetime) -> None:
+    """Refuse (409) an attempt at the challenge of ``day`` unless ``now`` is within it."""
+    if now < opens_at(day):
+        raise ChallengeNotOpenProblem(f"the challenge of {day} opens at {opens_at(day)}")
+    if now >= closes_at(day):
+        raise ChallengeClosedProblem(f"the challenge of {day} closed at {closes_at(day)}")
+
+
+def challenge_secret(settings: Settings, sessions: sessionmaker[Session]) -> bytes:
+    """``CHALLENGE_SECRET``, or else the secret the server keeps for the challenges: made
+    once, in a transaction of its own (it is the server's, not any request's)."""
+    if settings.challenge_secret:
+        return settings.challenge_secret.encode()
+    with sessions() as session:
+        value = ChallengeRepository(session).secret(SECRET_NAME, secrets.token_hex(32))
+        session.commit()
+    return bytes.fromhex(value)
+
+
+def ensure_challenge(
+    day: date,
+    layout: str,
+    reader: ChallengeService,
+    writer: ChallengeService,
+    solver: WorkLimiter,
+    secret: Callable[[], bytes],
+) -> Challenge:
+    """The stored challenge, derived and stored first if nobody asked for it yet: read
+    through ``reader`` (whose read then ends), searched with no transaction open, then
+    stored through ``writer``."""
+    stored = reader.stored(challenge_id(day, layout))
+    release(reader.session)
+    if stored is not None:
+        return stored
+    return writer.store(reader.derive(day, layout, secret(), solver))
+
+
+@dataclass(frozen=True, slots=True)
+class Placed:
+    entry: ChallengeEntry
+    rank: int
+
+
+@dataclass(frozen=True, slots=True)
+class Board:
+    challenge_id: str
+    kind: PlayerKind
+    ranked: int
+    places: list[Placed]
+    next: BoardKey | None
+
+
+class ChallengeService:
+    def __init__(self, session: Session, settings: Settings) -> None:
+        self.session = session
+        self.settings = settings
+        self.challenges = ChallengeRepository(session)
+
+    # -- the day's challenge ----------------------------------------------------------
+    def stored(self, challenge_id: str) -> Challenge | None:
+        return self.challenges.get(challenge_id)
+
+    def derive(self, day: date, layout: str, secret: bytes, solver: WorkLimiter) -> dict[str, Any]:
+        """The day's challenge, computed (a solver search: call it with no transaction
+        open)."""
+        seconds = self.settings.solver_budget_ms / 1000
+        key = day.isoformat()
+        deal = solver.run("challenge", seconds, find_daily_deal, secret, key, layout, seconds)
+        if deal is None:
+            raise ServiceUnavailableProblem(
+                "the day's deal was not proved winnable in time; retry", retry_after=1
+            )
+        salt = daily_salt(secret, key, layout)
+        return {
+            "id": challenge_id(day, layout),
+            "day": day,
+            "layout": layout,
+            "rules": daily_rules(layout).to_dict(),
+            "deal": engine.format_deal(deal),
+            "salt": salt,
+            "commitment": engine.commitment(deal, salt),
+        }
+
+    def store(self, values: dict[str, Any]) -> Challenge:
+        """Keep the derived challenge (two racing derivations agree; one is kept)."""
+        return self.challenges.add_if_absent(values)
+
+    def best_score(self, challenge: Challenge, solver: WorkLimiter) -> int | None:
+        """The deal's best final score (a solver search within ANALYSIS_BUDGET_MS: call
+        it with no transaction open); None when the search ran out of time."""
+        seconds = self.settings.analysis_budget_ms / 1000
+        rules = engine.Rules.from_dict(challenge.rules)
+        layout = engine.get_layout(challenge.layout)
+        start = engine.new_game(engine.parse_cards(challenge.deal), rules, layout)
+        answer = solver.run(
+            "challenge_best", seconds, solve_best, start, Budget(max_nodes=None, seconds=seconds)
+        )
+        return answer.score
+
+    def keep_best(self, challenge_id: str, best: int | None) -> Challenge:
+        self.challenges.set_best(challenge_id, best)
+        stored = self.challenges.get(challenge_id)
+        assert stored is not None
+        self.session.refresh(stored)
+        return stored
+
+    # -- attempts -----------------------------------------------------------------------
+    def start(self, challenge: Challenge, player: Player, now: datetime) -> tuple[LoadedGame, str]:
+        """The player's one ranked attempt: a game of the day's deal, under its rules,
+        committed to with its salt (its commitment is the challenge's)."""
+        check_open(challenge.day, now)
+        if not self.challenges.add_entry(challenge.id, player.id, player.kind, now):
+            entry = self.challenges.entry(challenge.id, player.id)
+            raise AlreadyEnteredProblem(
+                f"player {player.id} has already entered {challenge.id}",
+                game_id=entry.game_id if entry is not None else None,
+            )
+        rules = engine.Rules.from_dict(challenge.rules)
+        game, token = GameService(self.session, self.settings, clock=lambda: now).start(
+            engine.parse_cards(challenge.deal),
+            rules,
+            engine.get_layout(challenge.layout),
+            None,
+            chosen=False,
+            player_id=player.id,
+            challenge_id=challenge.id,
+            salt=challenge.salt,
+            reveal_after=closes_at(challenge.day),
+        )
+        self.challenges.set_entry_game(challenge.id, player.id, game.row.id)
+        self.challenges.count_entry(challenge.id)
+        return game, token
+
+    def game_ended(self, ended: GameEnded) -> None:
+        """A game ended: when it is a challenge's attempt, enter its result, ranked when
+        it ended within the day (in the transaction of its last move)."""
+        if ended.challenge_id is None:
+            return
+        day, _ = parse_challenge_id(ended.challenge_id)
+        ranked = ended.ended_at < closes_at(day)
+        lower_is_better = ended.scoring is engine.Scoring.CARDS_LEFT
+        self.challenges.finish_entry(
+            ended.game_id,
+            ended.status,
+            ended.score,
+            ended.moves,
+            ended.ended_at,
+            rank_score=(ended.score if lower_is_better else -ended.score) if ranked else None,
+        )
+
+    # -- the board ----------------------------------------------------------------------
+    def board(
+        self, challenge_id: str, kind: PlayerKind, limit: int, after: BoardKey | None
+    ) -> Board:
+        rows = list(self.challenges.board_after(challenge_id, kind, after, limit + 1))
+        more = len(rows) > limit
+        rows = rows[:limit]
+        return Board(
+            challenge_id,
+            kind,
+            self.challenges.ranked(challenge_id, kind),
+            self._placed(challenge_id, kind, rows),
+            board_key(rows[-1]) if more else None,
+        )
+
+    def around(self, challenge_id: str, player: Player, neighbours: int) -> Board:
+        """The player's ranked result with ``neighbours`` results either side of it."""
+        entry = self.challenges.entry(challenge_id, player.id)
+        if entry is None or entry.rank_score is None:
+            raise NoRankedResultProblem(
+                f"player {player.id} has no ranked result on {challenge_id}"
+            )
+        key = board_key(entry)
+        rows = [
+            *self.challenges.board_before(challenge_id, entry.kind, key, neighbours),
+            entry,
+            *self.challenges.board_after(challenge_id, entry.kind, key, neighbours),
+        ]
+        return Board(
+            challenge_id,
+            entry.kind,
+            self.challenges.ranked(challenge_id, entry.kind),
+            self._placed(challenge_id, entry.kind, rows),
+            None,
+        )
+
+    def _placed(
+        self, challenge_id: str, kind: PlayerKind, rows: list[ChallengeEntry]
+    ) -> list[Placed]:
+        """Ranks for consecutive board rows: one plus the results strictly better, from
+        the buckets (a sum over the buckets ahead of the first row, then a walk)."""
+        if not rows:
+            return []
+        first, last = _result(rows[0]), _result(rows[-1])
+        ahead = self.challenges.better_than(challenge_id, kind, *first)
+        rank_of: dict[tuple[int, int], int] = {}
+        for rank_score, moves, entries in self.challenges.buckets_between(
+            challenge_id, kind, first, last
+        ):
+            rank_of[(rank_score, moves)] = ahead + 1
+            ahead += entries
+        return [Placed(row, rank_of[_result(row)]) for row in rows]
+
+
+def _result(entry: ChallengeEntry) -> tuple[int, int]:
+    assert entry.rank_score is not None and entry.moves is not None
+    return entry.rank_score, entry.moves
+
+
+def board_key(entry: ChallengeEntry) -> BoardKey:
+    assert entry.finished_at is not None
+    return (*_result(entry), entry.finished_at, entry.player_id)
+
+
+def encode_cursor(key: BoardKey) -> str:
+    rank_score, moves, finished_at, player_id = key
+    raw = json.dumps([rank_score, moves, finished_at.isoformat(), player_id]).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> BoardKey:
+    try:
+        rank_score, moves, finished_at, player_id = json.loads(
+            base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        )
+        return int(rank_score), int(moves), datetime.fromisoformat(finished_at), str(player_id)
+    except (ValueError, TypeError, binascii.Error):
+        raise ValidationProblem("cursor: not a cursor this server gave") from None
