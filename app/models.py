@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from app.challenges.models import Challenge, ChallengeEntry, LeaderboardBucket, ServerSecret
+from app.challenges.models import (
+    Challenge,
+    ChallengeEntry,
+    LeaderboardBucket,
+    LeaderboardScore,
+    ServerSecret,
+)
 from app.games.models import Analysis, Game, Move
 from app.kit.models import Base
 from app.players.models import Player, PlayerStats
@@ -14,6 +20,7 @@ __all__ = [
     "ChallengeEntry",
     "Game",
     "LeaderboardBucket",
+    "LeaderboardScore",
     "Move",
     "Player",
     "PlayerStats",

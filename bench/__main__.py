@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-MODULES = ("engine", "solver", "analysis", "http", "abuse")
+MODULES = ("engine", "solver", "analysis", "http", "abuse", "leaderboard")
 
 
 def main(argv: list[str]) -> int:

@@ -12,6 +12,7 @@ from fastapi import APIRouter, Depends, Path, Query, Request, Response
 from app import engine
 from app.challenges.errors import ChallengeNotOpenProblem, NoRankedResultProblem
 from app.challenges.models import Challenge
+from app.challenges.repository import Place
 from app.challenges.schemas import (
     ChallengeRead,
     ChallengeRevealRead,
@@ -22,7 +23,6 @@ from app.challenges.schemas import (
 from app.challenges.service import (
     Board,
     ChallengeService,
-    Placed,
     challenge_id,
     challenge_secret,
     closes_at,
@@ -63,18 +63,15 @@ async def get_solver(request: Request) -> WorkLimiter:
 SolverDep = Annotated[WorkLimiter, Depends(get_solver)]
 
 
-def _entry_out(place: Placed, name: str | None, deleted: bool) -> LeaderboardEntryRead:
-    entry = place.entry
-    # On a board, an entry has ended: its score, moves and finish are set.
-    assert entry.score is not None and entry.moves is not None and entry.finished_at
+def _entry_out(place: Place) -> LeaderboardEntryRead:
     return LeaderboardEntryRead(
         rank=place.rank,
-        player_id=entry.player_id,
-        name=name,
-        deleted=deleted,
-        score=entry.score,
-        moves=entry.moves,
-        finished_at=entry.finished_at,
+        player_id=place.player_id,
+        name=place.name,
+        deleted=place.deleted,
+        score=place.score,
+        moves=place.moves,
+        finished_at=place.finished_at,
     )
 
 
@@ -246,7 +243,6 @@ def get_leaderboard(
     else:
         after = decode_cursor(cursor) if cursor is not None else None
         board = reader.board(challenge_id, kind, limit, after)
-    names = PlayerService(reader.session).names([p.entry.player_id for p in board.places])
     next_cursor = encode_cursor(board.next) if board.next is not None else None
     if next_cursor is not None:
         url = request.url.include_query_params(cursor=next_cursor)
@@ -255,6 +251,6 @@ def get_leaderboard(
         challenge_id=challenge_id,
         kind=board.kind,
         ranked=board.ranked,
-        entries=[_entry_out(p, *names.get(p.entry.player_id, (None, True))) for p in board.places],
+        entries=[_entry_out(p) for p in board.places],
         next=next_cursor,
     )

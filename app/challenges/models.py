@@ -103,6 +103,21 @@ class LeaderboardBucket(Base):
     entries: Mapped[int] = mapped_column(Integer, default=0)
 
 
+class LeaderboardScore(Base):
+    """How many ranked results of a board have this score, whatever their move count:
+    the sum over the scores ahead is a few hundred rows where the buckets' would be
+    thousands."""
+
+    __tablename__ = "leaderboard_scores"
+
+    challenge_id: Mapped[str] = mapped_column(
+        String(48), ForeignKey("challenges.id", ondelete="CASCADE"), primary_key=True
+    )
+    kind: Mapped[PlayerKind] = mapped_column(kind_column(), primary_key=True)
+    rank_score: Mapped[int] = mapped_column(Integer, primary_key=True)
+    entries: Mapped[int] = mapped_column(Integer, default=0)
+
+
 class ServerSecret(Base):
     """A secret the server made for itself where no setting gives one (the challenges'),
     kept so that every replica and restart derives the same days."""

@@ -3,38 +3,62 @@
 The board is ``challenge_entries`` in the order of ``ix_challenge_entries_board``
 (``rank_score``, then ``moves``, then ``finished_at``, then ``player_id``): a page is a range
 of that index after a cursor (a row value), never an OFFSET. A rank is one plus the
-results strictly better, read from ``leaderboard_buckets`` (one row per score and move
-count, a few thousand at most) rather than counted over the entries ahead.
+results strictly better, read from two tables of counts rather than counted over the
+entries ahead: ``leaderboard_scores`` (one row a score: a few hundred) for the scores
+ahead, and ``leaderboard_buckets`` (one row a score and move count) for the better move
+counts of the same score.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import datetime
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Table, func, select, tuple_, update
+from sqlalchemy import Table, bindparam, column, func, select, table, tuple_, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
-from app.challenges.models import Challenge, ChallengeEntry, LeaderboardBucket, ServerSecret
+from app.challenges.models import (
+    Challenge,
+    ChallengeEntry,
+    LeaderboardBucket,
+    LeaderboardScore,
+    ServerSecret,
+)
 from app.engine import GameStatus
 from app.kit.models import PlayerKind, utcnow
 
 CHALLENGES: Table = Challenge.__table__  # type: ignore[assignment]
 ENTRIES: Table = ChallengeEntry.__table__  # type: ignore[assignment]
 BUCKETS: Table = LeaderboardBucket.__table__  # type: ignore[assignment]
+SCORES: Table = LeaderboardScore.__table__  # type: ignore[assignment]
 SECRETS: Table = ServerSecret.__table__  # type: ignore[assignment]
+
+# The players' table, read for the names on a board (in the same statement as its rows).
+PLAYERS = table("players", column("id"), column("name"), column("deleted_at"))
 
 # A place on a board: (rank_score, moves, finished_at, player_id).
 BoardKey = tuple[int, int, datetime, str]
+_BOARD_KEY = (ENTRIES.c.rank_score, ENTRIES.c.moves, ENTRIES.c.finished_at, ENTRIES.c.player_id)
 
-_BOARD_ORDER = (
-    ChallengeEntry.rank_score,
-    ChallengeEntry.moves,
-    ChallengeEntry.finished_at,
-    ChallengeEntry.player_id,
-)
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """A ranked result as a board shows it."""
+
+    player_id: str
+    score: int
+    moves: int
+    finished_at: datetime
+    rank_score: int
+    rank: int
+    name: str | None
+    deleted: bool
+
+    @property
+    def key(self) -> BoardKey:
+        return (self.rank_score, self.moves, self.finished_at, self.player_id)
 
 
 def _insert(dialect: str, table: Table) -> postgresql.Insert | sqlite.Insert:
@@ -147,88 +171,147 @@ class ChallengeRepository:
         ).first()
         if done is None or rank_score is None:
             return
-        statement = _insert(self._dialect, BUCKETS).values(
-            challenge_id=done.challenge_id,
-            kind=done.kind,
-            rank_score=rank_score,
-            moves=moves,
-            entries=1,
-        )
-        self.session.execute(
-            statement.on_conflict_do_update(
-                index_elements=[
-                    BUCKETS.c.challenge_id,
-                    BUCKETS.c.kind,
-                    BUCKETS.c.rank_score,
-                    BUCKETS.c.moves,
-                ],
-                set_={"entries": BUCKETS.c.entries + 1},
+        place = {"challenge_id": done.challenge_id, "kind": done.kind, "rank_score": rank_score}
+        for counts, values in ((BUCKETS, {**place, "moves": moves}), (SCORES, place)):
+            statement = _insert(self._dialect, counts).values(**values, entries=1)
+            self.session.execute(
+                statement.on_conflict_do_update(
+                    index_elements=[counts.c[name] for name in values],
+                    set_={"entries": counts.c.entries + 1},
+                )
             )
-        )
 
     # -- the board ----------------------------------------------------------------------
-    def _board(self, challenge_id: str, kind: PlayerKind) -> Any:
-        return select(ChallengeEntry).where(
-            ChallengeEntry.challenge_id == challenge_id,
-            ChallengeEntry.kind == kind,
-            ChallengeEntry.rank_score.is_not(None),
-        )
-
     def board_after(
         self, challenge_id: str, kind: PlayerKind, after: BoardKey | None, limit: int
-    ) -> Sequence[ChallengeEntry]:
-        """``limit`` results in board order, after ``after`` (from the top without)."""
-        q = self._board(challenge_id, kind)
-        if after is not None:
-            q = q.where(tuple_(*_BOARD_ORDER) > tuple_(*after))
-        rows: Sequence[ChallengeEntry] = self.session.scalars(
-            q.order_by(*_BOARD_ORDER).limit(limit)
-        ).all()
-        return rows
+    ) -> tuple[list[Place], int]:
+        """``limit`` results in board order after ``after`` (from the top without), and
+        how many are ranked on the board: one statement."""
+        board = {"challenge_id": challenge_id, "kind": kind, "limit": limit}
+        if after is None:
+            rows = self.session.execute(_FIRST, board).all()
+        else:
+            rows = self.session.execute(_AFTER, {**board, **_key_params(after)}).all()
+        ranked = int(rows[0].ranked) if rows else self.ranked(challenge_id, kind)
+        return [_place(r) for r in rows], ranked
+
+    def place_of(self, challenge_id: str, kind: PlayerKind, player_id: str) -> Place | None:
+        """The player's ranked result on the board, with its rank (None without one)."""
+        row = self.session.execute(
+            _MINE, {"challenge_id": challenge_id, "kind": kind, "player_id": player_id}
+        ).first()
+        return _place(row) if row is not None else None
 
     def board_before(
         self, challenge_id: str, kind: PlayerKind, before: BoardKey, limit: int
-    ) -> Sequence[ChallengeEntry]:
+    ) -> list[Place]:
         """``limit`` results just before ``before``, in board order."""
-        q = self._board(challenge_id, kind).where(tuple_(*_BOARD_ORDER) < tuple_(*before))
-        rows = self.session.scalars(
-            q.order_by(*(c.desc() for c in _BOARD_ORDER)).limit(limit)
-        ).all()
-        return list(reversed(rows))
-
-    def better_than(self, challenge_id: str, kind: PlayerKind, rank_score: int, moves: int) -> int:
-        """How many ranked results are strictly better than (rank_score, moves)."""
-        total = self.session.scalar(
-            select(func.coalesce(func.sum(LeaderboardBucket.entries), 0)).where(
-                LeaderboardBucket.challenge_id == challenge_id,
-                LeaderboardBucket.kind == kind,
-                tuple_(LeaderboardBucket.rank_score, LeaderboardBucket.moves)
-                < tuple_(rank_score, moves),
-            )
-        )
-        return int(total or 0)
-
-    def buckets_between(
-        self, challenge_id: str, kind: PlayerKind, first: tuple[int, int], last: tuple[int, int]
-    ) -> list[tuple[int, int, int]]:
-        """The buckets from ``first`` to ``last`` (score, moves), in board order."""
-        key = tuple_(LeaderboardBucket.rank_score, LeaderboardBucket.moves)
         rows = self.session.execute(
-            select(LeaderboardBucket.rank_score, LeaderboardBucket.moves, LeaderboardBucket.entries)
-            .where(
-                LeaderboardBucket.challenge_id == challenge_id,
-                LeaderboardBucket.kind == kind,
-                key >= tuple_(*first),
-                key <= tuple_(*last),
-            )
-            .order_by(LeaderboardBucket.rank_score, LeaderboardBucket.moves)
+            _BEFORE,
+            {"challenge_id": challenge_id, "kind": kind, "limit": limit, **_key_params(before)},
         ).all()
-        return [(r.rank_score, r.moves, r.entries) for r in rows]
+        return [_place(r) for r in reversed(rows)]
 
     def ranked(self, challenge_id: str, kind: PlayerKind) -> int:
-        total = self.session.scalar(
-            select(func.coalesce(func.sum(LeaderboardBucket.entries), 0)).where(
-                LeaderboardBucket.challenge_id == challenge_id, LeaderboardBucket.kind == kind
-            )
+        return int(
+            self.session.scalar(select(_RANKED), {"challenge_id": challenge_id, "kind": kind}) or 0
         )
-        return int(total or 0)
+
+
+def _key_params(key: BoardKey) -> dict[str, Any]:
+    rank_score, moves, finished_at, player_id = key
+    return {
+        "k_score": rank_score,
+        "k_moves": moves,
+        "k_finished": finished_at,
+        "k_player": player_id,
+    }
+
+
+def _page(where: list[Any], *, descending: bool, limit: bool = True) -> Any:
+    """Board rows with their ranks and their players' names: the rank of each row is one
+    plus two sums read from the counts' tables (see the module's doc), the name comes from
+    the players' table. Built once (with bind parameters): building a statement this size
+    costs more than running it."""
+    e = ENTRIES.c
+    scores_ahead = (
+        select(func.coalesce(func.sum(SCORES.c.entries), 0))
+        .where(
+            SCORES.c.challenge_id == e.challenge_id,
+            SCORES.c.kind == e.kind,
+            SCORES.c.rank_score < e.rank_score,
+        )
+        .scalar_subquery()
+    )
+    moves_ahead = (
+        select(func.coalesce(func.sum(BUCKETS.c.entries), 0))
+        .where(
+            BUCKETS.c.challenge_id == e.challenge_id,
+            BUCKETS.c.kind == e.kind,
+            BUCKETS.c.rank_score == e.rank_score,
+            BUCKETS.c.moves < e.moves,
+        )
+        .scalar_subquery()
+    )
+    statement = (
+        select(
+            e.player_id,
+            e.score,
+            e.moves,
+            e.finished_at,
+            e.rank_score,
+            (1 + scores_ahead + moves_ahead).label("rank"),
+            PLAYERS.c.name,
+            PLAYERS.c.deleted_at,
+        )
+        .select_from(ENTRIES.outerjoin(PLAYERS, PLAYERS.c.id == e.player_id))
+        .where(
+            e.challenge_id == bindparam("challenge_id"),
+            e.kind == bindparam("kind"),
+            e.rank_score.is_not(None),
+            *where,
+        )
+        .order_by(*(c.desc() for c in _BOARD_KEY) if descending else _BOARD_KEY)
+    )
+    return statement.limit(bindparam("limit")) if limit else statement
+
+
+def _place(r: Any) -> Place:
+    return Place(
+        player_id=r.player_id,
+        score=r.score,
+        moves=r.moves,
+        finished_at=_aware(r.finished_at),
+        rank_score=r.rank_score,
+        rank=int(r.rank),
+        name=r.name,
+        deleted=r.deleted_at is not None,
+    )
+
+
+# How many results a board ranks: the sum of its scores' counts (a few hundred rows).
+_RANKED = (
+    select(func.coalesce(func.sum(SCORES.c.entries), 0))
+    .where(SCORES.c.challenge_id == bindparam("challenge_id"), SCORES.c.kind == bindparam("kind"))
+    .scalar_subquery()
+    .label("ranked")
+)
+# A place given by a cursor, typed as the columns it is compared with (a timestamp is
+# stored as UTC text on SQLite: the column's type writes the parameter the same way).
+_AT = tuple_(
+    *(
+        bindparam(name, type_=c.type)
+        for name, c in zip(
+            ("k_score", "k_moves", "k_finished", "k_player"), _BOARD_KEY, strict=True
+        )
+    )
+)
+_FIRST = _page([], descending=False).add_columns(_RANKED)
+_AFTER = _page([tuple_(*_BOARD_KEY) > _AT], descending=False).add_columns(_RANKED)
+_BEFORE = _page([tuple_(*_BOARD_KEY) < _AT], descending=True)
+_MINE = _page([ENTRIES.c.player_id == bindparam("player_id")], descending=False, limit=False)
+
+
+def _aware(moment: datetime) -> datetime:
+    """Core rows skip the ORM's type: SQLite gives back naive UTC."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)

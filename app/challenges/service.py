@@ -29,8 +29,8 @@ from app.challenges.errors import (
     ChallengeNotOpenProblem,
     NoRankedResultProblem,
 )
-from app.challenges.models import Challenge, ChallengeEntry
-from app.challenges.repository import BoardKey, ChallengeRepository
+from app.challenges.models import Challenge
+from app.challenges.repository import BoardKey, ChallengeRepository, Place
 from app.engine.solver import Budget, solve_best
 from app.games.service import GameEnded, GameService, LoadedGame
 from app.kit.deps import release
@@ -112,17 +112,11 @@ def ensure_challenge(
 
 
 @dataclass(frozen=True, slots=True)
-class Placed:
-    entry: ChallengeEntry
-    rank: int
-
-
-@dataclass(frozen=True, slots=True)
 class Board:
     challenge_id: str
     kind: PlayerKind
     ranked: int
-    places: list[Placed]
+    places: list[Place]
     next: BoardKey | None
 
 
@@ -228,64 +222,20 @@ class ChallengeService:
     def board(
         self, challenge_id: str, kind: PlayerKind, limit: int, after: BoardKey | None
     ) -> Board:
-        rows = list(self.challenges.board_after(challenge_id, kind, after, limit + 1))
-        more = len(rows) > limit
-        rows = rows[:limit]
-        return Board(
-            challenge_id,
-            kind,
-            self.challenges.ranked(challenge_id, kind),
-            self._placed(challenge_id, kind, rows),
-            board_key(rows[-1]) if more else None,
-        )
+        places, ranked = self.challenges.board_after(challenge_id, kind, after, limit + 1)
+        more = len(places) > limit
+        places = places[:limit]
+        return Board(challenge_id, kind, ranked, places, places[-1].key if more else None)
 
     def around(self, challenge_id: str, player: Player, neighbours: int) -> Board:
         """The player's ranked result with ``neighbours`` results either side of it."""
-        entry = self.challenges.entry(challenge_id, player.id)
-        if entry is None or entry.rank_score is None:
-            raise NoRankedResultProblem(
-                f"player {player.id} has no ranked result on {challenge_id}"
-            )
-        key = board_key(entry)
-        rows = [
-            *self.challenges.board_before(challenge_id, entry.kind, key, neighbours),
-            entry,
-            *self.challenges.board_after(challenge_id, entry.kind, key, neighbours),
-        ]
-        return Board(
-            challenge_id,
-            entry.kind,
-            self.challenges.ranked(challenge_id, entry.kind),
-            self._placed(challenge_id, entry.kind, rows),
-            None,
-        )
-
-    def _placed(
-        self, challenge_id: str, kind: PlayerKind, rows: list[ChallengeEntry]
-    ) -> list[Placed]:
-        """Ranks for consecutive board rows: one plus the results strictly better, from
-        the buckets (a sum over the buckets ahead of the first row, then a walk)."""
-        if not rows:
-            return []
-        first, last = _result(rows[0]), _result(rows[-1])
-        ahead = self.challenges.better_than(challenge_id, kind, *first)
-        rank_of: dict[tuple[int, int], int] = {}
-        for rank_score, moves, entries in self.challenges.buckets_between(
-            challenge_id, kind, first, last
-        ):
-            rank_of[(rank_score, moves)] = ahead + 1
-            ahead += entries
-        return [Placed(row, rank_of[_result(row)]) for row in rows]
-
-
-def _result(entry: ChallengeEntry) -> tuple[int, int]:
-    assert entry.rank_score is not None and entry.moves is not None
-    return entry.rank_score, entry.moves
-
-
-def board_key(entry: ChallengeEntry) -> BoardKey:
-    assert entry.finished_at is not None
-    return (*_result(entry), entry.finished_at, entry.player_id)
+        kind = player.kind
+        mine = self.challenges.place_of(challenge_id, kind, player.id)
+        if mine is None:
+            raise NoRankedResultProblem(f"no ranked result of player {player.id} on {challenge_id}")
+        before = self.challenges.board_before(challenge_id, kind, mine.key, neighbours)
+        after, ranked = self.challenges.board_after(challenge_id, kind, mine.key, neighbours)
+        return Board(challenge_id, kind, ranked, [*before, mine, *after], None)
 
 
 def encode_cursor(key: BoardKey) -> str:

@@ -30,9 +30,6 @@ class PlayerRepository:
             statement = statement.with_for_update()
         return self.session.scalars(statement).one_or_none()
 
-    def many(self, ids: list[str]) -> Sequence[Player]:
-        return self.session.scalars(select(Player).where(Player.id.in_(ids))).all() if ids else []
-
     def add(self, player: Player) -> None:
         self.session.add(player)
         self.session.flush()

@@ -75,10 +75,6 @@ class PlayerService:
         player = self.players.get(player_id) if is_id(player_id) else None
         return player if player is not None and player.deleted_at is None else None
 
-    def names(self, ids: list[str]) -> dict[str, tuple[str | None, bool]]:
-        """Each player's name, and whether the account was deleted (for boards)."""
-        return {p.id: (p.name, p.deleted_at is not None) for p in self.players.many(ids)}
-
     def rename(self, player: Player, name: str) -> None:
         player.name = name
         self.session.flush()

@@ -3,9 +3,9 @@
 - ``players`` (accounts known by a key) and ``player_stats`` (each player's record, all
   games and per layout and scoring);
 - ``challenges`` (one deal a layout and UTC day), ``challenge_entries`` (a player's ranked
-  attempt) and ``leaderboard_buckets`` (results counted by score and moves, to rank
-  without counting the rows ahead); ``server_secrets`` (where the challenges' secret is
-  kept when no setting gives one);
+  attempt), ``leaderboard_buckets`` and ``leaderboard_scores`` (results counted by score
+  and moves, and by score, to rank without counting the rows ahead), ``server_secrets``
+  (where the challenges' secret is kept when no setting gives one);
 - ``games.player_id``, ``games.challenge_id`` and ``games.reveal_after``, and an index
   for a player's games.
 
@@ -84,6 +84,26 @@ def upgrade() -> None:
         ),
         sa.PrimaryKeyConstraint(
             "challenge_id", "kind", "rank_score", "moves", name=op.f("pk_leaderboard_buckets")
+        ),
+    )
+    op.create_table(
+        "leaderboard_scores",
+        sa.Column("challenge_id", sa.String(length=48), nullable=False),
+        sa.Column(
+            "kind",
+            sa.Enum("human", "bot", name="playerkind", native_enum=False, length=8),
+            nullable=False,
+        ),
+        sa.Column("rank_score", sa.Integer(), nullable=False),
+        sa.Column("entries", sa.Integer(), nullable=False),
+        sa.ForeignKeyConstraint(
+            ["challenge_id"],
+            ["challenges.id"],
+            name=op.f("fk_leaderboard_scores_challenge_id_challenges"),
+            ondelete="CASCADE",
+        ),
+        sa.PrimaryKeyConstraint(
+            "challenge_id", "kind", "rank_score", name=op.f("pk_leaderboard_scores")
         ),
     )
     op.create_table(
@@ -206,6 +226,7 @@ def downgrade() -> None:
 
     op.drop_table("challenge_entries")
     op.drop_table("player_stats")
+    op.drop_table("leaderboard_scores")
     op.drop_table("leaderboard_buckets")
     op.drop_table("server_secrets")
     op.drop_table("players")

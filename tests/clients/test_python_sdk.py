@@ -292,3 +292,57 @@ def test_layouts_and_health_through_the_client(sdk: Any, clients: Clients) -> No
     assert health.status_code == 200
     ready = _api(sdk, "operations", "get_readiness").sync_detailed(client=anonymous)
     assert ready.status_code == 200
+
+
+def test_a_player_plays_the_daily_challenge_and_reads_the_leaderboard(
+    sdk: Any, clients: Clients
+) -> None:
+    """Through the generated client only: a bot player is created, plays today's golf
+    challenge to its end (draws, then concedes: golf counts cards left), finds the game
+    in its list and its result on the bot board, and cannot enter twice."""
+    models = _models(sdk)
+    create_player = _api(sdk, "players", "create_player")
+    created = create_player.sync(
+        client=clients.anonymous,
+        body=models.PlayerCreate(name="sdk bot", kind=models.PlayerKind.BOT),
+    )
+    assert isinstance(created, models.PlayerCreated)
+    me = clients.player(created.key)
+    profile = _api(sdk, "players", "get_me").sync(client=me)
+    assert isinstance(profile, models.PlayerRead) and profile.name == "sdk bot"
+
+    golf = models.GetDailyChallengeLayout.GOLF
+    daily = _api(sdk, "challenges", "get_daily_challenge").sync(
+        client=clients.anonymous, layout=golf
+    )
+    assert isinstance(daily, models.ChallengeRead)
+    assert daily.status == models.ChallengeStatus.OPEN and daily.reveal is None
+    start = _api(sdk, "challenges", "start_challenge_game")
+    game = start.sync(daily.id, client=me)
+    assert isinstance(game, models.GameCreated)
+    assert game.commitment == daily.commitment and game.challenge.ranked
+    again = start.sync_detailed(daily.id, client=me)
+    assert again.status_code == 409 and isinstance(again.parsed, models.Problem)
+    assert again.parsed.type_ == "/problems/already-entered"
+
+    games = {op: _api(sdk, "games", op) for op in GAME_OPERATIONS}
+    hint = _api(sdk, "games", "get_hint").sync_detailed(game.id, client=me)
+    assert hint.status_code == 409 and hint.parsed.type_ == "/problems/ranked-game"
+    games["draw_card"].sync(game.id, client=me)
+    ended = games["concede_game"].sync(game.id, client=me)
+    assert isinstance(ended, models.GameRead) and ended.status == models.GameStatus.CONCEDED
+    assert ended.reveal is None  # the day is not over
+
+    mine = _api(sdk, "players", "list_my_games").sync(client=me)
+    assert isinstance(mine, models.GameSummaryList)
+    assert [g.id for g in mine.games] == [game.id]
+    board = _api(sdk, "challenges", "get_leaderboard").sync(
+        daily.id, client=me, kind=models.PlayerKind.BOT, around=models.Around.ME
+    )
+    assert isinstance(board, models.LeaderboardRead)
+    entry = next(e for e in board.entries if e.player_id == created.id)
+    assert (entry.name, entry.score, entry.moves) == ("sdk bot", 35, 2)
+    assert entry.rank >= 1 and board.ranked >= 1
+    stats = _api(sdk, "players", "get_player").sync(created.id, client=clients.anonymous)
+    assert isinstance(stats, models.PlayerRead)
+    assert stats.stats.overall.played == 1 and stats.stats.overall.conceded == 1
