@@ -16,7 +16,16 @@ RUN python -m venv /opt/venv
 ENV PATH=/opt/venv/bin:$PATH
 # Only pyproject.toml: the dependency layer is rebuilt when the dependencies change.
 COPY pyproject.toml ./
+# BUILD_CA_CERTS: PEM certificates this stage alone trusts besides the usual ones, for a
+# build behind a TLS-intercepting proxy (the image test sets it). The runtime stage below
+# never sees it: the published image trusts only its base's certificates.
+ARG BUILD_CA_CERTS=""
 RUN python -c "import tomllib; deps = tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']; open('requirements.txt', 'w').write('\n'.join(deps) + '\n')" \
+    && if [ -n "$BUILD_CA_CERTS" ]; then \
+         printf '%s\n' "$BUILD_CA_CERTS" > /tmp/build-ca.pem \
+         && cat /etc/ssl/certs/ca-certificates.crt /tmp/build-ca.pem > /tmp/build-bundle.pem \
+         && export PIP_CERT=/tmp/build-bundle.pem; \
+       fi \
     && pip install --no-cache-dir -r requirements.txt
 
 # --- runtime: the app's source, the virtualenv, a non-root user -----------------------
