@@ -12,6 +12,12 @@ ENV PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PYTHONDONTWRITEBYTECODE=1
 WORKDIR /src
+# binutils for `strip`: some wheels ship their extension modules with debug sections
+# (uvloop's: 14 MB, 1.9 MB without them); stripping them takes 23 MB off the image.
+# hadolint ignore=DL3008
+RUN apt-get update \
+    && apt-get install --yes --no-install-recommends binutils \
+    && rm -rf /var/lib/apt/lists/*
 RUN python -m venv /opt/venv
 ENV PATH=/opt/venv/bin:$PATH
 # Only pyproject.toml: the dependency layer is rebuilt when the dependencies change.
@@ -26,7 +32,11 @@ RUN python -c "import tomllib; deps = tomllib.load(open('pyproject.toml', 'rb'))
          && cat /etc/ssl/certs/ca-certificates.crt /tmp/build-ca.pem > /tmp/build-bundle.pem \
          && export PIP_CERT=/tmp/build-bundle.pem; \
        fi \
-    && pip install --no-cache-dir -r requirements.txt
+    && pip install --no-cache-dir -r requirements.txt \
+    && pip uninstall --yes pip setuptools \
+    && find /opt/venv -name '*.so' -exec sh -c \
+       'for f; do if readelf -S "$f" | grep -q "\.debug_"; then strip --strip-debug "$f"; fi; done' \
+       sh {} +
 
 # --- runtime: the app's source, the virtualenv, a non-root user -----------------------
 FROM ${PYTHON_IMAGE} AS runtime
