@@ -64,6 +64,7 @@ WORKDIR /app
 COPY alembic.ini ./
 COPY migrations ./migrations
 COPY app ./app
+COPY web ./web
 COPY docker/entrypoint.sh docker/healthcheck.py ./docker/
 USER 10001:10001
 EXPOSE 8000
