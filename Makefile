@@ -71,7 +71,19 @@ test-only: setup ## Run the test suite alone (pytest; pass ARGS=... for more)
 test-fast: setup ## The inner loop: every test but the slow ones (servers, fuzzing, clients, playouts), no lint
 	$(PY) -m pytest $(PYTEST_WORKERS) -m "not slow" $(ARGS)
 
-test: setup web-setup lint typecheck test-only ## Set up, then lint, type-check and run the whole test suite
+test: setup web-setup lint typecheck test-only image-test ## Set up, then lint, type-check and run the whole test suite, the image's included
+
+# The image test (tests/image/harness.py says each step): Debian's docker.io, mmdebstrap and
+# docker-compose installed when missing; a Docker engine of its own on a private socket,
+# started with --iptables=false --ip-forward=false (the machine's firewall and forwarding
+# stay as they are) and stopped by its PID; the image built and run as ops run it. Images
+# stay cached in IMAGE_CACHE (gitignored) between runs.
+IMAGE_CACHE ?= .cache/image
+
+.PHONY: image-test
+image-test: setup ## Build the image in a Docker engine of its own and test it as ops run it (tests/image; root)
+	$(PY) -m tests.image.harness --cache $(IMAGE_CACHE) -- \
+		$(PY) -m pytest tests/image -p no:cacheprovider --durations=0 $(ARGS)
 
 fuzz: setup ## Run schemathesis alone against a live server, printing its report (FUZZ_SEED=N for another seed)
 	$(PY) -m pytest tests/clients/test_fuzz.py -s -q
