@@ -48,11 +48,11 @@ web-setup: $(WEB_STAMP) ## Install what the browser test needs: Chromium (apt, w
 		echo "No Chromium at $(CHROMIUM): install Debian's chromium package (the browser test skips)"; \
 	fi
 
-lint: setup ## Lint and check formatting (ruff), the Dockerfile (hadolint) and the entrypoint (shellcheck)
+lint: setup ## Lint and check formatting (ruff), the Dockerfile (hadolint) and the entrypoints (shellcheck)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/hadolint Dockerfile
-	$(VENV)/bin/shellcheck docker/entrypoint.sh
+	$(VENV)/bin/shellcheck docker/entrypoint.sh tests/image/standins/*/docker-entrypoint.sh
 
 format: setup ## Reformat the code and apply safe lint fixes
 	$(VENV)/bin/ruff format .
@@ -76,8 +76,8 @@ test: setup web-setup lint typecheck test-only image-test ## Set up, then lint, 
 # The image test (tests/image/harness.py says each step): Debian's docker.io, mmdebstrap and
 # docker-compose installed when missing; a Docker engine of its own on a private socket,
 # started with --iptables=false --ip-forward=false (the machine's firewall and forwarding
-# stay as they are) and stopped by its PID; the image built and run as ops run it. Images
-# stay cached in IMAGE_CACHE (gitignored) between runs.
+# stay as they are) and stopped by its PID; the image built and run as ops run it, and
+# deploy/compose.yaml started. Images stay cached in IMAGE_CACHE (gitignored) between runs.
 IMAGE_CACHE ?= .cache/image
 
 .PHONY: image-test

@@ -20,9 +20,12 @@ The steps, each timed (the times are printed at the end, also when a step failed
    locally added certificates of Debian's trust store are passed as ``BUILD_CA_CERTS``,
    which only the build stage reads (tests/image/test_image.py checks that the runtime
    image holds none of them). Its size is printed.
-5. the tests: the given pytest command, with the engine's address and the image's tag in
+5. the stand-ins for the images deploy/compose.yaml names that cannot be pulled here
+   (PostgreSQL, Redis, HAProxy): the same role from Debian's packages, on the same base,
+   tagged in this private engine under the official names (tests/image/standins/).
+6. the tests: the given pytest command, with the engine's address and the image's tag in
    its environment.
-6. everything removed (containers, networks, volumes; images stay as the cache), the
+7. everything removed (containers, networks, volumes; images stay as the cache), the
    engine stopped by its PID, its bridges and mounts removed, and the machine's IP
    forwarding and FORWARD policy checked unchanged.
 """
@@ -43,6 +46,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 
+import yaml
+
 from tests.image.engine import (
     Docker,
     Engine,
@@ -53,6 +58,7 @@ from tests.image.engine import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
 DEFAULT_CACHE = ROOT / ".cache" / "image"
 DOCKER = "/usr/bin/docker"  # Debian's client, the engine's own version
 PACKAGES = ("docker.io", "mmdebstrap", "docker-compose")
@@ -70,6 +76,9 @@ BASE_DPKG_OPTIONS = (
     "path-exclude=/usr/share/info/*",
 )
 LOCAL_CA_DIR = Path("/usr/local/share/ca-certificates")
+# Which stand-in plays each service of deploy/compose.yaml that runs someone else's image.
+STANDINS = {"db": "postgres", "redis": "redis", "proxy": "haproxy"}
+COMPOSE_FILE = ROOT / "deploy" / "compose.yaml"
 
 
 class StepFailedError(Exception):
@@ -226,8 +235,20 @@ def image_size_mb(docker: Docker, tag: str) -> float:
     return int(docker.out("image", "inspect", "--format", "{{.Size}}", tag)) / 1e6
 
 
+def compose_images() -> dict[str, str]:
+    """The images that deploy/compose.yaml names for the services stood in for."""
+    services = yaml.safe_load(COMPOSE_FILE.read_text())["services"]
+    return {service: services[service]["image"] for service in STANDINS}
+
+
+def build_standins(docker: Docker, base: str, notes: list[str]) -> None:
+    for service, image in compose_images().items():
+        build(docker, image, HERE / "standins" / STANDINS[service], {"BASE": base})
+        notes.append(f"{image}")
+
+
 def run_steps(docker: Docker, cache: Path, steps: Steps, pytest_command: list[str]) -> int:
-    """Steps 3 to 5 of the module's doc, on a running engine; pytest's exit code."""
+    """Steps 3 to 6 of the module's doc, on a running engine; pytest's exit code."""
     with steps.step("base image: mmdebstrap tarball") as notes:
         tarball, key = base_tarball(cache, notes)
     with steps.step("base image: docker import") as notes:
@@ -241,6 +262,8 @@ def run_steps(docker: Docker, cache: Path, steps: Steps, pytest_command: list[st
         size = image_size_mb(docker, IMAGE_TAG)
         notes.append(f"{size:.0f} MB")
     print(f"image-test: {IMAGE_TAG} is {size:.1f} MB (goal: under 200 MB)", flush=True)
+    with steps.step("stand-ins for compose") as notes:
+        build_standins(docker, base, notes)
     with steps.step("tests") as notes:
         env = docker.env(
             TRIPEAKS_DOCKER_HOST=docker.host,
