@@ -3,7 +3,8 @@ the SQLite file, a tmpfs on /tmp (where the workers' metrics meet and the solver
 process pool keeps its socket), MIGRATE_ON_START=true on a fresh volume. It migrates,
 answers /healthz and /readyz, reaches Docker's own `healthy`, runs every process as uid
 10001, serves a whole game (a hint included) and the web client through the published
-port, and runs the purge beside the server."""
+port, and runs the purge beside the server; the migration Job and the purge CronJob of
+deploy/kubernetes/ run the image as their manifests say."""
 
 from __future__ import annotations
 
@@ -13,8 +14,10 @@ from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
+import yaml
 
 from app.ops.migrations import head_revision
+from tests.fixtures.servers import ROOT
 from tests.image.containers import Container, container, play_whole_game, unique_name
 from tests.image.engine import Docker
 from tests.ops.servers import metric_value
@@ -100,6 +103,32 @@ def test_the_purge_runs_beside_the_server(served: Container, docker: Docker) -> 
     # It shares the server's metrics directory, so the server's /metrics counts it.
     text = httpx.get(f"{served.base}/metrics", timeout=10).text
     assert metric_value(text, "tripeaks_games_purged_total", reason="abandoned") >= 1
+
+
+@pytest.mark.parametrize(
+    ("manifest", "said"),
+    [("migrate-job.yaml", "migrations at head"), ("purge-cronjob.yaml", "purged")],
+)
+def test_the_job_and_the_cronjob_run_the_image_as_their_manifests_say(
+    served: Container, docker: Docker, image: str, manifest: str, said: str
+) -> None:
+    """Their args through the image's entrypoint, with their security context (uid, a
+    read-only root, no capability, no privilege escalation) and /tmp as their volume."""
+    spec = yaml.safe_load((ROOT / "deploy" / "kubernetes" / manifest).read_text())["spec"]
+    pod = spec.get("jobTemplate", {"spec": spec})["spec"]["template"]["spec"]
+    container = pod["containers"][0]
+    assert container["securityContext"]["readOnlyRootFilesystem"] is True
+    assert container["securityContext"]["capabilities"]["drop"] == ["ALL"]
+    user = f"{pod['securityContext']['runAsUser']}:{pod['securityContext']['runAsGroup']}"
+    data = next(m["Name"] for m in served.inspect()["Mounts"] if m["Destination"] == "/data")
+    result = docker.run(
+        "run", "--rm", "--network", "none", "--user", user, "--read-only",
+        "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
+        "--tmpfs", "/tmp", "--volume", f"{data}:/data",
+        image, *container["args"], check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert said in result.stderr
 
 
 def test_without_a_writable_tmp_it_exits_2_naming_the_directory(docker: Docker, image: str) -> None:
