@@ -158,3 +158,8 @@ def test_the_replicas_share_one_budget_a_client(stack: Stack) -> None:
         for _ in range(8)
     ]
     assert left == list(range(left[0], left[0] - 8, -1)), left
+
+
+def test_the_readme_starts_it_with_this_file() -> None:
+    readme = (ROOT / "README.md").read_text()
+    assert "docker compose -f deploy/compose.yaml -p tripeaks up -d --build" in readme
