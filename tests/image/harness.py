@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -60,6 +61,7 @@ from tests.image.engine import (
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 DEFAULT_CACHE = ROOT / ".cache" / "image"
+LOCK_FILE = Path("/run/lock/tripeaks-image-test.lock")
 DOCKER = "/usr/bin/docker"  # Debian's client, the engine's own version
 PACKAGES = ("docker.io", "mmdebstrap", "docker-compose")
 
@@ -297,6 +299,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     cache = args.cache.resolve()
     cache.mkdir(parents=True, exist_ok=True)
+    # One image test at a time on a machine (two checkouts, say): two engines would hand
+    # out the same addresses on docker0. The lock goes with the process.
+    lock = LOCK_FILE.open("a")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        print(f"image-test: waiting for the image test that holds {LOCK_FILE}", flush=True)
+        fcntl.flock(lock, fcntl.LOCK_EX)
     steps = Steps()
     before = machine_state()
     code = 1
