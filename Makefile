@@ -64,12 +64,14 @@ typecheck: setup ## Type-check app, tests and bench (mypy --strict)
 # Two workers (the machines have two cores), a test file to a worker: a module's tests
 # share its fixtures and servers.
 PYTEST_WORKERS ?= -n 2 --dist loadfile
+# tests/image runs in image-test, around a Docker engine of its own.
+NOT_IMAGE := --ignore=tests/image
 
 test-only: setup ## Run the test suite alone (pytest; pass ARGS=... for more)
-	$(PY) -m pytest $(PYTEST_WORKERS) $(ARGS)
+	$(PY) -m pytest $(PYTEST_WORKERS) $(NOT_IMAGE) $(ARGS)
 
 test-fast: setup ## The inner loop: every test but the slow ones (servers, fuzzing, clients, playouts), no lint
-	$(PY) -m pytest $(PYTEST_WORKERS) -m "not slow" $(ARGS)
+	$(PY) -m pytest $(PYTEST_WORKERS) $(NOT_IMAGE) -m "not slow" $(ARGS)
 
 test: setup web-setup lint typecheck test-only image-test ## Set up, then lint, type-check and run the whole test suite, the image's included
 
