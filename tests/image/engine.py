@@ -10,6 +10,11 @@ a published port is served by docker-proxy on the host's loopback, containers on
 network talk over their bridge, and a container on the host network reaches the host's
 PostgreSQL. Nothing a container sends can leave the machine (no NAT, no forwarding).
 
+Docker rather than Podman (which also runs here, with rlimit workarounds): ops run the
+image with Docker and compose; Docker's daemon runs the image's HEALTHCHECK itself, where
+Podman needs systemd timers, which these machines lack; and docker-compose speaks
+Docker's API.
+
 It is stopped by its PID, and what it leaves behind is removed: the bridges it made
 (``docker0``, compose's ``br-…``), the mounts under the cache directory (its network
 namespace), the empty directories it made under /run. :func:`machine_state` reads what
