@@ -12,12 +12,31 @@ ENV PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PYTHONDONTWRITEBYTECODE=1
 WORKDIR /src
+# binutils for `strip`: some wheels ship their extension modules with debug sections
+# (uvloop's: 14 MB, 1.9 MB without them); stripping them takes 23 MB off the image.
+# hadolint ignore=DL3008
+RUN apt-get update \
+    && apt-get install --yes --no-install-recommends binutils \
+    && rm -rf /var/lib/apt/lists/*
 RUN python -m venv /opt/venv
 ENV PATH=/opt/venv/bin:$PATH
 # Only pyproject.toml: the dependency layer is rebuilt when the dependencies change.
 COPY pyproject.toml ./
+# BUILD_CA_CERTS: PEM certificates this stage alone trusts besides the usual ones, for a
+# build behind a TLS-intercepting proxy (the image test sets it). The runtime stage below
+# never sees it: the published image trusts only its base's certificates.
+ARG BUILD_CA_CERTS=""
 RUN python -c "import tomllib; deps = tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']; open('requirements.txt', 'w').write('\n'.join(deps) + '\n')" \
-    && pip install --no-cache-dir -r requirements.txt
+    && if [ -n "$BUILD_CA_CERTS" ]; then \
+         printf '%s\n' "$BUILD_CA_CERTS" > /tmp/build-ca.pem \
+         && cat /etc/ssl/certs/ca-certificates.crt /tmp/build-ca.pem > /tmp/build-bundle.pem \
+         && export PIP_CERT=/tmp/build-bundle.pem; \
+       fi \
+    && pip install --no-cache-dir -r requirements.txt \
+    && pip uninstall --yes pip setuptools \
+    && find /opt/venv -name '*.so' -exec sh -c \
+       'for f; do if readelf -S "$f" | grep -q "\.debug_"; then strip --strip-debug "$f"; fi; done' \
+       sh {} +
 
 # --- runtime: the app's source, the virtualenv, a non-root user -----------------------
 FROM ${PYTHON_IMAGE} AS runtime
@@ -46,6 +65,7 @@ WORKDIR /app
 COPY alembic.ini ./
 COPY migrations ./migrations
 COPY app ./app
+COPY web ./web
 COPY docker/entrypoint.sh docker/healthcheck.py ./docker/
 USER 10001:10001
 EXPOSE 8000

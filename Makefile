@@ -48,11 +48,11 @@ web-setup: $(WEB_STAMP) ## Install what the browser test needs: Chromium (apt, w
 		echo "No Chromium at $(CHROMIUM): install Debian's chromium package (the browser test skips)"; \
 	fi
 
-lint: setup ## Lint and check formatting (ruff), the Dockerfile (hadolint) and the entrypoint (shellcheck)
+lint: setup ## Lint and check formatting (ruff), the Dockerfile (hadolint) and the entrypoints (shellcheck)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/hadolint Dockerfile
-	$(VENV)/bin/shellcheck docker/entrypoint.sh
+	$(VENV)/bin/shellcheck docker/entrypoint.sh tests/image/standins/*/docker-entrypoint.sh
 
 format: setup ## Reformat the code and apply safe lint fixes
 	$(VENV)/bin/ruff format .
@@ -64,14 +64,28 @@ typecheck: setup ## Type-check app, tests and bench (mypy --strict)
 # Two workers (the machines have two cores), a test file to a worker: a module's tests
 # share its fixtures and servers.
 PYTEST_WORKERS ?= -n 2 --dist loadfile
+# tests/image runs in image-test, around a Docker engine of its own.
+NOT_IMAGE := --ignore=tests/image
 
 test-only: setup ## Run the test suite alone (pytest; pass ARGS=... for more)
-	$(PY) -m pytest $(PYTEST_WORKERS) $(ARGS)
+	$(PY) -m pytest $(PYTEST_WORKERS) $(NOT_IMAGE) $(ARGS)
 
 test-fast: setup ## The inner loop: every test but the slow ones (servers, fuzzing, clients, playouts), no lint
-	$(PY) -m pytest $(PYTEST_WORKERS) -m "not slow" $(ARGS)
+	$(PY) -m pytest $(PYTEST_WORKERS) $(NOT_IMAGE) -m "not slow" $(ARGS)
 
-test: setup web-setup lint typecheck test-only ## Set up, then lint, type-check and run the whole test suite
+test: setup web-setup lint typecheck test-only image-test ## Set up, then lint, type-check and run the whole test suite, the image's included
+
+# The image test (tests/image/harness.py says each step): Debian's docker.io, mmdebstrap and
+# docker-compose installed when missing; a Docker engine of its own on a private socket,
+# started with --iptables=false --ip-forward=false (the machine's firewall and forwarding
+# stay as they are) and stopped by its PID; the image built and run as ops run it, and
+# deploy/compose.yaml started. Images stay cached in IMAGE_CACHE (gitignored) between runs.
+IMAGE_CACHE ?= .cache/image
+
+.PHONY: image-test
+image-test: setup ## Build the image in a Docker engine of its own and test it as ops run it (tests/image; root)
+	$(PY) -m tests.image.harness --cache $(IMAGE_CACHE) -- \
+		$(PY) -m pytest tests/image -p no:cacheprovider --durations=0 $(ARGS)
 
 fuzz: setup ## Run schemathesis alone against a live server, printing its report (FUZZ_SEED=N for another seed)
 	$(PY) -m pytest tests/clients/test_fuzz.py -s -q

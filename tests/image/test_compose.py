@@ -1,0 +1,165 @@
+"""deploy/compose.yaml, started as the README says, with Debian's docker-compose (1.29):
+PostgreSQL and Redis healthy, the migration run once to exit 0, two replicas healthy
+behind the proxy, a whole game played through the proxy (both replicas serve it), and one
+rate-limit budget a client for both replicas (Redis).
+
+The images it names for PostgreSQL, Redis and HAProxy cannot be pulled here (no registry
+is reachable): make image-test builds stand-ins from Debian's packages with the same role
+(tests/image/standins/) and tags them, in its own engine, under the official names. The
+server's image is the one under test (TRIPEAKS_IMAGE)."""
+
+from __future__ import annotations
+
+import re
+import secrets
+import shutil
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import pytest
+import yaml
+
+from tests.fixtures.servers import ROOT, free_port
+from tests.image.containers import play_whole_game, unique_name
+from tests.image.engine import Docker
+from tests.ops.servers import metric_samples
+
+pytestmark = pytest.mark.slow
+
+COMPOSE_FILE = ROOT / "deploy" / "compose.yaml"
+UP_TIMEOUT_S = 300.0
+# A service's image as Docker Hub's official images are named: no registry, no namespace.
+OFFICIAL = re.compile(r"^(postgres|redis|haproxy):[0-9][\w.-]*$")
+
+
+@dataclass
+class Stack:
+    docker: Docker
+    project: str
+    env: dict[str, str]
+    base: str  # the proxy, from the host
+
+    def compose(self, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+        return compose(self, *args, timeout=timeout)
+
+    def container(self, service: str) -> dict[str, Any]:
+        ids = self.compose("ps", "--all", "--quiet", service).stdout.split()
+        assert len(ids) == 1, (service, ids)
+        return self.docker.inspect(ids[0])[0]
+
+    def logs(self) -> str:
+        return self.compose("logs", "--no-color", timeout=60).stdout[-6000:]
+
+
+def compose(stack: Stack, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    binary = shutil.which("docker-compose")
+    if binary is None:
+        pytest.fail("docker-compose is not installed (make image-test installs it)")
+    return subprocess.run(
+        [binary, "--file", str(COMPOSE_FILE), "--project-name", stack.project, *args],
+        env=stack.env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def stack(docker: Docker, image: str) -> Iterator[Stack]:
+    """The README's command, with the image under test and the proxy on a free port of
+    127.0.0.1; taken down with its volumes afterwards."""
+    port = free_port()
+    env = docker.env(
+        TRIPEAKS_IMAGE=image,
+        POSTGRES_PASSWORD=secrets.token_hex(16),
+        TRIPEAKS_PUBLISH=f"127.0.0.1:{port}",
+    )
+    running = Stack(docker, unique_name("tripeaks-compose"), env, f"http://127.0.0.1:{port}")
+    try:
+        up = running.compose("up", "--detach", "--no-build", timeout=UP_TIMEOUT_S)
+        assert up.returncode == 0, up.stdout + up.stderr + running.logs()
+        yield running
+    finally:
+        down = running.compose("down", "--volumes", "--remove-orphans", "--timeout", "30")
+        assert down.returncode == 0, down.stdout + down.stderr
+
+
+def test_the_file_names_the_official_images() -> None:
+    services = yaml.safe_load(COMPOSE_FILE.read_text())["services"]
+    for name in ("db", "redis", "proxy"):
+        assert OFFICIAL.match(services[name]["image"]), services[name]["image"]
+    assert services["server-1"]["image"] == "${TRIPEAKS_IMAGE:-tripeaks:latest}"
+
+
+def test_it_starts_in_order(stack: Stack) -> None:
+    migrate = stack.container("migrate")["State"]
+    assert migrate["Status"] == "exited" and migrate["ExitCode"] == 0, migrate
+    for service in ("db", "redis", "server-1", "server-2"):
+        state = stack.container(service)["State"]
+        assert state["Health"]["Status"] == "healthy", (service, state)
+    assert stack.container("proxy")["State"]["Running"] is True
+    logs = stack.compose("logs", "--no-color", "migrate").stdout
+    assert "migrations at head" in logs
+
+
+def test_the_servers_run_read_only_without_privileges(stack: Stack) -> None:
+    for service in ("server-1", "server-2"):
+        host = stack.container(service)["HostConfig"]
+        assert host["ReadonlyRootfs"] is True
+        assert host["CapDrop"] == ["ALL"] and "no-new-privileges:true" in host["SecurityOpt"]
+        assert not host["PortBindings"]  # only the proxy is published
+
+
+def replica_metrics(stack: Stack, service: str) -> str:
+    """A replica's own /metrics, asked from inside it (it publishes no port)."""
+    script = (
+        "import urllib.request; "
+        "print(urllib.request.urlopen('http://127.0.0.1:8000/metrics').read().decode())"
+    )
+    result = stack.compose("exec", "-T", service, "python", "-c", script)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def game_requests(metrics: str) -> float:
+    """The requests a replica answered on the games' routes."""
+    samples = metric_samples(metrics, "tripeaks_http_requests_total")
+    return sum(v for labels, v in samples.items() if dict(labels)["route"].startswith("/v1/games"))
+
+
+def test_a_whole_game_through_the_proxy_is_served_by_both_replicas(stack: Stack) -> None:
+    before = [game_requests(replica_metrics(stack, s)) for s in ("server-1", "server-2")]
+    game = play_whole_game([stack.base])
+    assert game.final["status"] in ("won", "lost")
+    after = [game_requests(replica_metrics(stack, s)) for s in ("server-1", "server-2")]
+    served = [a - b for a, b in zip(after, before, strict=True)]
+    # create, hint, legal moves before each move and after the last, the moves, the end
+    assert sum(served) == 2 * game.moves + 4, served
+    assert min(served) >= game.moves, served  # the proxy takes turns
+
+
+def remaining(r: httpx.Response) -> int:
+    found = re.search(r'"read";r=(\d+)', r.headers["RateLimit"])
+    assert found, r.headers["RateLimit"]
+    return int(found.group(1))
+
+
+def test_the_replicas_share_one_budget_a_client(stack: Stack) -> None:
+    """The proxy takes turns; were each replica (or worker) to keep its own budget, what
+    remains would not go down by one on every request. A client of its own (a credential
+    never seen: the budget is keyed by its hash) starts from a full budget."""
+    client = {"Authorization": f"Bearer {secrets.token_urlsafe(24)}"}
+    left = [
+        remaining(httpx.get(f"{stack.base}/v1/layouts", headers=client, timeout=10))
+        for _ in range(8)
+    ]
+    assert left == list(range(left[0], left[0] - 8, -1)), left
+
+
+def test_the_readme_starts_it_with_this_file() -> None:
+    readme = (ROOT / "README.md").read_text()
+    assert "docker compose -f deploy/compose.yaml -p tripeaks up -d --build" in readme
