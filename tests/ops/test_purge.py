@@ -17,7 +17,7 @@ from app.games.models import Analysis, Game, Move
 from app.main import create_app
 from app.ops.migrations import upgrade
 from app.settings import Settings
-from tests.fixtures.games import new_game_id
+from tests.fixtures.games import new_game_id, new_player
 from tests.fixtures.servers import ROOT
 from tests.ops.servers import metric_value
 
@@ -37,11 +37,18 @@ def test_the_purge_deletes_what_is_kept_no_longer_in_batches(
         games[name], auth = new_game_id(client, deal_number=2)
         client.post(f"/v1/games/{games[name]}/concede", headers=auth)
         assert client.get(f"/v1/games/{games[name]}/analysis", headers=auth).status_code == 200
+    # A player's finished game stays in their history, however old.
+    _, key = new_player(client)
+    players_game = client.post("/v1/games", json={}, headers=key).json()["id"]
+    client.post(f"/v1/games/{players_game}/concede", headers=key)
+    games["player's, ended long ago"] = players_game
+    app.state.solver.close()
     app.state.engine.dispose()
 
     now = datetime.now(UTC)
     ages = {"old-1": 31, "old-2": 45, "old-3": 400, "fresh": 29, "ended-long-ago": 91}
     ages["ended-lately"] = 89
+    ages["player's, ended long ago"] = 400
     engine = create_engine(url)
     with engine.begin() as conn:
         for name, days in ages.items():
@@ -76,8 +83,8 @@ def test_the_purge_deletes_what_is_kept_no_longer_in_batches(
         moves = conn.scalar(select(func.count()).select_from(Move))
         analyses = conn.scalar(select(func.count()).select_from(Analysis))
     engine.dispose()
-    assert left == {games["fresh"], games["ended-lately"]}
-    assert moves == 2 and analyses == 1  # what was deleted took its moves and analysis
+    assert left == {games["fresh"], games["ended-lately"], games["player's, ended long ago"]}
+    assert moves == 3 and analyses == 1  # what was deleted took its moves and analysis
 
     registry = CollectorRegistry()
     multiprocess.MultiProcessCollector(registry, path=str(metrics_dir))  # type: ignore[no-untyped-call]
