@@ -122,7 +122,7 @@ def place_near_the_bottom(database_url: str, challenge_id: str, player_id: str) 
 
 
 def deep_cursor(database_url: str, challenge_id: str, position: int) -> str:
-    from app.challenges.service import encode_cursor
+    from app.challenges.service import board_cursor
 
     engine = create_engine(database_url)
     with engine.connect() as conn:
@@ -135,7 +135,7 @@ def deep_cursor(database_url: str, challenge_id: str, position: int) -> str:
             {"c": challenge_id, "k": position},
         ).one()
     engine.dispose()
-    return encode_cursor((row.rank_score, row.moves, row.finished_at, row.player_id))
+    return board_cursor((row.rank_score, row.moves, row.finished_at, row.player_id))
 
 
 def run(argv: Sequence[str]) -> None:

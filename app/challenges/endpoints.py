@@ -23,11 +23,10 @@ from app.challenges.schemas import (
 from app.challenges.service import (
     Board,
     ChallengeService,
+    board_cursor,
+    board_place,
     challenge_id,
-    challenge_secret,
     closes_at,
-    decode_cursor,
-    encode_cursor,
     ensure_challenge,
     opens_at,
     parse_challenge_id,
@@ -37,6 +36,7 @@ from app.kit.clock import ClockDep
 from app.kit.deps import ReadSessionDep, SessionDep, release
 from app.kit.errors import NotFoundProblem, ServiceUnavailableProblem, ValidationProblem
 from app.kit.models import PlayerKind
+from app.kit.paging import PAGE_HEADERS, link_next
 from app.kit.problems import problem_responses
 from app.kit.ratelimit import RATE_LIMIT_HEADERS, Budget, RateLimitedProblem, rate_limit
 from app.kit.workload import WorkLimiter
@@ -176,7 +176,7 @@ def get_daily_challenge(
             reader,
             writer,
             solver,
-            lambda: challenge_secret(request.app.state.settings, request.app.state.sessions),
+            request.app.state.sessions,
         )
     if now >= closes_at(day) and challenge.best_searched_at is None:
         best = writer.best_score(challenge, solver)  # no transaction is open yet
@@ -190,15 +190,7 @@ def get_daily_challenge(
     dependencies=[rate_limit(Budget.READ)],
     response_model=LeaderboardRead,
     responses={
-        200: {
-            "headers": {
-                **RATE_LIMIT_HEADERS,
-                "Link": {
-                    "description": 'The next page: <url>; rel="next" (absent on the last)',
-                    "schema": {"type": "string"},
-                },
-            }
-        },
+        200: PAGE_HEADERS,
         **problem_responses(
             *PLAYER_PROBLEMS,
             NotFoundProblem,
@@ -241,12 +233,10 @@ def get_leaderboard(
         assert credential is not None
         board = reader.around(challenge_id, players.resolve(credential), limit)
     else:
-        after = decode_cursor(cursor) if cursor is not None else None
+        after = board_place(cursor) if cursor is not None else None
         board = reader.board(challenge_id, kind, limit, after)
-    next_cursor = encode_cursor(board.next) if board.next is not None else None
-    if next_cursor is not None:
-        url = request.url.include_query_params(cursor=next_cursor)
-        response.headers["Link"] = f'<{url.path}?{url.query}>; rel="next"'
+    next_cursor = board_cursor(board.next) if board.next is not None else None
+    link_next(request, response, next_cursor)
     return LeaderboardRead(
         challenge_id=challenge_id,
         kind=board.kind,

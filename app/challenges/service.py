@@ -9,12 +9,8 @@ for itself once and keeps in the database (``server_secrets``).
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 import re
 import secrets
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
@@ -36,6 +32,7 @@ from app.games.service import GameEnded, GameService, LoadedGame
 from app.kit.deps import release
 from app.kit.errors import NotFoundProblem, ServiceUnavailableProblem, ValidationProblem
 from app.kit.models import PlayerKind
+from app.kit.paging import decode_cursor, encode_cursor
 from app.kit.workload import WorkLimiter
 from app.players.service import Player
 from app.settings import Settings
@@ -99,16 +96,18 @@ def ensure_challenge(
     reader: ChallengeService,
     writer: ChallengeService,
     solver: WorkLimiter,
-    secret: Callable[[], bytes],
+    sessions: sessionmaker[Session],
 ) -> Challenge:
     """The stored challenge, derived and stored first if nobody asked for it yet: read
     through ``reader`` (whose read then ends), searched with no transaction open, then
-    stored through ``writer``."""
+    stored through ``writer``. ``sessions`` keep the server's secret when no setting
+    gives one (``challenge_secret``)."""
     stored = reader.stored(challenge_id(day, layout))
     release(reader.session)
     if stored is not None:
         return stored
-    return writer.store(reader.derive(day, layout, secret(), solver))
+    secret = challenge_secret(reader.settings, sessions)
+    return writer.store(reader.derive(day, layout, secret, solver))
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,17 +237,15 @@ class ChallengeService:
         return Board(challenge_id, kind, ranked, [*before, mine, *after], None)
 
 
-def encode_cursor(key: BoardKey) -> str:
+def board_cursor(key: BoardKey) -> str:
     rank_score, moves, finished_at, player_id = key
-    raw = json.dumps([rank_score, moves, finished_at.isoformat(), player_id]).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    return encode_cursor([rank_score, moves, finished_at.isoformat(), player_id])
 
 
-def decode_cursor(cursor: str) -> BoardKey:
+def board_place(cursor: str) -> BoardKey:
+    """The place a board's cursor names; a 422 for one this server did not give."""
+    rank_score, moves, finished_at, player_id = decode_cursor(cursor, 4)
     try:
-        rank_score, moves, finished_at, player_id = json.loads(
-            base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-        )
         return int(rank_score), int(moves), datetime.fromisoformat(finished_at), str(player_id)
-    except (ValueError, TypeError, binascii.Error):
+    except (ValueError, TypeError):
         raise ValidationProblem("cursor: not a cursor this server gave") from None

@@ -12,7 +12,6 @@ from app import engine
 from app.challenges.service import (
     START_PROBLEMS,
     ChallengeService,
-    challenge_secret,
     check_open,
     ensure_challenge,
     parse_challenge_id,
@@ -629,7 +628,7 @@ def start_challenge_game(
         reader,
         writer,
         solver,
-        lambda: challenge_secret(request.app.state.settings, request.app.state.sessions),
+        request.app.state.sessions,
     )
     game, token = writer.start(challenge, player, now)
     response.headers["Location"] = f"/v1/games/{game.row.id}"

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 from datetime import datetime
 from typing import Annotated, Any
 
@@ -14,6 +11,7 @@ from app.engine import GameStatus
 from app.games.service import GameService
 from app.kit.deps import ReadSessionDep, SessionDep
 from app.kit.errors import NotFoundProblem, ValidationProblem
+from app.kit.paging import PAGE_HEADERS, decode_cursor, encode_cursor, link_next
 from app.kit.problems import problem_responses
 from app.kit.ratelimit import RATE_LIMIT_HEADERS, Budget, RateLimitedProblem, rate_limit
 from app.players.access import PlayerForRead, PlayerForWrite
@@ -132,18 +130,14 @@ def delete_me(
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 
-def _cursor(game: GameSummaryRead) -> str:
-    raw = json.dumps([game.created_at.isoformat(), game.id]).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
 def _after(cursor: str | None) -> tuple[datetime, str] | None:
+    """The place a list_my_games cursor names: a game's creation time and id."""
     if cursor is None:
         return None
+    created, game_id = decode_cursor(cursor, 2)
     try:
-        created, game_id = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
-        return datetime.fromisoformat(created), str(game_id)
-    except (ValueError, TypeError, binascii.Error):
+        return datetime.fromisoformat(str(created)), str(game_id)
+    except ValueError:
         raise ValidationProblem("cursor: not a cursor this server gave") from None
 
 
@@ -152,18 +146,7 @@ def _after(cursor: str | None) -> tuple[datetime, str] | None:
     operation_id="list_my_games",
     dependencies=[rate_limit(Budget.READ)],
     response_model=GameSummaryList,
-    responses={
-        200: {
-            "headers": {
-                **RATE_LIMIT_HEADERS,
-                "Link": {
-                    "description": 'The next page: <url>; rel="next" (absent on the last)',
-                    "schema": {"type": "string"},
-                },
-            }
-        },
-        **problem_responses(*ME_PROBLEMS),
-    },
+    responses={200: PAGE_HEADERS, **problem_responses(*ME_PROBLEMS)},
     summary="The caller's games, newest first, a page at a time",
 )
 def list_my_games(
@@ -195,10 +178,9 @@ def list_my_games(
         )
         for g in rows[:limit]
     ]
-    next_cursor = _cursor(games[-1]) if len(rows) > limit else None
-    if next_cursor is not None:
-        url = request.url.include_query_params(cursor=next_cursor)
-        response.headers["Link"] = f'<{url.path}?{url.query}>; rel="next"'
+    last = games[-1] if len(rows) > limit else None
+    next_cursor = encode_cursor([last.created_at.isoformat(), last.id]) if last else None
+    link_next(request, response, next_cursor)
     return GameSummaryList(games=games, next=next_cursor)
 
 
