@@ -42,7 +42,12 @@ from typing import Any
 import httpx
 
 from tests.fixtures.postgres import PostgresUnavailableError, scratch_postgres_database
-from tests.fixtures.servers import free_port, server_process, uvicorn_command
+from tests.fixtures.servers import (
+    ROOMY_RATE_LIMITS,
+    free_port,
+    server_process,
+    uvicorn_command,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_PG = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
@@ -173,7 +178,8 @@ def bench_server(database_url: str) -> Iterator[Server]:
     """A uvicorn process (one worker) serving the bench app on ``database_url``."""
     migrate(database_url)
     port = free_port()
-    env = {**os.environ, "DATABASE_URL": database_url, "LOG_LEVEL": "warning"}
+    # The bench's clients come from one address: no rate limit may shape its figures.
+    env = {**os.environ, **ROOMY_RATE_LIMITS, "DATABASE_URL": database_url, "LOG_LEVEL": "warning"}
     command = [
         *uvicorn_command("bench._app:create_bench_app", port),
         "--workers",
