@@ -26,6 +26,7 @@ from typing import Annotated
 
 from fastapi import Depends, Path, Request
 from sqlalchemy.orm import Session
+from starlette.concurrency import run_in_threadpool
 
 from app.games.models import Game
 from app.games.service import GameService, LoadedGame
@@ -82,14 +83,19 @@ def game_for_move(
     return service.load(_checked_row(service, game_id, credential, for_move=True))
 
 
-def optional_player(credential: OptionalBearerDep, session: ReadSessionDep) -> Player | None:
+async def optional_player(credential: OptionalBearerDep, session: ReadSessionDep) -> Player | None:
     """For create_game: the player whose key the request carries, or None without a
-    credential (a credential that is no working player key is refused)."""
+    credential (a credential that is no working player key is refused). Async: an
+    anonymous game, the usual one, costs no trip through the threadpool for this."""
     if credential is None:
         return None
-    player = PlayerService(session).resolve(credential)
-    release(session)
-    return player
+
+    def resolve() -> Player:
+        player = PlayerService(session).resolve(credential)
+        release(session)
+        return player
+
+    return await run_in_threadpool(resolve)
 
 
 GameForRead = Annotated[LoadedGame, Depends(game_for_read)]
