@@ -65,6 +65,11 @@ export async function classic(run) {
   assert(state.player_id !== null, "the first visit made a player, and the game is theirs");
   await until(page, () => !document.getElementById("hint").hidden);
   assert(await page.isVisible("#undo-key") || (await page.evaluate(() => matchMedia("(hover: none)").matches)), "undo's key is named where undo is allowed");
+  const bar = await page.evaluate(() => {
+    const el = document.getElementById("scorebar");
+    return { role: el.getAttribute("role"), outputs: el.querySelectorAll("output, [aria-live]").length, text: el.textContent.replace(/\s+/g, " ") };
+  });
+  assert(bar.role === "status" && bar.outputs === 0 && /Score \d+ Streak \d+.*Cards left \d+/.test(bar.text), `the score bar is one live region with names: ${JSON.stringify(bar)}`);
   const title = await page.textContent("header");
   assert((title.match(/TriPeaks/g) ?? []).length === 1, `the header names the layout once: '${title}'`);
   await run.shot(page, "desktop-start.png");
@@ -149,6 +154,20 @@ export async function classic(run) {
   await check(run, page, "after a stale move");
   run.step("a move made elsewhere: the stale click was refused (412) and the table refreshed");
 
+  // A tab that comes back shows the game as it is now.
+  await page.evaluate(async (position) => {
+    const s = JSON.parse(localStorage.getItem("tripeaks.game"));
+    await fetch(`/v1/games/${s.id}/play`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${s.token}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ position }),
+    });
+    document.dispatchEvent(new Event("visibilitychange"));
+  }, order[next]);
+  await waitVersion(page, ++v);
+  next += 1;
+  await check(run, page, "after the tab came back");
+
   // The rest by clicks, to the end.
   for (; next < order.length; next++) {
     await playByClick(page, order[next]);
@@ -218,6 +237,21 @@ export async function classic(run) {
   await until(page, () => /verified ✓/.test(document.getElementById("verify").textContent));
   await run.shot(page, "desktop-six-peaks-conceded.png");
   run.step(`six peaks deal #3 conceded: ${await page.textContent("#verify")}`);
+
+  // "New deal, same rules" keeps a winnable deal winnable. (The server may be busy with
+  // six peaks' analysis: its 503 is waited out.)
+  run.allowedErrors.push(/status of 503/);
+  await page.goto(`${base}/?winnable_only=1&undo=1`);
+  await until(page, () => document.body.dataset.version === "0" && document.body.dataset.status === "in_progress", null, 20_000);
+  await page.click("#concede");
+  await page.click("#concede");
+  await until(page, () => document.getElementById("end").open && "armed" in document.getElementById("end").dataset);
+  const creating = page.waitForRequest((r) => r.url().endsWith("/v1/games") && r.method() === "POST");
+  await page.click("#again");
+  const body = JSON.parse((await creating).postData());
+  assert(body.winnable_only === true && body.rules?.undo === true, `the new deal keeps the rules and winnable_only: ${JSON.stringify(body)}`);
+  await until(page, () => document.body.dataset.version === "0" && document.body.dataset.status === "in_progress", null, 20_000);
+  run.step(`new deal, same rules: ${JSON.stringify(body)}`);
   await context.close();
   await hints(run);
 }
@@ -300,6 +334,8 @@ export async function win(run) {
   await openLink(page, base, `deal=${deal.join("-")}`);
   const touch = screen !== "desktop";
   const act = (sel) => (touch ? page.tap(sel) : page.click(sel));
+  assert(await page.evaluate(() => document.getElementById("undo-key").hidden), "no undo help where undo is not allowed");
+  assert((await page.isVisible(".keys")) === !touch, `key help ${touch ? "hidden on a touch screen" : "shown with a keyboard"}`);
   let v = 0;
   await act("#stock");
   await waitVersion(page, ++v);

@@ -96,7 +96,7 @@ export class EndPanel {
       if (s.bonus_points) rows.push(["Peak bonuses", `+${s.bonus_points}`]);
       if (s.draw_penalties) rows.push(["Draw penalties", `−${Math.abs(s.draw_penalties)}`]);
       if (s.deal_cost) rows.push(["Deal cost", `−${Math.abs(s.deal_cost)}`]);
-      rows.push([s.scheme === "msc" ? "Total (MSC)" : "Total", s.total, true]);
+      rows.push([s.scheme === "msc" ? "Total (MSC)" : "Total", s.total < 0 ? `−${-s.total}` : s.total, true]);
     }
     $("breakdown").replaceChildren(
       ...rows.flatMap(([name, value, total]) => {
@@ -205,12 +205,10 @@ export class EndPanel {
         if (verb === "play" && Number(arg) === s.position) el.classList.add("lost-here");
         return el;
       });
-    const note = document.createElement("span");
-    note.className = "stock-note";
-    note.textContent = `waste ${state.waste.length ? pretty(state.waste.at(-1)) : "empty"} · stock ${state.stock_count}`;
-    box.replaceChildren(...cards, note);
-    box.setAttribute("aria-label", `The table before move ${a.lost_at + 1}; waste top ${state.waste.length ? pretty(state.waste.at(-1)) : "none"}`);
-    $("replay-caption").textContent = verb === "play" ? "Marked: the card whose play lost the win." : `The move that lost the win: ${this.moveName(a.lost_move, game)} (stock ${state.stock_count}).`;
+    box.replaceChildren(...cards);
+    const waste = state.waste.length ? pretty(state.waste.at(-1)) : "empty";
+    box.setAttribute("aria-label", `The table before move ${a.lost_at + 1}: waste ${waste}, stock ${state.stock_count} cards`);
+    $("replay-caption").textContent = `${verb === "play" ? "Marked: the card whose play lost the win." : `The move that lost the win: ${this.moveName(a.lost_move, game)}.`} Waste ${waste}, stock ${state.stock_count}.`;
     $("replay-wrap").hidden = false;
   }
 

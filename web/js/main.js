@@ -566,15 +566,29 @@ async function begin(created, extra = {}) {
   if (usingKeyboard) table.focusFirst();
 }
 
+/** Ask again while the server says it is busy (503: nothing was made; 429: nothing was
+ * counted), as long as it says when, a few times. */
+async function patiently(call) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await call();
+    } catch (e) {
+      if (!(e instanceof ApiError && [429, 503].includes(e.status) && attempt < 5)) throw e;
+      say(`${explain(e)} Trying again…`, "error");
+      await new Promise((resolve) => setTimeout(resolve, (e.retryAfter ?? 1) * 1000));
+    }
+  }
+}
+
 async function startGame(request, chosenDeal = null) {
   const key = await players.ensure();
   let created;
   try {
-    created = await api.createGame(request, key);
+    created = await patiently(() => api.createGame(request, key));
   } catch (e) {
     if (!(key && e instanceof ApiError && (e.status === 401 || e.status === 403))) throw e;
     players.forget(); // a key this server does not know: play without one
-    created = await api.createGame(request);
+    created = await patiently(() => api.createGame(request));
   }
   await begin(created, { chosenDeal, winnable: !!request.winnable_only });
 }
@@ -582,9 +596,9 @@ async function startGame(request, chosenDeal = null) {
 async function startDaily(layoutName = "tripeaks") {
   const key = await players.ensure();
   if (!key) throw new Error("The daily challenge needs a player, and the server would not make one.");
-  const challenge = await api.getDailyChallenge(layoutName);
+  const challenge = await patiently(() => api.getDailyChallenge(layoutName));
   try {
-    const created = await api.startChallengeGame(challenge.id, key);
+    const created = await patiently(() => api.startChallengeGame(challenge.id, key));
     await begin(created);
   } catch (e) {
     if (e instanceof ApiError && e.kind === "already-entered" && e.problem.game_id) {
