@@ -601,6 +601,7 @@ export async function daily(run) {
   await page.waitForSelector("dialog#new-game[open]");
   await page.tap('label.preset:has(input[value="daily"])');
   await until(page, () => /Today's challenge/.test(document.getElementById("ng-daily").textContent));
+  await run.shot(page, "portrait-new-game.png");
   await page.tap("#ng-start");
   await page.waitForSelector("dialog#new-game", { state: "hidden", timeout: 20_000 });
   await until(page, () => /Daily challenge/.test(document.getElementById("game-sub").textContent) && document.body.dataset.version === "0");

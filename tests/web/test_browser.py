@@ -17,6 +17,7 @@ there); ``make test`` installs both. Without them the tests are skipped, except 
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -86,6 +87,7 @@ def winning_deal() -> list[str]:
     return [*deal[:29], ace, *stock]
 
 
+@functools.cache
 def lost_winnable_deal_number() -> int:
     """A classic deal that can be cleared but is lost by drawing the whole stock first and
     then playing the first card that fits: its analysis has a move where the win was lost."""

@@ -3,7 +3,7 @@
 import { Api, ApiError } from "./api.js";
 import { card, parseDealText, pretty, whyNot } from "./cards.js";
 import { EndPanel } from "./end.js";
-import { explain } from "./messages.js";
+import { chanceText, explain } from "./messages.js";
 import * as motion from "./motion.js";
 import { Players } from "./players.js";
 import { MoveQueue } from "./queue.js";
@@ -494,10 +494,7 @@ async function hint() {
     if (game.version === asked && answer.version === asked) showHint(answer);
     else say("");
   } catch (e) {
-    if (e instanceof ApiError && e.status === 404 && e.kind !== "not-found" && game) {
-      hintAvailable = false;
-      say("this server gives no hints");
-    } else if (e instanceof ApiError && e.status === 404 && game) {
+    if (e instanceof ApiError && e.status === 404 && game) {
       // The game is there, so it is the endpoint that is not: this server has no hints.
       hintAvailable = false;
       say("this server gives no hints");
@@ -527,23 +524,6 @@ function showHint(answer) {
   }
   say(`Hint: ${text}. ${chanceText(answer)}`, "hint");
   render();
-}
-
-/** "Wins 41–66% of the deals it could be (64 tried)": a Wilson interval, never a bare 0%
- * or 100% from a handful of samples. */
-export function chanceText({ win_chance: p, samples: n, exact }) {
-  if (typeof p !== "number") return "";
-  if (exact) return p >= 1 ? "Nothing is hidden: this wins." : p <= 0 ? "Nothing is hidden: no move wins now." : `Exact chance ${Math.round(p * 100)}%.`;
-  if (!n) return "No estimate of the chance this time.";
-  const z = 1.96;
-  const centre = (p + (z * z) / (2 * n)) / (1 + (z * z) / n);
-  const half = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / (1 + (z * z) / n);
-  const lo = Math.max(0, Math.round((centre - half) * 100));
-  const hi = Math.min(100, Math.round((centre + half) * 100));
-  const tried = `${n} possible deal${n === 1 ? "" : "s"} tried`;
-  if (lo <= 0) return `Chance of a win: under ${Math.max(hi, 1)}% (${tried}).`;
-  if (hi >= 100) return `Chance of a win: over ${Math.min(lo, 99)}% (${tried}).`;
-  return `Chance of a win: ${lo}–${hi}% (${tried}).`;
 }
 
 // ---------------------------------------------------------------------------- new games

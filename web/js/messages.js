@@ -88,3 +88,20 @@ export function explain(e) {
       return e.problem.title && !/^HTTP /.test(e.problem.title) ? `${e.problem.title}.` : "Something went wrong on the server.";
   }
 }
+
+/** "Chance of a win: 84–97% (64 possible deals tried)": a 95% Wilson interval, never a bare 0%
+ * or 100% from a handful of samples. */
+export function chanceText({ win_chance: p, samples: n, exact }) {
+  if (typeof p !== "number") return "";
+  if (exact) return p >= 1 ? "Nothing is hidden: this wins." : p <= 0 ? "Nothing is hidden: no move wins now." : `Exact chance ${Math.round(p * 100)}%.`;
+  if (!n) return "No estimate of the chance this time.";
+  const z = 1.96;
+  const centre = (p + (z * z) / (2 * n)) / (1 + (z * z) / n);
+  const half = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / (1 + (z * z) / n);
+  const lo = Math.max(0, Math.round((centre - half) * 100));
+  const hi = Math.min(100, Math.round((centre + half) * 100));
+  const tried = `${n} possible deal${n === 1 ? "" : "s"} tried`;
+  if (lo <= 0) return `Chance of a win: under ${Math.max(hi, 1)}% (${tried}).`;
+  if (hi >= 100) return `Chance of a win: over ${Math.min(lo, 99)}% (${tried}).`;
+  return `Chance of a win: ${lo}–${hi}% (${tried}).`;
+}

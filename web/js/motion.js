@@ -92,10 +92,19 @@ export function celebrate() {
   }
   return new Promise((resolve) => {
     let left = falling.length;
+    const end = () => {
+      falling.forEach((el) => el.remove());
+      resolve();
+    };
+    // A hidden tab runs no animation: the end is never held up by one.
+    const fallback = setTimeout(end, 2500);
     for (const el of falling) {
       el.addEventListener("animationend", () => {
         el.remove();
-        if (--left === 0) resolve();
+        if (--left === 0) {
+          clearTimeout(fallback);
+          end();
+        }
       });
     }
   });
