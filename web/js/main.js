@@ -42,6 +42,7 @@ const PRESETS = {
 const TOUCH = matchMedia("(hover: none) and (pointer: coarse)");
 const SIDEWAYS = matchMedia("(orientation: landscape) and (max-height: 34rem)");
 const MIN_TAP = 40; // px: below it a touch screen offers bigger cards and a pan
+const MESSAGE_LINE = 26; // px kept below the stock for the message line
 
 let session = null; // {id, token, chosenDeal, winnable, challenge}
 let game = null; // the last state the server sent
@@ -121,7 +122,8 @@ function fitTable() {
   if (!layout) return;
   const board = $("board");
   const top = board.getBoundingClientRect().top + scrollY;
-  const below = SIDEWAYS.matches ? 0 : $("piles").offsetHeight + $("message").offsetHeight;
+  // A line kept for the message whatever it says: a long one must not shrink the cards.
+  const below = SIDEWAYS.matches ? 0 : $("piles").offsetHeight + MESSAGE_LINE;
   const height = Math.max(120, innerHeight - top - below - 12);
   const width = $("table-wrap").clientWidth;
   const zoomed = document.body.classList.contains("zoomed");
@@ -409,9 +411,7 @@ async function refresh() {
   try {
     const state = await api.getGame(session.id, session.token);
     if (!layout || layout.name !== state.layout) layout = await getLayout(state.layout);
-    const was = game?.status;
-    show(state);
-    if (was === "in_progress" && state.status !== "in_progress") finish();
+    show(state); // and the end, if the game ended elsewhere
   } catch (e) {
     say(explain(e), "error");
   }
