@@ -102,8 +102,21 @@ export class Api {
     return this.request(`${game(id)}/analysis`, { token });
   }
 
-  listMoves(id, token) {
-    return this.request(`${game(id)}/moves?limit=1000`, { token });
+  /** The whole move history, a page at a time: by the page's `next` cursor where the
+   * server gives one, else by offset. */
+  async listMoves(id, token) {
+    const moves = [];
+    let cursor = null;
+    for (;;) {
+      const q = new URLSearchParams({ limit: "1000" });
+      if (cursor) q.set("cursor", cursor);
+      else if (moves.length) q.set("offset", String(moves.length));
+      const page = await this.request(`${game(id)}/moves?${q}`, { token });
+      moves.push(...page.moves);
+      if (page.next) cursor = page.next;
+      else if (page.next === undefined && page.moves.length === 1000) cursor = null;
+      else return { moves };
+    }
   }
 
   // Players: an account without e-mail or password, known by its key (shown once).
