@@ -553,7 +553,7 @@ async function patiently(call) {
     try {
       return await call();
     } catch (e) {
-      if (!(e instanceof ApiError && [429, 503].includes(e.status) && attempt < 5)) throw e;
+      if (!(e instanceof ApiError && [429, 503].includes(e.status) && attempt < 12)) throw e;
       say(`${explain(e)} Trying again…`, "error");
       await new Promise((resolve) => setTimeout(resolve, (e.retryAfter ?? 1) * 1000));
     }
