@@ -220,6 +220,7 @@ export async function classic(run) {
   await page.keyboard.press("n");
   await page.waitForSelector("dialog#new-game[open]");
   assert(await page.isHidden("#ng-warning"), "no warning when no game is in progress");
+  assert(await page.isChecked('input[name="preset"][value="relaxed"]') && (await page.isHidden("#custom-preset")), "the panel opens on the preset of the game's rules (undo: Relaxed)");
   await axe(run, page, "desktop, the new-game panel");
   await page.click('label.preset:has(input[value="golf"])');
   await openOptions(page);
