@@ -126,11 +126,14 @@ function fitTable() {
   const below = SIDEWAYS.matches ? 0 : $("piles").offsetHeight + MESSAGE_LINE;
   const height = Math.max(120, innerHeight - top - below - 12);
   const width = $("table-wrap").clientWidth;
-  const zoomed = document.body.classList.contains("zoomed");
-  let f = table.resize(width, height);
+  const f = table.resize(width, height);
+  // The player's choice (kept) applies where the cards would be too small to tap.
   const small = TOUCH.matches && 2 * f.u < MIN_TAP;
-  $("zoom").hidden = !small && !zoomed;
-  if (zoomed && (small || 2 * f.u < MIN_TAP)) f = table.resize(width, height, { minU: 24 });
+  const zoomed = small && document.body.classList.contains("zoomed");
+  document.body.classList.toggle("panning", zoomed);
+  if (zoomed) table.resize(width, height, { minU: 24 });
+  else $("table-wrap").scrollLeft = 0;
+  $("zoom").hidden = !small;
   $("zoom").textContent = zoomed ? "Fit the screen" : "Bigger cards";
   $("zoom").setAttribute("aria-pressed", String(zoomed));
   updatePan();
@@ -138,7 +141,7 @@ function fitTable() {
 
 function updatePan() {
   const wrap = $("table-wrap");
-  const zoomed = document.body.classList.contains("zoomed");
+  const zoomed = document.body.classList.contains("panning");
   $("pan-left").hidden = !zoomed || wrap.scrollLeft <= 1;
   $("pan-right").hidden = !zoomed || wrap.scrollLeft + wrap.clientWidth >= wrap.scrollWidth - 1;
 }
