@@ -48,6 +48,13 @@ web-setup: $(WEB_STAMP) ## Install what the browser test needs: Chromium (apt, w
 		echo "No Chromium at $(CHROMIUM): install Debian's chromium package (the browser test skips)"; \
 	fi
 
+SCREENSHOT_DIR ?= var/screenshots
+
+.PHONY: screenshots
+screenshots: setup web-setup ## Play the web client in Chromium at desktop, phone upright and sideways, writing screenshots to $(SCREENSHOT_DIR)
+	SCREENSHOT_DIR=$(abspath $(SCREENSHOT_DIR)) $(PY) -m pytest tests/web -p no:cacheprovider -q $(ARGS)
+	@ls $(SCREENSHOT_DIR)
+
 lint: setup ## Lint and check formatting (ruff), the Dockerfile (hadolint) and the entrypoints (shellcheck)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .

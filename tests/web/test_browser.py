@@ -1,23 +1,29 @@
 """The reference web client, played in a real browser.
 
-A live server (SQLite) serves the page at ``/``; ``play.mjs`` drives Debian's Chromium
-headless with playwright-core: it opens a link to an explicit deal, refuses a covered and
-an unfitting card with a reason, draws with the keyboard, plays with Enter, Space and
-clicks, takes a play back, reloads mid-game (the game resumes), wins, and sees the deal
-verified against the commitment; then golf from the new-game panel, six peaks from a
-link, and the same on a phone-sized screen. After each step it checks what the page shows
-against the API's state. Screenshots go to ``var/screenshots/`` (or ``$SCREENSHOT_DIR``).
+A live server (SQLite, roomy rate limits) serves the page at ``/``; ``play.mjs`` drives
+Debian's Chromium headless with playwright-core through one scenario of
+``scenarios.mjs`` a test: a whole game by clicks and keys on the desktop (refusals, undo,
+a reload, a stale move, the win, its summary and analysis, hints, golf and six peaks); a
+win and a loss at each screen size; a double tap on the stock after the last draw on a
+phone; a tapped button's colour on a touch screen; rapid taps on a slow network; a bad
+link; every card of every layout on every screen; the daily challenge to its leaderboard.
+After each step it checks what the page shows against the API's state; axe-core checks
+the page at several states. Screenshots go to ``var/screenshots/`` (or
+``$SCREENSHOT_DIR``; ``make screenshots`` runs these tests for them alone).
 
 Needs ``/usr/bin/chromium`` (or ``$CHROMIUM``) and ``tests/web/node_modules`` (``npm ci``
-there); ``make test`` installs both. Without them the test is skipped, except under CI.
+there); ``make test`` installs both. Without them the tests are skipped, except under CI.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import re
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,10 +31,12 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
+from app.engine import Rules, apply, legal_moves, new_game, numbered_deal
+from app.engine.solver import Budget, solve_clear
 from app.main import create_app
 from app.ops.migrations import upgrade
 from app.settings import Settings
-from tests.fixtures.deals import TRIPEAKS_CLEAR_ORDER, chain_deal, verify_commitment
+from tests.fixtures.deals import TRIPEAKS_CLEAR_ORDER, chain_deal, losing_deal, verify_commitment
 from tests.fixtures.servers import ROOT, live_server
 
 pytestmark = pytest.mark.slow
@@ -37,6 +45,7 @@ HERE = Path(__file__).resolve().parent
 DRIVER = HERE / "play.mjs"
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 SCREENSHOTS = Path(os.environ.get("SCREENSHOT_DIR", ROOT / "var" / "screenshots"))
+SCREENS = ("desktop", "portrait", "landscape")
 
 
 def _missing() -> str | None:
@@ -44,8 +53,9 @@ def _missing() -> str | None:
         return "node is not installed"
     if not Path(CHROMIUM).exists():
         return f"no Chromium at {CHROMIUM} (apt-get install chromium, or make test)"
-    if not (HERE / "node_modules" / "playwright-core").is_dir():
-        return "playwright-core is not installed (npm ci in tests/web, or make test)"
+    for package in ("playwright-core", "axe-core"):
+        if not (HERE / "node_modules" / package).is_dir():
+            return f"{package} is not installed (npm ci in tests/web, or make test)"
     return None
 
 
@@ -56,6 +66,69 @@ def browser_ready() -> None:
         if os.environ.get("CI"):
             pytest.fail(f"CI must run the browser test: {missing}")
         pytest.skip(missing)
+
+
+@pytest.fixture(scope="module")
+def server(browser_ready: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One live server for the module's scenarios, on a database of its own."""
+    url = f"sqlite:///{tmp_path_factory.mktemp('web') / 'web.sqlite3'}"
+    upgrade(url)
+    with live_server(url) as base:
+        yield base
+
+
+def winning_deal() -> list[str]:
+    """chain_deal (won in one streak from an Ace) with the fourth Ace on top of the stock,
+    so that a draw first keeps the chain going."""
+    deal = chain_deal()
+    stock = deal[29:]
+    ace = next(c for c in stock if c.startswith("A"))
+    stock.remove(ace)
+    return [*deal[:29], ace, *stock]
+
+
+@functools.cache
+def lost_winnable_deal_number() -> int:
+    """A classic deal that can be cleared but is lost by drawing the whole stock first and
+    then playing the first card that fits: its analysis has a move where the win was lost."""
+    rules = Rules.for_layout("tripeaks")
+    for number in range(200):
+        state = start = new_game(numbered_deal(number), rules)
+        while not state.is_over:
+            moves = [str(m) for m in legal_moves(state)]
+            state = apply(state, "draw" if "draw" in moves else moves[0])
+        if state.outcome.value == "lost" and solve_clear(start, Budget(seconds=2)).winnable:
+            return number
+    raise AssertionError("no such deal among the first 200")
+
+
+def drive(base: str, scenario: str, timeout: float = 240, **config: Any) -> dict[str, Any]:
+    """Run one scenario of scenarios.mjs against ``base``; answer what it saw."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    config = {
+        "scenario": scenario,
+        "base": base,
+        "screenshots": str(SCREENSHOTS),
+        "chromium": CHROMIUM,
+        **config,
+    }
+    run = subprocess.run(
+        ["node", str(DRIVER), json.dumps(config)],
+        cwd=HERE,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    lines = run.stdout.strip().splitlines()
+    seen: dict[str, Any] = json.loads(lines[-1]) if lines else {}
+    assert run.returncode == 0, (
+        f"the browser run failed: {seen.get('error') or run.stderr[-3000:]}\n"
+        f"problems: {seen.get('problems')}\nsteps: {seen.get('steps')}"
+    )
+    for name in seen["screenshots"]:
+        assert Path(name).stat().st_size > 5_000, name
+    return seen
 
 
 def test_the_page_is_served_at_the_root_outside_the_api() -> None:
@@ -80,57 +153,78 @@ def test_the_page_is_served_at_the_root_outside_the_api() -> None:
     assert all(p.startswith("/v1/") or p in {"/healthz", "/readyz"} for p in spec["paths"])
 
 
-def test_the_page_plays_a_game_to_its_end_in_chromium(
-    browser_ready: None, tmp_path: Path, sqlite_url: str
-) -> None:
-    upgrade(sqlite_url)
-    # chain_deal wins in one streak from an Ace; put the fourth Ace on top of the stock
-    # so that a draw first keeps the chain going.
-    deal = chain_deal()
-    stock = deal[29:]
-    ace = next(c for c in stock if c.startswith("A"))
-    stock.remove(ace)
-    deal = [*deal[:29], ace, *stock]
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    with live_server(sqlite_url) as base:
-        config = {
-            "base": base,
-            "deal": deal,
-            "order": TRIPEAKS_CLEAR_ORDER,
-            "screenshots": str(SCREENSHOTS),
-            "chromium": CHROMIUM,
-        }
-        run = subprocess.run(
-            ["node", str(DRIVER), json.dumps(config)],
-            cwd=HERE,
-            capture_output=True,
-            text=True,
-            timeout=180,
-            check=False,
-        )
-        lines = run.stdout.strip().splitlines()
-        seen: dict[str, Any] = json.loads(lines[-1]) if lines else {}
-        assert run.returncode == 0, (
-            f"the browser run failed: {seen.get('error') or run.stderr[-3000:]}\n"
-            f"problems: {seen.get('problems')}\nsteps: {seen.get('steps')}"
-        )
-        assert seen["checks"] >= 30
-        assert "does not go on" in seen["refusal"]
+def test_the_page_uses_only_the_public_api_and_keeps_no_card_it_may_not_show() -> None:
+    """The client's modules call /v1 (and the spec) only, and store only ids and keys."""
+    sources = "\n".join(p.read_text() for p in sorted((ROOT / "web" / "js").glob("*.js")))
+    paths = set(re.findall(r"[\"'`](/[a-z][^\"'`$?]*)", sources))
+    assert paths, "no paths found"
+    assert all(p.startswith(("/v1/", "/openapi.json")) for p in paths), paths
+    stored = re.findall(r"localStorage\.setItem\(([^,]+),", sources)
+    allowed = {"GAME_KEY", "OPTIONS_KEY", "ZOOM_KEY", "PLAYER_KEY"}
+    assert {s.strip() for s in stored} <= allowed, stored
 
-        # What the page said at the end is what the API says.
-        final = seen["final"]
-        r = httpx.get(
-            f"{base}/v1/games/{final['id']}",
-            headers={"Authorization": f"Bearer {final['token']}"},
-            timeout=10,
-        )
-        state = r.json()
-        assert state["status"] == "won"
-        # A draw (-5), one streak of 28 (406) and three peaks (15 + 15 + 30).
-        assert state["score"]["total"] == int(final["score"]) == -5 + 406 + 60
-        assert state["reveal"]["deal"] == deal
-        assert verify_commitment(state["commitment"], deal, state["reveal"]["salt"])
-        assert "deal verified ✓" in final["verify"]
 
-    for name in seen["screenshots"]:
-        assert Path(name).stat().st_size > 10_000, name
+def test_the_page_plays_a_game_to_its_end_in_chromium(server: str) -> None:
+    deal = winning_deal()
+    seen = drive(server, "classic", deal=deal, order=TRIPEAKS_CLEAR_ORDER)
+    assert seen["checks"] >= 30
+    assert "does not go on" in seen["refusal"]
+    # What the page said at the end is what the API says.
+    final = seen["final"]
+    r = httpx.get(
+        f"{server}/v1/games/{final['id']}",
+        headers={"Authorization": f"Bearer {final['token']}"},
+        timeout=10,
+    )
+    state = r.json()
+    assert state["status"] == "won"
+    # A draw (-5), one streak of 28 (406) and three peaks (15 + 15 + 30).
+    assert state["score"]["total"] == int(final["score"]) == -5 + 406 + 60
+    assert state["reveal"]["deal"] == deal
+    assert verify_commitment(state["commitment"], deal, state["reveal"]["salt"])
+    assert "deal verified ✓" in final["verify"]
+    assert "cleared it" in final["analysis"]
+
+
+@pytest.mark.parametrize("screen", SCREENS)
+def test_a_classic_game_is_won_by_taps_and_clicks(server: str, screen: str) -> None:
+    drive(server, "win", screen=screen, deal=winning_deal(), order=TRIPEAKS_CLEAR_ORDER)
+
+
+@pytest.mark.parametrize("screen", SCREENS)
+def test_a_lost_game_shows_where_the_win_slipped_away(server: str, screen: str) -> None:
+    seen = drive(server, "loss", screen=screen, deal_number=lost_winnable_deal_number())
+    assert "slipped away" in seen["lossAnalysis"]
+
+
+def test_a_second_tap_after_the_last_draw_keeps_the_summary(server: str) -> None:
+    """On a phone the end panel's "New deal" button landed where the stock was: the second
+    tap of a double tap dealt a new game and skipped the summary."""
+    drive(server, "doubleTap", losing=losing_deal())
+
+
+def test_a_tapped_button_keeps_its_colour_on_a_touch_screen(server: str) -> None:
+    """Hover styles stuck after a tap: the yellow primary button turned white."""
+    drive(server, "touchHover")
+
+
+def test_rapid_taps_on_a_slow_network_are_each_applied_once(server: str) -> None:
+    """Taps while a move was on its way were dropped: three stock taps gave one draw."""
+    drive(server, "rapid", deal=winning_deal(), order=TRIPEAKS_CLEAR_ORDER)
+
+
+def test_a_bad_link_then_cancel_deals_a_game(server: str) -> None:
+    """/?layout=klondike, then Cancel, left "Loading…" for ever."""
+    drive(server, "badLink")
+
+
+def test_every_card_of_every_layout_fits_every_screen(server: str) -> None:
+    """Inside the screen, rank and suit legible, tap targets of 40 px on a phone or a
+    zoom and pan that reach every card at that size; six peaks was 623 px wide on a phone
+    and the stock below the fold sideways."""
+    seen = drive(server, "fitAll")
+    assert len(seen["fit"]) == 3 * 3, seen["fit"]
+
+
+def test_the_daily_challenge_is_played_to_its_leaderboard(server: str) -> None:
+    drive(server, "daily")

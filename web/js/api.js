@@ -2,10 +2,11 @@
 
 /** An error answer (RFC 9457 problem+json), or a network failure (status 0). */
 export class ApiError extends Error {
-  constructor(status, problem) {
+  constructor(status, problem, retryAfter = null) {
     super(problem.detail || problem.title || `HTTP ${status}`);
     this.status = status;
     this.problem = problem;
+    this.retryAfter = retryAfter; // seconds, from Retry-After (429, 503)
   }
   /** The last part of the problem's type: "illegal-move", "game-over", "not-found"... */
   get kind() {
@@ -13,10 +14,12 @@ export class ApiError extends Error {
   }
 }
 
-function newKey() {
+export function newKey() {
   if (globalThis.crypto?.randomUUID) return crypto.randomUUID();
   return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
 }
+
+const game = (id) => `/v1/games/${encodeURIComponent(id)}`;
 
 export class Api {
   /** `base`: the server's address ("" for the page's own server). */
@@ -45,7 +48,8 @@ export class Api {
     const type = response.headers.get("Content-Type") || "";
     const data = type.includes("json") ? await response.json().catch(() => ({})) : {};
     if (!response.ok) {
-      throw new ApiError(response.status, { title: response.statusText, status: response.status, ...data });
+      const after = Number(response.headers.get("Retry-After"));
+      throw new ApiError(response.status, { title: response.statusText, status: response.status, ...data }, Number.isFinite(after) && after > 0 ? after : null);
     }
     return data;
   }
@@ -58,37 +62,95 @@ export class Api {
     return this.request(`/v1/layouts/${encodeURIComponent(name)}`);
   }
 
-  /** POST /v1/games: {layout, rules, deal_number | deal}; answers the state and the token. */
-  createGame(request) {
-    return this.request("/v1/games", { method: "POST", body: request });
+  /** POST /v1/games: {layout, rules, deal_number | deal, winnable_only}; answers the state
+   * and the token. With a player key (`key`), the game is the player's. */
+  createGame(request, key = null) {
+    return this.request("/v1/games", { method: "POST", body: request, token: key });
   }
 
   getGame(id, token) {
-    return this.request(`/v1/games/${encodeURIComponent(id)}`, { token });
+    return this.request(game(id), { token });
   }
 
-  /** Post a legal-move object back unchanged; If-Match refuses a stale state (412). */
-  move(game, token, legalMove) {
-    return this.request(`/v1/games/${encodeURIComponent(game.id)}/moves`, {
+  /** Post a legal-move object back unchanged. `version` goes in If-Match (a stale state
+   * is refused, 412) and `idempotencyKey` makes a retry of the same tap safe: the server
+   * answers the first result again instead of applying the move twice. */
+  move(id, token, legalMove, version, idempotencyKey = newKey()) {
+    return this.request(`${game(id)}/moves`, {
       method: "POST",
       token,
       body: legalMove,
-      headers: { "If-Match": `"v${game.version}"`, "Idempotency-Key": newKey() },
+      headers: { "If-Match": `"v${version}"`, "Idempotency-Key": idempotencyKey },
       retry: true,
     });
   }
 
-  concede(game, token) {
-    return this.request(`/v1/games/${encodeURIComponent(game.id)}/concede`, {
+  concede(id, token, version, idempotencyKey = newKey()) {
+    return this.request(`${game(id)}/concede`, {
       method: "POST",
       token,
-      headers: { "Idempotency-Key": newKey() },
+      headers: { "If-Match": `"v${version}"`, "Idempotency-Key": idempotencyKey },
       retry: true,
     });
   }
 
   hint(id, token) {
-    return this.request(`/v1/games/${encodeURIComponent(id)}/hint`, { token });
+    return this.request(`${game(id)}/hint`, { token });
+  }
+
+  analysis(id, token) {
+    return this.request(`${game(id)}/analysis`, { token });
+  }
+
+  /** The whole move history, a page at a time: by the page's `next` cursor where the
+   * server gives one, else by offset. */
+  async listMoves(id, token) {
+    const moves = [];
+    let cursor = null;
+    for (;;) {
+      const q = new URLSearchParams({ limit: "1000" });
+      if (cursor) q.set("cursor", cursor);
+      else if (moves.length) q.set("offset", String(moves.length));
+      const page = await this.request(`${game(id)}/moves?${q}`, { token });
+      moves.push(...page.moves);
+      if (page.next) cursor = page.next;
+      else if (page.next === undefined && page.moves.length === 1000) cursor = null;
+      else return { moves };
+    }
+  }
+
+  // Players: an account without e-mail or password, known by its key (shown once).
+  createPlayer(body = { kind: "human" }) {
+    return this.request("/v1/players", { method: "POST", body });
+  }
+
+  getMe(key) {
+    return this.request("/v1/players/me", { token: key });
+  }
+
+  updateMe(key, body) {
+    return this.request("/v1/players/me", { method: "PATCH", token: key, body });
+  }
+
+  listMyGames(key, cursor = null, limit = 10) {
+    const q = new URLSearchParams({ limit: String(limit) });
+    if (cursor) q.set("cursor", cursor);
+    return this.request(`/v1/players/me/games?${q}`, { token: key });
+  }
+
+  // The daily challenge and its leaderboard.
+  getDailyChallenge(layout = "tripeaks") {
+    return this.request(`/v1/challenges/daily?layout=${encodeURIComponent(layout)}`);
+  }
+
+  startChallengeGame(challengeId, key) {
+    return this.request(`/v1/challenges/${encodeURIComponent(challengeId)}/games`, { method: "POST", token: key });
+  }
+
+  getLeaderboard(challengeId, { key = null, around = false, limit = 5 } = {}) {
+    const q = new URLSearchParams({ limit: String(limit) });
+    if (around) q.set("around", "me");
+    return this.request(`/v1/challenges/${encodeURIComponent(challengeId)}/leaderboard?${q}`, { token: around ? key : null });
   }
 
   /** Whether this server has GET /v1/games/{id}/hint: asked of its OpenAPI document;

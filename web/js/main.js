@@ -2,14 +2,19 @@
 
 import { Api, ApiError } from "./api.js";
 import { card, parseDealText, pretty, whyNot } from "./cards.js";
+import { EndPanel } from "./end.js";
+import { chanceText, explain } from "./messages.js";
+import * as motion from "./motion.js";
+import { Players } from "./players.js";
+import { MoveQueue } from "./queue.js";
 import { Table, paintCard } from "./table.js";
-import { verifyReveal } from "./verify.js";
 
 const $ = (id) => document.getElementById(id);
 const api = new Api(document.querySelector('meta[name="tripeaks-api"]')?.content ?? "");
 
-const GAME_KEY = "tripeaks.game"; // {id, token, chosenDeal}: a reload resumes the game
+const GAME_KEY = "tripeaks.game"; // {id, token, chosenDeal, winnable}: a reload resumes it
 const OPTIONS_KEY = "tripeaks.options"; // the new-game panel's last choices
+const ZOOM_KEY = "tripeaks.zoom";
 
 // The documented defaults (docs and RULES.md); a layout's own defaults go over them.
 const BASE_RULES = {
@@ -27,11 +32,21 @@ const BASE_RULES = {
 const BOOL_RULES = ["wrap", "king_stops", "open_peaks", "free_start", "undo"];
 const INT_RULES = ["jokers", "redeals", "draw_penalty", "deal_cost"];
 const STATUS_TEXT = { won: "Won! The table is clear", lost: "Lost: no moves left", conceded: "Conceded" };
+// The new-game panel's presets: a layout and the options that differ from its defaults.
+const PRESETS = {
+  classic: { layout: "tripeaks" },
+  relaxed: { layout: "tripeaks", undo: true, wrap: true },
+  golf: { layout: "golf" },
+  six_peaks: { layout: "six_peaks" },
+};
+const TOUCH = matchMedia("(hover: none) and (pointer: coarse)");
+const SIDEWAYS = matchMedia("(orientation: landscape) and (max-height: 34rem)");
+const MIN_TAP = 40; // px: below it a touch screen offers bigger cards and a pan
+const MESSAGE_LINE = 26; // px kept below the stock for the message line
 
-let session = null; // {id, token, chosenDeal}
+let session = null; // {id, token, chosenDeal, winnable, challenge}
 let game = null; // the last state the server sent
 let layout = null; // its layout's geometry
-let busy = false;
 let hintAvailable = null; // true, false, or null while unknown
 let hinted = null; // a position, "stock", or null
 let lastWasteTop = undefined;
@@ -40,7 +55,15 @@ const layoutCache = new Map(); // name -> promise of the geometry
 const layoutData = new Map(); // name -> the geometry, once it came
 let layoutList = [];
 
-const table = new Table($("table"), (position) => play(position));
+const table = new Table($("table"), (position) => tapCard(position));
+const players = new Players(api, { onResume: (id) => resumeGame(id), say });
+const end = new EndPanel(api, {
+  again: () => newDealSameRules(),
+  players,
+  layoutOf: () => layout,
+  sessionOf: () => session,
+  shareLink: (args) => shareLink(args),
+});
 
 // ---------------------------------------------------------------------------- helpers
 
@@ -48,11 +71,6 @@ function say(text, kind = "info") {
   const el = $("message");
   el.textContent = text;
   el.className = kind;
-}
-
-function problemText(e) {
-  if (e instanceof ApiError) return e.problem.detail || e.problem.title || e.message;
-  return String(e?.message ?? e);
 }
 
 async function getLayout(name) {
@@ -91,6 +109,55 @@ function defaultsFor(name) {
   return { ...BASE_RULES, ...(lay?.defaults ?? {}) };
 }
 
+/** A ranked daily challenge game whose day is not over: no hints, no reveal yet. */
+function rankedNow(state = game) {
+  return !!state?.challenge && new Date(state.challenge.reveal_after) > new Date();
+}
+
+// ---------------------------------------------------------------------------- sizing
+
+/** Size the table by the space it has: the board's width, and the height left on the
+ * screen below its top (less the stock and waste when they are below it). */
+function fitTable() {
+  if (!layout) return;
+  const board = $("board");
+  const top = board.getBoundingClientRect().top + scrollY;
+  // A line kept for the message whatever it says: a long one must not shrink the cards.
+  const below = SIDEWAYS.matches ? 0 : $("piles").offsetHeight + MESSAGE_LINE;
+  const height = Math.max(120, innerHeight - top - below - 12);
+  const width = $("table-wrap").clientWidth;
+  const f = table.resize(width, height);
+  // The player's choice (kept) applies where the cards would be too small to tap.
+  const small = TOUCH.matches && 2 * f.u < MIN_TAP;
+  const zoomed = small && document.body.classList.contains("zoomed");
+  document.body.classList.toggle("panning", zoomed);
+  if (zoomed) table.resize(width, height, { minU: 24 });
+  else $("table-wrap").scrollLeft = 0;
+  $("zoom").hidden = !small;
+  $("zoom").textContent = zoomed ? "Fit the screen" : "Bigger cards";
+  $("zoom").setAttribute("aria-pressed", String(zoomed));
+  updatePan();
+}
+
+function updatePan() {
+  const wrap = $("table-wrap");
+  const zoomed = document.body.classList.contains("panning");
+  $("pan-left").hidden = !zoomed || wrap.scrollLeft <= 1;
+  $("pan-right").hidden = !zoomed || wrap.scrollLeft + wrap.clientWidth >= wrap.scrollWidth - 1;
+}
+
+function pan(direction) {
+  const wrap = $("table-wrap");
+  wrap.scrollBy({ left: direction * wrap.clientWidth * 0.6, behavior: motion.motionOn() ? "smooth" : "auto" });
+}
+
+function toggleZoom() {
+  const on = !document.body.classList.contains("zoomed");
+  document.body.classList.toggle("zoomed", on);
+  localStorage.setItem(ZOOM_KEY, on ? "1" : "0");
+  fitTable();
+}
+
 // ---------------------------------------------------------------------------- drawing
 
 function render() {
@@ -102,14 +169,15 @@ function render() {
   document.body.dataset.status = game.status;
   document.body.dataset.version = String(game.version);
 
-  const title = layout.title || layout.name;
-  const deal = game.deal_number != null ? ` · deal #${game.deal_number}` : session?.chosenDeal ? " · your deal" : "";
-  $("game-title").textContent = `${title}${deal}`;
+  // The header names the layout once; the line beside it says which deal.
+  $("game-title").textContent = layout.title || layout.name;
+  $("game-sub").textContent = dealName();
+  document.title = `${layout.title || layout.name} · TriPeaks`;
 
-  // Score, streak, cards left, status.
+  // Score, streak, cards left, status: one live region.
   const s = game.score;
   if (s.scheme === "cards_left") {
-    $("score-label").textContent = "Score (cards left)";
+    $("score-label").textContent = "Cards left score";
     $("score").textContent = String(s.cards_left);
   } else {
     $("score-label").textContent = s.scheme === "msc" ? "Score (MSC)" : "Score";
@@ -117,7 +185,7 @@ function render() {
   }
   $("streak").textContent = String(s.current_streak);
   const next = s.scheme === "classic" ? s.current_streak + 1 : s.scheme === "msc" ? 100 + 200 * s.current_streak : null;
-  $("next-points").textContent = next != null && !over ? `next +${next}` : "";
+  $("next-points").textContent = next != null && !over ? `(next +${next})` : "";
   $("cards-left").textContent = String(game.cards_left);
   $("status").textContent = statusText();
 
@@ -155,37 +223,57 @@ function render() {
     }),
   );
   if (!shown.length) waste.append(Object.assign(document.createElement("div"), { className: "card empty" }));
-  if (game.waste_top !== lastWasteTop && lastWasteTop !== undefined) waste.lastElementChild?.classList.add("arrived");
+  if (game.waste_top !== lastWasteTop && lastWasteTop !== undefined && motion.motionOn()) waste.lastElementChild?.classList.add("arrived");
   lastWasteTop = game.waste_top;
   waste.dataset.top = game.waste_top ?? "";
   waste.setAttribute("aria-label", game.waste_top ? `Waste: ${card(game.waste_top).name} on top` : "Waste: empty");
 
-  // Controls.
+  // Controls: undo only where the rules allow it; no hints in a ranked challenge.
+  const hintsOff = hintAvailable === false || rankedNow();
   $("undo").hidden = !game.rules.undo;
+  $("undo-key").hidden = !game.rules.undo;
   $("undo").disabled = !game.can_undo || over;
-  $("hint").hidden = hintAvailable === false;
-  $("hint-key").hidden = hintAvailable === false;
+  $("hint").hidden = hintsOff;
+  $("hint-key").hidden = hintsOff;
   $("hint").disabled = over;
-  $("concede").disabled = over;
+  $("concede").hidden = over;
+  $("show-end").hidden = !over || $("end").open;
 
+  renderPending();
   renderFairness();
-  renderEnd();
+  fitTable();
+}
+
+function dealName() {
+  if (game.challenge) return `Daily challenge · ${game.challenge.id.slice(0, 10)}${rankedNow() ? " · ranked" : ""}`;
+  if (game.deal_number != null) return `Deal #${game.deal_number}`;
+  if (session?.chosenDeal) return "Your deal";
+  return session?.winnable ? "Random winnable deal" : "Random deal";
 }
 
 function statusText() {
   if (game.status !== "in_progress") return STATUS_TEXT[game.status] ?? game.status;
+  if (queue.busy) return "Playing…";
   if (legal("play")) return "Your move";
   if (legal("draw")) return "No card fits: draw";
   if (legal("redeal")) return "Stock empty: redeal";
   return "Your move";
 }
 
+/** Taps waiting their turn: the card lifted, the stock with a count. */
+function renderPending() {
+  const waiting = queue.pending;
+  const cards = new Set(waiting.filter((i) => i.kind === "play").map((i) => i.position));
+  for (const b of table.buttons) b.classList.toggle("pending", cards.has(Number(b.dataset.position)));
+  const draws = waiting.filter((i) => i.kind === "draw").length;
+  if (draws) $("stock").dataset.pending = String(draws);
+  else delete $("stock").dataset.pending;
+  document.body.classList.toggle("busy", queue.busy);
+  document.body.dataset.queued = String(waiting.length);
+}
+
 function renderFairness() {
-  const info = [];
-  if (game.deal_number != null) info.push(`Deal #${game.deal_number}`);
-  else if (session?.chosenDeal) info.push("Your own deal");
-  else info.push("Random deal");
-  $("deal-info").textContent = info.join(" ");
+  $("deal-info").textContent = dealName();
   $("commitment").textContent = game.commitment.slice(0, 16) + "…";
   $("commitment").dataset.full = game.commitment;
   $("commitment").title = `SHA-256 of the deal and a secret salt, published before the first move: ${game.commitment}`;
@@ -198,41 +286,6 @@ function renderFairness() {
     link.hidden = false;
   } else {
     link.hidden = true;
-  }
-}
-
-let verifiedFor = null;
-
-function renderEnd() {
-  const end = $("end");
-  end.hidden = game.status === "in_progress";
-  if (end.hidden) return;
-  end.dataset.status = game.status;
-  $("end-title").textContent = STATUS_TEXT[game.status];
-  const s = game.score;
-  const parts =
-    s.scheme === "cards_left"
-      ? [`${s.cards_left} card${s.cards_left === 1 ? "" : "s"} left`]
-      : [`Final score ${s.total}`, `longest streak ${s.longest_streak}`];
-  if (layout.peaks.length) parts.push(`peaks ${s.peaks_taken}/${layout.peaks.length}`);
-  $("end-detail").textContent = parts.join(" · ");
-  if (game.reveal) $("replay-link").href = shareLink({ deal: game.reveal.deal });
-  $("replay-link").hidden = !game.reveal;
-  // The reveal is checked once per finished game.
-  if (verifiedFor !== game.id) {
-    verifiedFor = game.id;
-    const verify = $("verify");
-    verify.textContent = "checking the deal…";
-    verify.className = "verify";
-    verifyReveal(game, layout, session?.chosenDeal ?? null)
-      .then(({ ok, text }) => {
-        verify.textContent = text;
-        verify.className = ok ? "verify ok" : "verify bad";
-      })
-      .catch((e) => {
-        verify.textContent = `⚠ could not check the deal: ${problemText(e)}`;
-        verify.className = "verify bad";
-      });
   }
 }
 
@@ -252,95 +305,166 @@ function shareLink({ deal_number, deal }) {
 
 // ---------------------------------------------------------------------------- playing
 
-/** Run one server call; on a stale or raced state, fetch the game again. */
-async function act(call) {
-  if (busy || !session) return;
-  busy = true;
-  document.body.classList.add("busy");
-  try {
-    const next = await call();
-    if (next) show(next);
-  } catch (e) {
-    say(problemText(e), "error");
-    // A stale version (412) or a move that lost a race (409): show the game as it is.
-    if (e instanceof ApiError && (e.status === 412 || e.status === 409)) {
-      say(`${problemText(e)} (the table was refreshed)`, "error");
-      await refresh();
-    }
-  } finally {
-    busy = false;
-    document.body.classList.remove("busy");
+const queue = new MoveQueue({
+  resolve: (intent) => plan(intent),
+  onState: (state, intent) => show(state, intent),
+  onRefuse: (intent, reason) => refuse(intent, reason),
+  onWait: (e, intent, wait) => say(`${explain(e)} Your move will be sent ${e.status === 0 ? "when the server answers" : `in ${Math.ceil(wait / 1000)} s`}.`, "error"),
+  onError: (e, intent) => failed(e, intent),
+  onChange: () => {
+    renderPending();
+    if (game) $("status").textContent = statusText();
+  },
+});
+
+/** What a tap means now, against the latest state: a request to send, or a refusal. */
+function plan(intent) {
+  if (!game || !session || intent.gameId !== game.id) return { refuse: null };
+  if (game.status !== "in_progress") return { refuse: intent.kind === "concede" ? null : "the game is over" };
+  const version = game.version;
+  const id = game.id;
+  const token = session.token;
+  const post = (move) => ({ move, send: (key) => api.move(id, token, move, version, key) });
+  if (intent.kind === "play") {
+    const slot = game.tableau[intent.position];
+    // A card tapped while face down is never played, whatever it turned out to be.
+    if (intent.seen == null) return { refuse: whyNot(game, layout, intent.position) ?? "that card was face down when you tapped it" };
+    if (!slot || slot.removed) return { refuse: null }; // tapped twice: it is already played
+    const move = game.legal_moves.find((m) => m.kind === "play" && m.position === intent.position);
+    if (!move) return { refuse: whyNot(game, layout, intent.position) ?? "that card cannot be played now" };
+    return post(move);
   }
+  if (intent.kind === "draw") {
+    const move = legal("draw") ?? legal("redeal");
+    if (!move) return { refuse: game.stock_count === 0 ? "the stock is empty" : "you cannot draw now" };
+    return post(move);
+  }
+  if (intent.kind === "undo") {
+    const move = legal("undo");
+    if (!move) return { refuse: game.rules.undo ? "nothing to undo" : "this game does not allow undo" };
+    return post(move);
+  }
+  if (intent.kind === "concede") {
+    return { send: (key) => api.concede(id, token, version, key) };
+  }
+  return { refuse: null };
 }
 
-function show(next) {
-  if (game && next.id === game.id && next.version !== game.version) hinted = null;
+function refuse(intent, reason) {
+  if (reason == null) return;
+  say(reason, "refusal");
+  if (intent.kind === "play") shake(table.buttons[intent.position]);
+  else if (intent.kind === "draw") shake($("stock"));
+}
+
+async function failed(e, intent) {
+  if (e instanceof ApiError && [409, 412].includes(e.status)) {
+    // The game moved on elsewhere (another tab, another device): taps aimed at the old
+    // table are not played on the new one.
+    const dropped = queue.clear();
+    await refresh();
+    say(`${explain(e)}${dropped ? ` Your ${dropped} waiting tap${dropped === 1 ? " was" : "s were"} not played.` : ""}`, "error");
+    return;
+  }
+  say(explain(e), "error");
+  if (intent.kind === "play") shake(table.buttons[intent.position]);
+}
+
+/** A new state from the server; `intent`, when it answers a tap, animates that tap. */
+function show(next, intent = null) {
+  const prev = game && next.id === game.id ? game : null;
+  if (prev && next.version !== prev.version) hinted = null;
+  if (prev && next.version < prev.version) return; // an older answer than the one shown
+  const from = intent?.kind === "play" ? table.buttons[intent.position]?.getBoundingClientRect() : null;
   game = next;
+  render();
+  if (prev && intent) animate(prev, next, intent, from);
+  if (intent?.kind === "draw" && next.waste_top && !queue.busy) {
+    const mv = intent.sent?.move;
+    say(mv?.kind === "redeal" ? "the waste was turned over into a new stock" : `drew ${pretty(next.waste_top)}`);
+  } else if (intent?.kind === "undo") {
+    say("move taken back");
+  }
+  if (prev && prev.status === "in_progress" && next.status !== "in_progress") finish();
+}
+
+function animate(prev, next, intent, from) {
+  if (intent.kind === "play" && from) {
+    motion.fly(prev.tableau[intent.position].card, from, $("waste").lastElementChild);
+    const gained = next.score.streak_points - prev.score.streak_points;
+    const bonus = next.score.bonus_points - prev.score.bonus_points;
+    if (next.score.scheme !== "cards_left" && gained > 0) motion.points(from, `+${gained}`);
+    if (next.score.scheme !== "cards_left" && bonus > 0) motion.points(from, `+${bonus} peak!`, true);
+  }
+  const turned = next.tableau
+    .filter((s) => s.face_up && !s.removed && prev.tableau[s.position] && !prev.tableau[s.position].face_up)
+    .map((s) => table.buttons[s.position]);
+  motion.flip(turned);
+}
+
+async function finish() {
+  if (game.status === "won") await motion.celebrate();
+  else motion.lament($("stock"));
+  if (game.status !== "in_progress") end.open(game);
   render();
 }
 
 async function refresh() {
+  if (!session) return;
   try {
-    show(await api.getGame(session.id, session.token));
+    const state = await api.getGame(session.id, session.token);
+    if (!layout || layout.name !== state.layout) layout = await getLayout(state.layout);
+    show(state); // and the end, if the game ended elsewhere
   } catch (e) {
-    say(problemText(e), "error");
+    say(explain(e), "error");
   }
 }
 
 function shake(el) {
+  if (!el) return;
   el.classList.remove("refused");
   void el.offsetWidth; // restart the animation
   el.classList.add("refused");
 }
 
-function play(position) {
-  if (!game || busy) return;
+function tapCard(position) {
+  if (!game) return;
   const slot = game.tableau[position];
   if (!slot || slot.removed) return;
-  const reason = whyNot(game, layout, position);
-  if (reason) {
-    say(reason, "refusal");
-    shake(table.buttons[position]);
-    return;
+  if (game.status !== "in_progress") return say("the game is over", "refusal");
+  if (!queue.busy) {
+    // Nothing on its way: the table on screen is the game's, so say why not at once.
+    const reason = whyNot(game, layout, position);
+    if (reason) {
+      say(reason, "refusal");
+      shake(table.buttons[position]);
+      return;
+    }
+    say("");
   }
-  const move =
-    game.legal_moves.find((m) => m.kind === "play" && m.position === position) ??
-    // The page could not tell why not: ask the server, and show its answer.
-    { move: `play ${position}` };
-  say("");
-  return act(() => api.move(game, session.token, move));
+  queue.push({ kind: "play", position, seen: slot.face_up ? slot.card : null, gameId: game.id });
 }
 
 function draw() {
-  if (!game || busy) return;
+  if (!game) return;
   if (game.status !== "in_progress") return say("the game is over", "refusal");
-  const move = legal("draw") ?? legal("redeal");
-  if (!move) {
+  if (!queue.busy && !legal("draw") && !legal("redeal")) {
     shake($("stock"));
     return say(game.stock_count === 0 ? "the stock is empty" : "you cannot draw now", "refusal");
   }
-  return act(async () => {
-    const next = await api.move(game, session.token, move);
-    say(move.kind === "redeal" ? "the waste was turned over into a new stock" : `drew ${pretty(next.waste_top)}`);
-    return next;
-  });
+  queue.push({ kind: "draw", gameId: game.id });
 }
 
 function undo() {
-  if (!game || busy) return;
-  const move = legal("undo");
-  if (!move) return say(game.rules.undo ? "nothing to undo" : "this game does not allow undo", "refusal");
-  return act(async () => {
-    const next = await api.move(game, session.token, move);
-    say("move taken back");
-    return next;
-  });
+  if (!game || game.status !== "in_progress") return;
+  if (!game.rules.undo) return say("this game does not allow undo", "refusal");
+  queue.push({ kind: "undo", gameId: game.id });
 }
 
 let concedeArmed = null;
 
 function concede() {
-  if (!game || busy || game.status !== "in_progress") return;
+  if (!game || game.status !== "in_progress") return;
   const button = $("concede");
   if (!concedeArmed) {
     button.textContent = "Sure? Concede";
@@ -349,7 +473,7 @@ function concede() {
     return;
   }
   disarmConcede();
-  return act(() => api.concede(game, session.token));
+  queue.push({ kind: "concede", gameId: game.id });
 }
 
 function disarmConcede() {
@@ -359,75 +483,130 @@ function disarmConcede() {
   $("concede").classList.remove("armed");
 }
 
+let hintAsked = false;
+
 async function hint() {
-  if (!game || busy || game.status !== "in_progress" || hintAvailable === false) return;
-  busy = true;
+  if (!game || hintAsked || game.status !== "in_progress" || hintAvailable === false) return;
+  if (rankedNow()) return say("No hints in a ranked daily challenge.", "refusal");
+  hintAsked = true;
+  const asked = game.version;
   say("thinking…");
   try {
     const answer = await api.hint(session.id, session.token);
     hintAvailable = true;
-    showHint(answer);
+    if (game.version === asked && answer.version === asked) showHint(answer);
+    else say("");
   } catch (e) {
     if (e instanceof ApiError && e.status === 404 && game) {
       // The game is there, so it is the endpoint that is not: this server has no hints.
       hintAvailable = false;
       say("this server gives no hints");
     } else {
-      say(problemText(e), "error");
+      say(explain(e), "error");
     }
   } finally {
-    busy = false;
+    hintAsked = false;
     render();
   }
 }
 
-/** Show a hint answer: a suggested move {move, kind, position, card} and a win chance. */
+/** Show a hint: the suggested move on the table, and its chance said as honestly as its
+ * samples allow: exact when nothing was hidden, else a 95% range over the samples. */
 function showHint(answer) {
-  const found = [answer?.move, answer?.hint, answer?.suggestion, answer].find(
-    (m) => m && typeof m === "object" && typeof m.kind === "string",
-  );
-  const moveText = typeof answer?.move === "string" ? answer.move : found?.move;
+  const m = answer.move;
   let text;
   hinted = null;
-  if (found?.kind === "play") {
-    hinted = found.position;
-    text = `play ${found.card ? pretty(found.card) : `position ${found.position}`}`;
-  } else if (found?.kind === "draw" || found?.kind === "redeal") {
+  if (m?.kind === "play") {
+    hinted = m.position;
+    text = `play ${m.card ? pretty(m.card) : `position ${m.position}`}`;
+  } else if (m?.kind === "draw" || m?.kind === "redeal") {
     hinted = "stock";
-    text = found.kind === "draw" ? "draw a card" : "redeal the waste";
-  } else if (found?.kind) {
-    text = found.kind;
+    text = m.kind === "draw" ? "draw a card" : "redeal the waste";
   } else {
-    text = moveText ? String(moveText) : "no suggestion";
+    text = m?.move ?? "no suggestion";
   }
-  const chance = winChance(answer);
-  say(`Hint: ${text}${chance != null ? ` (estimated win chance ${chance}%)` : ""}`, "hint");
-}
-
-function winChance(answer) {
-  for (const [key, value] of Object.entries(answer ?? {})) {
-    if (/win/i.test(key) && typeof value === "number") {
-      return Math.round(value <= 1 ? value * 100 : value);
-    }
-  }
-  return null;
+  say(`Hint: ${text}. ${chanceText(answer)}`, "hint");
+  render();
 }
 
 // ---------------------------------------------------------------------------- new games
 
-async function startGame(request, chosenDeal = null) {
-  const created = await api.createGame(request);
+/** Show a freshly created (or resumed) game: its layout, a clean slate. */
+async function begin(created, extra = {}) {
   layout = await getLayout(created.layout);
-  session = { id: created.id, token: created.token, chosenDeal };
+  const { token, ...state } = created;
+  session = { id: created.id, token: extra.token ?? token, chosenDeal: extra.chosenDeal ?? null, winnable: !!extra.winnable };
   saveSession();
-  const { token: _token, ...state } = created;
+  queue.clear();
   game = null;
   hinted = null;
   lastWasteTop = undefined;
   disarmConcede();
+  end.close();
   show(state);
   say("");
+  if (state.status !== "in_progress") end.open(state);
   if (usingKeyboard) table.focusFirst();
+}
+
+/** Ask again while the server says it is busy (503: nothing was made; 429: nothing was
+ * counted), as long as it says when, a few times. */
+async function patiently(call) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await call();
+    } catch (e) {
+      if (!(e instanceof ApiError && [429, 503].includes(e.status) && attempt < 12)) throw e;
+      say(`${explain(e)} Trying again…`, "error");
+      await new Promise((resolve) => setTimeout(resolve, (e.retryAfter ?? 1) * 1000));
+    }
+  }
+}
+
+async function startGame(request, chosenDeal = null) {
+  const key = await players.ensure();
+  let created;
+  try {
+    created = await patiently(() => api.createGame(request, key));
+  } catch (e) {
+    if (!(key && e instanceof ApiError && (e.status === 401 || e.status === 403))) throw e;
+    players.forget(); // a key this server does not know: play without one
+    created = await patiently(() => api.createGame(request));
+  }
+  await begin(created, { chosenDeal, winnable: !!request.winnable_only });
+}
+
+async function startDaily(layoutName = "tripeaks") {
+  const key = await players.ensure();
+  if (!key) throw new Error("The daily challenge needs a player, and the server would not make one.");
+  const challenge = await patiently(() => api.getDailyChallenge(layoutName));
+  try {
+    const created = await patiently(() => api.startChallengeGame(challenge.id, key));
+    await begin(created);
+  } catch (e) {
+    if (e instanceof ApiError && e.kind === "already-entered" && e.problem.game_id) {
+      await resumeGame(e.problem.game_id);
+      say("You have played today's challenge: here is your game.");
+      return;
+    }
+    throw e;
+  }
+}
+
+/** Open one of the player's games (the key opens every game of theirs). */
+async function resumeGame(id) {
+  const key = players.key;
+  const state = await api.getGame(id, key);
+  await begin(state, { token: key });
+}
+
+function newDealSameRules() {
+  const rules = { ...game.rules };
+  delete rules.layout;
+  const request = { layout: game.layout, rules };
+  if (session?.winnable) request.winnable_only = true;
+  if (game.challenge) return openPanel();
+  return startGame(request).catch((e) => say(explain(e), "error"));
 }
 
 /** A create_game request from form-like values (the panel, or the page's URL). */
@@ -455,13 +634,13 @@ function requestFrom(values) {
   if (values.dealkind === "number" || (values.dealkind == null && values.deal_number)) {
     const n = Number(values.deal_number);
     if (values.deal_number === "" || values.deal_number == null || !Number.isSafeInteger(n) || n < 0) {
-      throw new Error("give a deal number (0 or more)");
+      throw new Error("Give a deal number (0 or more).");
     }
     request.deal_number = n;
   } else if (values.dealkind === "cards" || (values.dealkind == null && values.deal)) {
     const { codes, bad } = parseDealText(String(values.deal ?? "").replace(/[-.]/g, " "));
-    if (bad.length) throw new Error(`not card codes: ${bad.slice(0, 5).join(" ")}`);
-    if (!codes.length) throw new Error("type the deal's cards, e.g. 8s Jh 9c …");
+    if (bad.length) throw new Error(`These are not cards: ${bad.slice(0, 5).join(" ")}${bad.length > 5 ? " …" : ""}`);
+    if (!codes.length) throw new Error("Type the deal's cards, e.g. 8s Jh 9c …");
     request.deal = codes;
     chosenDeal = codes;
   } else if (values.dealkind === "winnable" || values.winnable_only === "1") {
@@ -481,12 +660,59 @@ function fillForm(values) {
   for (const key of BOOL_RULES) form.elements[key].checked = rules[key] === true || rules[key] === "1";
   for (const key of INT_RULES) form.elements[key].value = String(rules[key]);
   form.elements.scoring.value = rules.scoring;
+  if (values.dealkind) form.elements.dealkind.value = values.dealkind;
   describeLayout();
+}
+
+/** The preset whose options these are, or "custom". */
+function presetOf(values) {
+  for (const [name, preset] of Object.entries(PRESETS)) {
+    if ((values.layout ?? "tripeaks") !== preset.layout) continue;
+    const want = { ...defaultsFor(preset.layout), ...preset };
+    const same = [...BOOL_RULES, ...INT_RULES, "scoring"].every((k) => {
+      const v = values[k];
+      const have = BOOL_RULES.includes(k) ? v === true || v === "1" : INT_RULES.includes(k) ? Number(v) : v;
+      return have === want[k];
+    });
+    if (same) return name;
+  }
+  return "custom";
+}
+
+function choosePreset(name) {
+  form.elements.preset.value = name;
+  $("custom-preset").hidden = name !== "custom";
+  $("ng-daily").hidden = name !== "daily";
+  if (PRESETS[name]) fillForm({ ...PRESETS[name], dealkind: form.elements.dealkind.value === "cards" || form.elements.dealkind.value === "number" ? "random" : form.elements.dealkind.value });
+  if (name === "daily") describeDaily();
+  warnAbandon();
+}
+
+async function describeDaily() {
+  const el = $("ng-daily");
+  el.textContent = "Today's challenge: one deal for everyone, proved winnable. One ranked try a player; no hints, no undo.";
+  try {
+    const c = await api.getDailyChallenge("tripeaks");
+    el.textContent = `Today's challenge (${c.date}): one deal for everyone, proved winnable; ${c.entries} player${c.entries === 1 ? " has" : "s have"} played it. One ranked try a player; no hints, no undo; the deal is shown when the day is over.`;
+  } catch {
+    /* the description stays general */
+  }
 }
 
 function describeLayout() {
   const lay = layoutList.find((l) => l.name === form.elements.layout.value);
   $("ng-layout-desc").textContent = lay ? `${lay.description} (${lay.cards} cards, ${lay.decks} deck${lay.decks > 1 ? "s" : ""})` : "";
+}
+
+function warnAbandon() {
+  const inPlay = game && game.status === "in_progress" && game.version > 0;
+  const warning = $("ng-warning");
+  warning.hidden = !inPlay;
+  if (inPlay) {
+    const score = game.score.scheme === "cards_left" ? `${game.cards_left} cards left` : `score ${game.score.total}`;
+    warning.textContent = `Your game in progress (${score}) will be left unfinished.${players.key ? " It stays in your games, to finish later." : ""}`;
+  }
+  $("ng-start").textContent = inPlay ? "Leave it and deal" : "Deal";
 }
 
 function formValues() {
@@ -499,20 +725,18 @@ function formValues() {
   return values;
 }
 
-async function openPanel() {
+async function openPanel(values = null) {
   if (dialog.open) return;
   $("ng-error").textContent = "";
   await loadLayoutList();
   const saved = JSON.parse(localStorage.getItem(OPTIONS_KEY) || "null");
-  if (game) {
-    fillForm({ ...game.rules, layout: game.layout });
-  } else if (saved) {
-    fillForm(saved);
-  } else {
-    fillForm({ layout: "tripeaks" });
-  }
+  const start = values ?? (game ? { ...game.rules, layout: game.layout } : saved ?? { layout: "tripeaks" });
+  fillForm(start);
+  const preset = values ? "custom" : game?.challenge ? "daily" : presetOf(start);
+  choosePreset(preset);
+  if (preset === "custom") $("ng-more").open = true;
   dialog.showModal();
-  form.elements.layout.focus();
+  form.querySelector('input[name="preset"]:checked')?.focus();
 }
 
 async function loadLayoutList() {
@@ -521,7 +745,7 @@ async function loadLayoutList() {
     layoutList = (await api.listLayouts()).layouts;
     await Promise.all(layoutList.map((l) => getLayout(l.name)));
   } catch (e) {
-    $("ng-error").textContent = problemText(e);
+    $("ng-error").textContent = explain(e);
     layoutList = [{ name: "tripeaks", title: "TriPeaks", description: "", cards: 28, decks: 1 }];
   }
   form.elements.layout.replaceChildren(
@@ -529,10 +753,20 @@ async function loadLayoutList() {
   );
 }
 
+for (const radio of form.elements.preset) radio.addEventListener("change", () => choosePreset(radio.value));
 form.elements.layout.addEventListener("change", () => {
   // A new layout starts from its own defaults (golf: no wrap, cards-left scoring).
   fillForm({ layout: form.elements.layout.value });
+  choosePreset(presetOf(formValues()));
 });
+for (const key of [...BOOL_RULES, ...INT_RULES, "scoring"]) {
+  form.elements[key].addEventListener("change", () => {
+    const p = presetOf(formValues());
+    form.elements.preset.value = p;
+    $("custom-preset").hidden = p !== "custom";
+    $("ng-daily").hidden = true;
+  });
+}
 form.elements.king_stops.addEventListener("change", () => {
   if (form.elements.king_stops.checked) form.elements.wrap.checked = false; // the rule needs it
 });
@@ -542,25 +776,35 @@ form.elements.wrap.addEventListener("change", () => {
 form.elements.deal_number.addEventListener("input", () => (form.elements.dealkind.value = "number"));
 form.elements.deal.addEventListener("input", () => (form.elements.dealkind.value = "cards"));
 $("ng-cancel").addEventListener("click", () => dialog.close());
+// Closed with no game on the table (a bad link, then Cancel): never leave a dead page.
+dialog.addEventListener("close", () => {
+  if (!game) startAnyGame();
+});
 
 form.addEventListener("submit", async (event) => {
   event.preventDefault();
   const values = formValues();
   const start = $("ng-start");
+  const label = start.textContent;
   try {
-    const { request, chosenDeal } = requestFrom(values);
     start.disabled = true;
-    start.textContent = values.dealkind === "winnable" ? "Finding a winnable deal…" : "Dealing…";
-    await startGame(request, chosenDeal);
-    const { deal: _d, deal_number: _n, ...keep } = values;
-    localStorage.setItem(OPTIONS_KEY, JSON.stringify({ ...keep, dealkind: keep.dealkind === "winnable" ? "winnable" : "random" }));
+    if (form.elements.preset.value === "daily") {
+      start.textContent = "Opening today's challenge…";
+      await startDaily();
+    } else {
+      const { request, chosenDeal } = requestFrom(values);
+      start.textContent = values.dealkind === "winnable" ? "Finding a winnable deal…" : "Dealing…";
+      await startGame(request, chosenDeal);
+      const { deal: _d, deal_number: _n, ...keep } = values;
+      localStorage.setItem(OPTIONS_KEY, JSON.stringify({ ...keep, dealkind: keep.dealkind === "winnable" ? "winnable" : "random" }));
+    }
     dialog.close();
     if (usingKeyboard) table.focusFirst();
   } catch (e) {
-    $("ng-error").textContent = problemText(e);
+    $("ng-error").textContent = explain(e);
   } finally {
     start.disabled = false;
-    start.textContent = "Deal";
+    start.textContent = label;
   }
 });
 
@@ -570,21 +814,32 @@ $("stock").addEventListener("click", () => draw());
 $("undo").addEventListener("click", () => undo());
 $("hint").addEventListener("click", () => hint());
 $("concede").addEventListener("click", () => concede());
+$("show-end").addEventListener("click", () => end.open(game));
 $("new-game-button").addEventListener("click", () => openPanel());
-$("again").addEventListener("click", () => {
-  const rules = { ...game.rules };
-  delete rules.layout;
-  act(() => startGame({ layout: game.layout, rules }).then(() => null));
-});
+$("player-button").addEventListener("click", () => players.open());
+$("zoom").addEventListener("click", () => toggleZoom());
+$("pan-left").addEventListener("click", () => pan(-1));
+$("pan-right").addEventListener("click", () => pan(1));
+$("table-wrap").addEventListener("scroll", () => updatePan(), { passive: true });
+$("end").addEventListener("close", () => render());
 $("commitment").addEventListener("click", () => {
   const el = $("commitment");
   el.textContent = el.textContent.endsWith("…") ? el.dataset.full : el.dataset.full.slice(0, 16) + "…";
+});
+new ResizeObserver(() => fitTable()).observe(document.body);
+addEventListener("resize", () => fitTable());
+// A tab that comes back shows the game as it is now (another device may have moved).
+document.addEventListener("visibilitychange", () => {
+  if (document.visibilityState === "visible" && session && !queue.busy) {
+    refresh();
+    players.refresh();
+  }
 });
 
 document.addEventListener("pointerdown", () => (usingKeyboard = false), true);
 document.addEventListener("keydown", (e) => {
   usingKeyboard = true;
-  if (dialog.open || e.ctrlKey || e.metaKey || e.altKey) return;
+  if (document.querySelector("dialog[open]") || e.ctrlKey || e.metaKey || e.altKey) return;
   const target = e.target;
   if (target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement || target instanceof HTMLSelectElement) return;
   const key = e.key.toLowerCase();
@@ -603,11 +858,45 @@ document.addEventListener("keydown", (e) => {
 
 const GAME_PARAMS = ["layout", "deal", "deal_number", "winnable_only", ...BOOL_RULES, ...INT_RULES, "scoring"];
 
+/** The saved game if it is still there, else a new deal with the options last used. */
+async function startAnyGame() {
+  session = loadSession();
+  if (session) {
+    try {
+      const state = await api.getGame(session.id, session.token);
+      layout = await getLayout(state.layout);
+      show(state);
+      if (state.status === "in_progress") say("Welcome back: your game goes on.");
+      else end.open(state);
+      return;
+    } catch (e) {
+      if (!(e instanceof ApiError) || ![401, 403, 404].includes(e.status)) {
+        say(`Could not load your game. ${explain(e)}`, "error");
+        $("status").textContent = "Not loaded";
+        return;
+      }
+      session = null; // gone (or from another server): start afresh
+      saveSession();
+    }
+  }
+  try {
+    const saved = JSON.parse(localStorage.getItem(OPTIONS_KEY) || "null");
+    if (saved?.layout) await getLayout(saved.layout).catch(() => null);
+    const { request } = saved ? requestFrom({ ...saved, dealkind: saved.dealkind ?? "random" }) : { request: {} };
+    await startGame(request);
+  } catch (e) {
+    say(`Could not start a game. ${explain(e)}`, "error");
+    $("status").textContent = "No game";
+  }
+}
+
 async function main() {
+  if (localStorage.getItem(ZOOM_KEY) === "1") document.body.classList.add("zoomed");
   api.hasHint().then((has) => {
     if (has !== null) hintAvailable = has;
     if (game) render();
   });
+  await players.ensure();
   const params = new URLSearchParams(location.search);
   const fromUrl = GAME_PARAMS.some((p) => params.has(p));
   if (fromUrl) {
@@ -616,14 +905,18 @@ async function main() {
     const values = Object.fromEntries(GAME_PARAMS.filter((p) => params.has(p)).map((p) => [p, params.get(p)]));
     history.replaceState(null, "", location.pathname);
     try {
-      await getLayout(values.layout || "tripeaks").catch(() => null);
+      await loadLayoutList();
+      if (values.layout && !layoutList.some((l) => l.name === values.layout)) {
+        throw new Error(`There is no layout called “${values.layout.slice(0, 40)}”: choose one of the list.`);
+      }
       const { request, chosenDeal } = requestFrom(values);
       await startGame(request, chosenDeal);
       return;
     } catch (e) {
-      say(`could not start that game: ${problemText(e)}`, "error");
-      await openPanel();
-      fillForm(values);
+      say(`Could not start that game. ${explain(e)}`, "error");
+      $("status").textContent = "No game yet";
+      const known = layoutData.has(values.layout) ? values : { ...values, layout: "tripeaks" };
+      await openPanel(known);
       if (values.deal) {
         form.elements.dealkind.value = "cards";
         form.elements.deal.value = values.deal.replace(/-/g, " ");
@@ -631,36 +924,11 @@ async function main() {
         form.elements.dealkind.value = "number";
         form.elements.deal_number.value = values.deal_number;
       }
-      $("ng-error").textContent = problemText(e);
+      $("ng-error").textContent = explain(e);
       return;
     }
   }
-  session = loadSession();
-  if (session) {
-    try {
-      const state = await api.getGame(session.id, session.token);
-      layout = await getLayout(state.layout);
-      show(state);
-      if (state.status === "in_progress") say("welcome back: your game goes on");
-      return;
-    } catch (e) {
-      if (!(e instanceof ApiError) || ![401, 403, 404].includes(e.status)) {
-        say(`could not load your game: ${problemText(e)}`, "error");
-        return;
-      }
-      session = null; // gone (or from another server): start afresh
-      saveSession();
-    }
-  }
-  // A first visit: deal at once, with the options last used.
-  try {
-    const saved = JSON.parse(localStorage.getItem(OPTIONS_KEY) || "null");
-    if (saved?.layout) await getLayout(saved.layout).catch(() => null);
-    const { request } = saved ? requestFrom({ ...saved, dealkind: saved.dealkind ?? "random" }) : { request: {} };
-    await startGame(request);
-  } catch (e) {
-    say(`could not start a game: ${problemText(e)}`, "error");
-  }
+  await startAnyGame();
 }
 
 main();

@@ -1,7 +1,9 @@
 // Drawing a table from a layout's geometry (GET /v1/layouts/{name}) and a game's state.
-// Nothing here knows a layout: positions carry their row and their x in half-card units.
+// Nothing here knows a layout: positions carry their row and their x in half-card units,
+// and fit.js places them (stacking a wide layout's parts on a narrow screen).
 
 import { card } from "./cards.js";
+import { fit } from "./fit.js";
 
 /** Fill a card element's face (or back). */
 export function paintCard(el, code) {
@@ -16,17 +18,17 @@ export function paintCard(el, code) {
   if (c.red) el.classList.add("red");
   if (c.rank === 0) el.classList.add("joker");
   el.dataset.card = code;
+  // The glyphs are drawn by CSS from data attributes: the button's name says the card in
+  // words ("Jack of hearts"), and its visible text is not a second, shorter name for it.
   const corner = document.createElement("span");
   corner.className = "corner";
-  corner.textContent = c.rank === 0 ? "JK" : c.label;
-  const suit = document.createElement("span");
-  suit.className = "suit";
-  suit.textContent = c.rank === 0 ? "★" : c.symbol;
-  corner.append(suit);
+  corner.setAttribute("aria-hidden", "true");
+  corner.dataset.rank = c.rank === 0 ? "JK" : c.label;
+  corner.dataset.suit = c.rank === 0 ? "★" : c.symbol;
   const pip = document.createElement("span");
   pip.className = "pip";
   pip.setAttribute("aria-hidden", "true");
-  pip.textContent = c.rank === 0 ? "★" : c.symbol;
+  pip.dataset.suit = c.rank === 0 ? "★" : c.symbol;
   el.append(corner, pip);
 }
 
@@ -43,25 +45,42 @@ export class Table {
   setLayout(layout) {
     if (this.layout && this.layout.name === layout.name) return;
     this.layout = layout;
-    const rows = layout.rows;
-    this.el.style.setProperty("--w", layout.width);
-    this.el.style.setProperty("--rows", rows);
-    // Cards are 2 half-units wide and 1.4 times as tall; each row goes half a card down.
-    this.el.style.aspectRatio = `${layout.width} / ${(1.4 * (rows + 1)).toFixed(2)}`;
+    this.placed = null;
     this.el.dataset.layout = layout.name;
+    delete this.el.dataset.u;
     this.buttons = layout.positions.map((p) => {
       const b = document.createElement("button");
       b.type = "button";
       b.className = "card slot";
       b.dataset.position = p.index;
-      b.style.setProperty("--x", p.x);
-      b.style.setProperty("--row", p.row);
       b.style.zIndex = String(p.row + 1);
       if (p.peak) b.classList.add("peak");
       b.addEventListener("click", () => this.onPlay(p.index));
       return b;
     });
     this.el.replaceChildren(...this.buttons);
+  }
+
+  /** Size the table for a space of `width` by `height` pixels (fit.js); `minU` is a
+   * zoom's floor. Answers the fit: {u, tw, th, lines}. */
+  resize(width, height, { minU = 0, maxU = 48 } = {}) {
+    if (!this.layout) return null;
+    const f = fit(this.layout, width, height, { minU, maxU });
+    const key = `${f.u}|${f.lines}`;
+    if (this.placed !== key) {
+      this.placed = key;
+      this.el.style.setProperty("--u", `${f.u}px`);
+      this.el.style.setProperty("--tw", String(f.tw));
+      this.el.style.setProperty("--th", String(f.th));
+      for (const b of this.buttons) {
+        const at = f.place.get(Number(b.dataset.position));
+        b.style.setProperty("--x", String(at.x));
+        b.style.setProperty("--y", String(at.y));
+      }
+    }
+    this.el.dataset.u = String(f.u);
+    this.el.dataset.lines = String(f.lines);
+    return f;
   }
 
   /** Show `game`'s tableau; `hinted` is a position to point at, or null. */

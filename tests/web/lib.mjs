@@ -1,0 +1,175 @@
+// What the browser scenarios share: launching Debian's Chromium, the screen sizes, reading
+// what the page shows and checking it against the API's state, screenshots.
+
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+
+export const CHROMIUM_FLAGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--disable-dev-shm-usage",
+];
+
+// The three sizes the issue names: a desktop, a phone upright and sideways.
+export const SCREENS = {
+  desktop: { viewport: { width: 1366, height: 800 } },
+  portrait: { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true },
+  landscape: { viewport: { width: 844, height: 390 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true },
+};
+
+export class Run {
+  constructor(config) {
+    this.config = config;
+    this.seen = { checks: 0, screenshots: [], steps: [] };
+    this.problems = [];
+    this.started = Date.now();
+    this.allowedErrors = [];
+    mkdirSync(config.screenshots, { recursive: true });
+  }
+
+  async launch() {
+    this.browser = await chromium.launch({ executablePath: this.config.chromium, args: CHROMIUM_FLAGS, timeout: 30_000 });
+    return this.browser;
+  }
+
+  /** A fresh browser context (its own storage: a first visit) at a named screen size. */
+  async context(screen, extra = {}) {
+    const context = await this.browser.newContext({ ...SCREENS[screen], ...extra });
+    context.setDefaultTimeout(10_000);
+    return context;
+  }
+
+  async page(context) {
+    const page = await context.newPage();
+    page.on("pageerror", (e) => this.problems.push(`page error: ${e.message}`));
+    page.on("console", (m) => {
+      // Error answers the run provokes on purpose show in the console as failed loads.
+      if (m.type() === "error" && !this.allowedErrors.some((re) => re.test(m.text()))) this.problems.push(`console error: ${m.text()}`);
+    });
+    return page;
+  }
+
+  step(text) {
+    this.seen.steps.push(`${((Date.now() - this.started) / 1000).toFixed(1)}s ${text}`);
+  }
+
+  async shot(page, name, fullPage = false) {
+    const path = join(this.config.screenshots, name);
+    await page.screenshot({ path, fullPage });
+    this.seen.screenshots.push(path);
+  }
+}
+
+export function assert(condition, message) {
+  if (!condition) throw new Error(`assertion failed: ${message}`);
+}
+
+/** The page's own saved game: {id, token}. */
+export async function session(page) {
+  return page.evaluate(() => JSON.parse(localStorage.getItem("tripeaks.game")));
+}
+
+/** The game's state from the API, fetched the way any client would. */
+export async function apiState(page) {
+  return page.evaluate(async () => {
+    const s = JSON.parse(localStorage.getItem("tripeaks.game"));
+    const r = await fetch(`/v1/games/${s.id}`, { headers: { Authorization: `Bearer ${s.token}` } });
+    return r.json();
+  });
+}
+
+export async function apiMoves(page) {
+  return page.evaluate(async () => {
+    const s = JSON.parse(localStorage.getItem("tripeaks.game"));
+    const r = await fetch(`/v1/games/${s.id}/moves`, { headers: { Authorization: `Bearer ${s.token}` } });
+    return (await r.json()).moves.map((m) => m.move);
+  });
+}
+
+export async function waitVersion(page, version, timeout = 10_000) {
+  await page.waitForFunction((v) => document.body.dataset.version === String(v), version, { timeout });
+}
+
+export async function version(page) {
+  return Number(await page.evaluate(() => document.body.dataset.version));
+}
+
+/** The end of the game is on screen: the end panel (a dialog, or the old page's section). */
+export async function endShown(page) {
+  return page.evaluate(() => {
+    const end = document.getElementById("end");
+    return end.tagName === "DIALOG" ? end.open : !end.hidden;
+  });
+}
+
+/** What the page shows, read from the DOM. */
+export async function shown(page) {
+  return page.evaluate(() => {
+    const text = (id) => document.getElementById(id)?.textContent.trim();
+    const cards = {};
+    for (const b of document.querySelectorAll("#table .card")) {
+      cards[b.dataset.position] = b.hidden ? "removed" : b.classList.contains("back") ? "back" : b.dataset.card;
+    }
+    const playable = [...document.querySelectorAll("#table .card.playable")].map((b) => Number(b.dataset.position));
+    const end = document.getElementById("end");
+    return {
+      score: text("score"),
+      streak: text("streak"),
+      cardsLeft: text("cards-left"),
+      status: text("status"),
+      stock: document.getElementById("stock").dataset.count,
+      wasteTop: document.getElementById("waste").dataset.top,
+      version: document.body.dataset.version,
+      message: text("message"),
+      cards,
+      playable,
+      endVisible: end.tagName === "DIALOG" ? end.open : !end.hidden,
+      undoVisible: !document.getElementById("undo").hidden,
+      undoEnabled: !document.getElementById("undo").disabled,
+      hintVisible: !document.getElementById("hint").hidden,
+    };
+  });
+}
+
+/** Check that the page shows the API's state: score, streak, stock, waste, status, cards. */
+export async function check(run, page, label) {
+  const state = await apiState(page);
+  const view = await shown(page);
+  const where = `${label}: `;
+  assert(view.version === String(state.version), `${where}version ${view.version} != ${state.version}`);
+  const score = state.score.scheme === "cards_left" ? state.score.cards_left : state.score.total;
+  assert(view.score === String(score), `${where}score ${view.score} != ${score}`);
+  assert(view.streak === String(state.score.current_streak), `${where}streak ${view.streak} != ${state.score.current_streak}`);
+  assert(view.cardsLeft === String(state.cards_left), `${where}cards left ${view.cardsLeft} != ${state.cards_left}`);
+  assert(view.stock === String(state.stock_count), `${where}stock ${view.stock} != ${state.stock_count}`);
+  assert(view.wasteTop === (state.waste_top ?? ""), `${where}waste top ${view.wasteTop} != ${state.waste_top}`);
+  const statusWords = { in_progress: /move|draw|redeal|playing/i, won: /won/i, lost: /lost/i, conceded: /conceded/i };
+  assert(statusWords[state.status].test(view.status), `${where}status text '${view.status}' for ${state.status}`);
+  for (const slot of state.tableau) {
+    // Once the game is over, the revealed deal shows the cards that never turned.
+    const hidden = state.reveal ? state.reveal.deal[slot.position] : "back";
+    const expected = slot.removed ? "removed" : slot.face_up ? slot.card : hidden;
+    assert(view.cards[slot.position] === expected, `${where}position ${slot.position} shows ${view.cards[slot.position]}, not ${expected}`);
+  }
+  const playable = state.legal_moves.filter((m) => m.kind === "play").map((m) => m.position).sort((a, b) => a - b);
+  assert(JSON.stringify(view.playable.sort((a, b) => a - b)) === JSON.stringify(playable), `${where}highlighted ${view.playable} != playable ${playable}`);
+  run.seen.checks += 1;
+  return { state, view };
+}
+
+/** Deal a game from a link and wait until it is on the table. */
+export async function openLink(page, base, query) {
+  await page.goto(`${base}/?${query}`);
+  await page.waitForFunction(() => document.body.dataset.version === "0" && document.querySelector("#table .card"));
+}
+
+/** Wait until `predicate` (run in the page) holds. */
+export async function until(page, predicate, arg, timeout = 10_000) {
+  await page.waitForFunction(predicate, arg, { timeout });
+}

@@ -1,0 +1,681 @@
+// The browser scenarios of tests/web/test_browser.py, one function each (play.mjs runs
+// the one its config names). Each waits for states, never for a number of milliseconds.
+
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import {
+  apiMoves,
+  apiState,
+  assert,
+  check,
+  endShown,
+  openLink,
+  session,
+  shown,
+  until,
+  version,
+  waitVersion,
+} from "./lib.mjs";
+
+const require = createRequire(import.meta.url);
+const ACCENT = "rgb(255, 213, 74)";
+
+async function playByClick(page, position) {
+  const before = await version(page);
+  await page.click(`#table .card[data-position="${position}"]`);
+  await waitVersion(page, before + 1);
+}
+
+/** Open the new-game panel's detailed options, where the page folds them away. */
+async function openOptions(page) {
+  await page.evaluate(() => {
+    const more = document.getElementById("ng-more");
+    if (more) more.open = true;
+  });
+}
+
+/** Count, from now on, the motion the page draws: flying cards, rising points, flips,
+ * falling cards (read back with motionSeen). */
+async function watchMotion(page) {
+  await page.evaluate(() => {
+    window.__motion = { flying: 0, points: 0, flipped: 0, confetti: 0 };
+    new MutationObserver((records) => {
+      for (const r of records) {
+        const nodes = r.type === "attributes" ? [r.target] : [...r.addedNodes];
+        for (const n of nodes) {
+          if (!(n instanceof Element)) continue;
+          for (const k of Object.keys(window.__motion)) if (n.classList.contains(k)) window.__motion[k] += 1;
+        }
+      }
+    }).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ["class"] });
+  });
+}
+
+const motionSeen = (page) => page.evaluate(() => window.__motion);
+
+/** Run axe-core on the page as it is; fail on any violation. */
+async function axe(run, page, label) {
+  // Evaluated through the driver, not a <script> tag: the page's CSP allows only its own.
+  if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(readFileSync(require.resolve("axe-core/axe.min.js"), "utf8"));
+  const result = await page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ["violations"] });
+    return r.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}`);
+  });
+  assert(result.length === 0, `axe-core at ${label}: ${result.join("; ")}`);
+  run.seen.axe = [...(run.seen.axe ?? []), label];
+}
+
+// ------------------------------------------------------------------ a whole game (desktop)
+
+export async function classic(run) {
+  const { base, deal, order } = run.config;
+  const context = await run.context("desktop");
+  const page = await run.page(context);
+  // The one error answer the run provokes on purpose: the stale move's 412.
+  run.allowedErrors.push(/status of 412/);
+  await openLink(page, base, `undo=1&deal=${deal.join("-")}`);
+  run.step("opened a link to an explicit deal with undo on");
+  assert((await page.evaluate(() => location.search)) === "", "the query is dropped once the game is dealt");
+  const game = await session(page);
+  assert(JSON.stringify(game.chosenDeal) === JSON.stringify(deal), "the page keeps the deal it was given");
+  let { state, view } = await check(run, page, "start");
+  assert(state.rules.undo === true && view.undoVisible && !view.undoEnabled, "undo shown, disabled at the start");
+  assert(state.deal_number === null && state.commitment.length === 64, "an explicit deal with a commitment");
+  assert(state.player_id !== null, "the first visit made a player, and the game is theirs");
+  await until(page, () => !document.getElementById("hint").hidden);
+  assert(await page.isVisible("#undo-key") || (await page.evaluate(() => matchMedia("(hover: none)").matches)), "undo's key is named where undo is allowed");
+  const bar = await page.evaluate(() => {
+    const el = document.getElementById("scorebar");
+    return { role: el.getAttribute("role"), outputs: el.querySelectorAll("output, [aria-live]").length, text: el.textContent.replace(/\s+/g, " ") };
+  });
+  assert(bar.role === "status" && bar.outputs === 0 && /Score \d+ Streak \d+.*Cards left \d+/.test(bar.text), `the score bar is one live region with names: ${JSON.stringify(bar)}`);
+  const title = await page.textContent("header");
+  assert((title.match(/TriPeaks/g) ?? []).length === 1, `the header names the layout once: '${title}'`);
+  await run.shot(page, "desktop-start.png");
+
+  // Refusals: said on the page, nothing posted.
+  await page.click('#table .card[data-position="0"]');
+  await until(page, () => /face down/.test(document.getElementById("message").textContent));
+  const notFitting = order.find((p, i) => i > 0 && !state.legal_moves.some((m) => m.position === p));
+  await page.click(`#table .card[data-position="${notFitting}"]`);
+  await until(page, () => /does not go on/.test(document.getElementById("message").textContent));
+  run.seen.refusal = (await shown(page)).message;
+  assert((await apiState(page)).version === 0, "a refused card posts nothing");
+  run.step(`refusals: '${run.seen.refusal}'`);
+
+  // Draw with the keyboard.
+  let v = 0;
+  await page.keyboard.press("d");
+  await waitVersion(page, ++v);
+  ({ state } = await check(run, page, "after draw"));
+  assert(state.waste_top === deal[29] && state.stock_count === deal.length - 30, "drew the stock's top card");
+
+  // Play with the keyboard: Enter on a card, focus follows to the nearest free card,
+  // arrows move between free cards, Space plays.
+  await page.focus(`#table .card[data-position="${order[0]}"]`);
+  await page.keyboard.press("Enter");
+  await waitVersion(page, ++v);
+  await check(run, page, "after Enter");
+  const focused = () => page.evaluate(() => Number(document.activeElement?.dataset.position));
+  const afterPlay = await focused();
+  assert(!Number.isNaN(afterPlay), "focus stays on the table after a play");
+  await page.keyboard.press("ArrowRight");
+  const right = await focused();
+  await page.keyboard.press("ArrowLeft");
+  assert((await focused()) === afterPlay && right !== afterPlay, `arrows move between free cards (${afterPlay} -> ${right} -> back)`);
+  await page.focus(`#table .card[data-position="${order[1]}"]`);
+  await page.keyboard.press("Space");
+  await waitVersion(page, ++v);
+  await check(run, page, "after Space");
+  run.step("played two cards with Enter and Space; arrows moved the focus");
+
+  // Undo, then play the card again by a click.
+  await page.click("#undo");
+  await waitVersion(page, ++v);
+  ({ state } = await check(run, page, "after undo"));
+  assert(state.tableau[order[1]].removed === false, "undo put the card back");
+  await playByClick(page, order[1]);
+  v += 1;
+  await check(run, page, "after replaying");
+
+  // Half the game by clicks, then a reload resumes it.
+  let next = 2;
+  for (; next < Math.floor(order.length / 2); next++) {
+    await playByClick(page, order[next]);
+    v += 1;
+    await check(run, page, `play ${order[next]}`);
+  }
+  const beforeReload = await shown(page);
+  await run.shot(page, "desktop-mid-game.png");
+  await page.reload();
+  await waitVersion(page, v);
+  const afterReload = await shown(page);
+  assert((await session(page)).id === game.id, "the reload kept the game");
+  assert(afterReload.score === beforeReload.score && afterReload.wasteTop === beforeReload.wasteTop, "the reload shows the same game");
+  await check(run, page, "after reload");
+  run.step(`reloaded at version ${v}: the game resumed (score ${afterReload.score})`);
+
+  // Another tab plays behind the page's back: the page's next move names a stale version
+  // (If-Match), the server refuses it (412), and the page shows the game as it now is.
+  await page.evaluate(async (position) => {
+    const s = JSON.parse(localStorage.getItem("tripeaks.game"));
+    await fetch(`/v1/games/${s.id}/play`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${s.token}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ position }),
+    });
+  }, order[next]);
+  await page.click(`#table .card[data-position="${order[next]}"]`);
+  await waitVersion(page, ++v);
+  next += 1;
+  const stale = await page.textContent("#message");
+  assert(/another tab/.test(stale) && !/If-Match|v\d/.test(stale), `a stale move is explained in words: '${stale}'`);
+  await check(run, page, "after a stale move");
+  run.step("a move made elsewhere: the stale click was refused (412) and the table refreshed");
+
+  // A tab that comes back shows the game as it is now.
+  await page.evaluate(async (position) => {
+    const s = JSON.parse(localStorage.getItem("tripeaks.game"));
+    await fetch(`/v1/games/${s.id}/play`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${s.token}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ position }),
+    });
+    document.dispatchEvent(new Event("visibilitychange"));
+  }, order[next]);
+  await waitVersion(page, ++v);
+  next += 1;
+  await check(run, page, "after the tab came back");
+
+  // The rest by clicks, to the end.
+  for (; next < order.length; next++) {
+    await playByClick(page, order[next]);
+    v += 1;
+    if (next < order.length - 1) await check(run, page, `play ${order[next]}`);
+  }
+  await until(page, () => document.getElementById("end").open);
+  ({ state, view } = await check(run, page, "end"));
+  assert(state.status === "won", `the game is won, not ${state.status}`);
+  assert(await page.evaluate(() => document.activeElement?.id === "again"), "focus moves to the end panel's first action");
+  await until(page, () => /verified ✓/.test(document.getElementById("verify").textContent));
+  const breakdown = await page.textContent("#breakdown");
+  assert(/Streak points\s*406/.test(breakdown) && /Peak bonuses\s*\+60/.test(breakdown) && /Draw penalties\s*−5/.test(breakdown), `the score's breakdown: ${breakdown}`);
+  await until(page, () => /cleared it/.test(document.getElementById("analysis-text").textContent));
+  run.seen.final = {
+    id: game.id,
+    token: game.token,
+    score: view.score,
+    status: view.status,
+    verify: await page.textContent("#verify"),
+    end: await page.textContent("#end-title"),
+    analysis: await page.textContent("#analysis-text"),
+  };
+  await run.shot(page, "desktop-won.png");
+  await axe(run, page, "desktop, the end of a won game");
+  run.step(`won: ${run.seen.final.end}; ${run.seen.final.verify}; ${run.seen.final.analysis}`);
+
+  // The new-game panel: golf on a chosen deal number, options from the layout.
+  await until(page, () => "armed" in document.getElementById("end").dataset);
+  await page.click("#end-close");
+  await page.keyboard.press("n");
+  await page.waitForSelector("dialog#new-game[open]");
+  assert(await page.isHidden("#ng-warning"), "no warning when no game is in progress");
+  assert(await page.isChecked('input[name="preset"][value="relaxed"]') && (await page.isHidden("#custom-preset")), "the panel opens on the preset of the game's rules (undo: Relaxed)");
+  await axe(run, page, "desktop, the new-game panel");
+  await page.click('label.preset:has(input[value="golf"])');
+  await openOptions(page);
+  assert(!(await page.isChecked('input[name="wrap"]')), "golf starts without wrap");
+  assert((await page.inputValue('select[name="scoring"]')) === "cards_left", "golf counts the cards left");
+  await page.fill('input[name="deal_number"]', "5");
+  await page.click("#ng-start");
+  await page.waitForSelector("dialog#new-game", { state: "hidden" });
+  await until(page, () => document.body.dataset.status === "in_progress" && document.getElementById("table").dataset.layout === "golf");
+  ({ state } = await check(run, page, "golf"));
+  assert(state.layout === "golf" && state.deal_number === 5 && state.rules.wrap === false, "golf deal 5 was dealt");
+  assert(/#5/.test(await page.textContent("#game-sub")), "the chosen deal number is shown");
+  await run.shot(page, "desktop-golf.png");
+  run.step("new-game panel: golf, deal #5");
+
+  // A game in progress: the panel warns before leaving it.
+  await page.click("#stock");
+  await waitVersion(page, 1);
+  await page.click("#new-game-button");
+  await page.waitForSelector("dialog#new-game[open]");
+  assert(await page.isVisible("#ng-warning"), "the panel warns before abandoning a game in progress");
+  assert(/Leave it/.test(await page.textContent("#ng-start")), "the deal button says the game is left");
+  await page.click("#ng-cancel");
+
+  // "New deal, same rules" keeps a winnable deal winnable. (Before six peaks is conceded:
+  // its analysis holds a solver slot for seconds, and a winnable deal needs one; a 503
+  // from a busy solver is waited out by the page.)
+  run.allowedErrors.push(/status of 503/);
+  await page.goto(`${base}/?winnable_only=1&undo=1`);
+  await until(page, () => document.body.dataset.version === "0" && document.body.dataset.status === "in_progress", null, 20_000);
+  await page.click("#concede");
+  await page.click("#concede");
+  await until(page, () => document.getElementById("end").open && "armed" in document.getElementById("end").dataset);
+  const creating = page.waitForRequest((r) => r.url().endsWith("/v1/games") && r.method() === "POST");
+  await page.click("#again");
+  const body = JSON.parse((await creating).postData());
+  assert(body.winnable_only === true && body.rules?.undo === true, `the new deal keeps the rules and winnable_only: ${JSON.stringify(body)}`);
+  await until(page, () => document.body.dataset.version === "0" && document.body.dataset.status === "in_progress", null, 20_000);
+  run.step(`new deal, same rules: ${JSON.stringify(body)}`);
+
+  // Six peaks from a link; concede ends it and the reveal checks against deal #3.
+  await page.goto(`${base}/?layout=six_peaks&deal_number=3`);
+  await until(page, () => document.getElementById("table").dataset.layout === "six_peaks" && document.body.dataset.version === "0");
+  await check(run, page, "six peaks");
+  await run.shot(page, "desktop-six-peaks.png");
+  await page.click("#concede");
+  await page.click("#concede");
+  await until(page, () => document.body.dataset.status === "conceded");
+  await check(run, page, "conceded");
+  await until(page, () => /verified ✓/.test(document.getElementById("verify").textContent));
+  await run.shot(page, "desktop-six-peaks-conceded.png");
+  run.step(`six peaks deal #3 conceded: ${await page.textContent("#verify")}`);
+
+  await context.close();
+  await hints(run);
+}
+
+// A server with GET /v1/games/{id}/hint (its OpenAPI says so): the button is there and its
+// answer, a suggested move and a win chance, is shown on the table, its chance as a range
+// over its samples. (Stubbed here, so that the page is tested whatever this server has.)
+async function hints(run) {
+  const { base, deal, order } = run.config;
+  const withHints = await run.context("desktop");
+  await withHints.route("**/openapi.json", (route) =>
+    route.fulfill({ json: { openapi: "3.1.0", paths: { "/v1/games/{game_id}/hint": { get: {} } } } }),
+  );
+  let samples = 64;
+  let chance = 0.93;
+  let at = 0; // the version the stub answers for
+  await withHints.route("**/v1/games/*/hint", (route) =>
+    route.fulfill({
+      json: {
+        game_id: "x",
+        version: at,
+        move: { move: `play ${order[0]}`, kind: "play", position: order[0], card: deal[order[0]] },
+        win_chance: chance,
+        samples,
+        exact: false,
+        unknown: 0,
+      },
+    }),
+  );
+  const page = await run.page(withHints);
+  await openLink(page, base, `deal=${deal.join("-")}`);
+  await page.waitForSelector("#hint", { state: "visible" });
+  await page.keyboard.press("h");
+  await page.waitForSelector(`#table .card.hinted[data-position="${order[0]}"]`);
+  run.seen.hintMessage = await page.textContent("#message");
+  assert(/Hint: play .*8\d–9\d% \(64 possible deals tried\)/.test(run.seen.hintMessage), `the hint's chance is a range: ${run.seen.hintMessage}`);
+  // The hint's mark is not the focus ring: both show on a hinted card that has the focus.
+  await page.focus(`#table .card[data-position="${order[0]}"]`);
+  const looks = await page.evaluate((p) => {
+    const el = document.querySelector(`#table .card[data-position="${p}"]`);
+    const frame = getComputedStyle(el, "::before");
+    return { hint: `${frame.borderTopStyle} ${frame.borderTopColor}`, focus: `${getComputedStyle(el).outlineStyle} ${getComputedStyle(el).outlineColor}`, focused: el.matches(":focus-visible") };
+  }, order[0]);
+  assert(looks.focused && looks.hint.startsWith("dashed") && looks.focus.startsWith("solid") && !looks.focus.endsWith(looks.hint.split(" ").slice(1).join(" ")), `the hint is drawn unlike the focus ring: ${JSON.stringify(looks)}`);
+  await playByClick(page, order[0]);
+  assert((await page.$$("#table .card.hinted")).length === 0, "the hint goes once a move is made");
+  // Three samples, all won: no "100%".
+  at = 1;
+  samples = 3;
+  chance = 1;
+  await page.keyboard.press("h");
+  await until(page, () => /Hint:/.test(document.getElementById("message").textContent));
+  const few = await page.textContent("#message");
+  assert(!/100%/.test(few) && /over \d+% \(3 possible deals tried\)/.test(few), `a handful of samples is not a certainty: ${few}`);
+  run.step(`hint shown: '${run.seen.hintMessage}', then '${few}'`);
+  await withHints.close();
+
+  // A server whose OpenAPI cannot be read: the button is offered, and goes on a 404.
+  const noSpec = await run.context("desktop");
+  await noSpec.route("**/openapi.json", (route) => route.fulfill({ status: 404, json: {} }));
+  await noSpec.route("**/v1/games/*/hint", (route) =>
+    route.fulfill({ status: 404, contentType: "application/problem+json", json: { type: "/problems/not-found", title: "Not found", status: 404, detail: "no resource" } }),
+  );
+  run.allowedErrors.push(/status of 404/);
+  const probing = await run.page(noSpec);
+  await openLink(probing, base, `deal=${deal.join("-")}`);
+  await probing.click("#hint");
+  await probing.waitForSelector("#hint", { state: "hidden" });
+  assert(/no hints/.test(await probing.textContent("#message")), "a 404 says the server has no hints");
+  run.step("no hint endpoint: the button goes");
+  await noSpec.close();
+}
+
+// ------------------------------------------------------------------ a win at each size
+
+export async function win(run) {
+  const { base, deal, order, screen } = run.config;
+  const context = await run.context(screen);
+  const page = await run.page(context);
+  await openLink(page, base, `deal=${deal.join("-")}`);
+  const touch = screen !== "desktop";
+  const act = (sel) => (touch ? page.tap(sel) : page.click(sel));
+  assert(await page.evaluate(() => document.getElementById("undo-key").hidden), "no undo help where undo is not allowed");
+  assert((await page.isVisible(".keys")) === !touch, `key help ${touch ? "hidden on a touch screen" : "shown with a keyboard"}`);
+  await watchMotion(page);
+  let v = 0;
+  await act("#stock");
+  await waitVersion(page, ++v);
+  for (const p of order) {
+    await act(`#table .card[data-position="${p}"]`);
+    await waitVersion(page, ++v);
+  }
+  await until(page, () => document.getElementById("end").open);
+  const motion = await motionSeen(page);
+  assert(motion.flying >= order.length && motion.points >= order.length && motion.flipped >= 18 && motion.confetti > 0, `cards fly, points rise, cards flip, a win rains cards: ${JSON.stringify(motion)}`);
+  const { state } = await check(run, page, `${screen} won`);
+  assert(state.status === "won", `won at ${screen}`);
+  assert(await page.evaluate(() => document.activeElement?.id === "again"), "focus on the end panel's first action");
+  await until(page, () => /verified ✓/.test(document.getElementById("verify").textContent));
+  await run.shot(page, `${screen}-won.png`);
+  run.step(`${screen}: won by ${touch ? "taps" : "clicks"}`);
+  await context.close();
+}
+
+// ------------------------------------------------------------------ a loss, and where the win went
+
+export async function loss(run) {
+  const { base, screen, deal_number: n } = run.config;
+  const context = await run.context(screen);
+  const page = await run.page(context);
+  await openLink(page, base, `deal_number=${n}`);
+  const touch = screen !== "desktop";
+  const act = (sel) => (touch ? page.tap(sel) : page.click(sel));
+  // Draw the whole stock first, then play what fits: a way to lose a winnable deal.
+  for (;;) {
+    const state = await apiState(page);
+    if (state.status !== "in_progress") break;
+    const before = state.version;
+    const play = state.legal_moves.find((m) => m.kind === "play");
+    if (state.stock_count > 0) await act("#stock");
+    else if (play) await act(`#table .card[data-position="${play.position}"]`);
+    else break;
+    await waitVersion(page, before + 1);
+  }
+  await until(page, () => document.getElementById("end").open);
+  const { state } = await check(run, page, `${screen} lost`);
+  assert(state.status === "lost", `lost at ${screen}, not ${state.status}`);
+  assert(/Lost/.test(await page.textContent("#status")), "the status says lost");
+  await until(page, () => /slipped away|Nobody could/.test(document.getElementById("analysis-text").textContent), null, 30_000);
+  const analysis = await page.textContent("#analysis-text");
+  assert(/could be cleared.*slipped away at move \d+/.test(analysis), `the analysis says where the win was lost: ${analysis}`);
+  await until(page, () => !document.getElementById("replay-wrap").hidden && document.querySelectorAll("#replay .card").length > 0);
+  run.seen.lossAnalysis = analysis;
+  await run.shot(page, `${screen}-lost.png`);
+  if (screen === "desktop") await axe(run, page, "desktop, the end of a lost game");
+  run.step(`${screen}: lost; ${analysis}`);
+  await context.close();
+}
+
+// ------------------------------------------------------------------ the double tap
+
+export async function doubleTap(run) {
+  const { base, losing } = run.config;
+  const context = await run.context("portrait");
+  const page = await run.page(context);
+  await openLink(page, base, `deal=${losing.join("-")}`);
+  const id = (await session(page)).id;
+  const stockCards = losing.length - 29;
+  let box = null;
+  for (let i = 1; i <= stockCards; i++) {
+    box = await page.locator("#stock").boundingBox();
+    await page.tap("#stock");
+    await waitVersion(page, i);
+  }
+  await until(page, () => document.body.dataset.status === "lost");
+  run.step("drew the last card: the game is lost");
+  // The second tap of a double tap, where the stock was.
+  await page.touchscreen.tap(box.x + box.width / 2, box.y + box.height / 2);
+  await until(page, () => document.body.dataset.status === "in_progress" || "armed" in (document.getElementById("end").dataset ?? {}));
+  const after = await session(page);
+  assert(after.id === id && (await page.evaluate(() => document.body.dataset.status)) === "lost", "the second tap dealt a new game and skipped the summary");
+  assert(await endShown(page), "the summary is shown");
+  await run.shot(page, "portrait-lost-summary.png");
+  // Armed, its first action deals a new game with the same rules.
+  await page.tap("#again");
+  await until(page, (old) => JSON.parse(localStorage.getItem("tripeaks.game")).id !== old && document.body.dataset.version === "0", id);
+  run.step("a second tap after the last draw kept the summary; its button then dealt anew");
+  await context.close();
+}
+
+// ------------------------------------------------------------------ hover on a touch screen
+
+export async function touchHover(run) {
+  const { base } = run.config;
+  const context = await run.context("portrait");
+  const page = await run.page(context);
+  await openLink(page, base, "deal_number=1");
+  await page.tap("#new-game-button");
+  await page.waitForSelector("dialog#new-game[open]");
+  await openOptions(page);
+  await page.tap('input[name="dealkind"][value="number"]');
+  await page.tap("#ng-start"); // no number given: refused, the panel stays
+  await until(page, () => document.getElementById("ng-error").textContent.length > 0);
+  const look = await page.evaluate(() => {
+    const b = document.getElementById("ng-start");
+    return { hovered: b.matches(":hover"), background: getComputedStyle(b).backgroundColor };
+  });
+  assert(look.hovered, "the tapped button is under the (emulated) finger");
+  assert(look.background === ACCENT, `a tapped primary button keeps its colour, not ${look.background}`);
+  run.step(`a tapped primary button stays ${look.background}`);
+  await context.close();
+}
+
+// ------------------------------------------------------------------ rapid taps, slow network
+
+export async function rapid(run) {
+  const { base, deal, order } = run.config;
+  const context = await run.context("desktop");
+  // Every move takes 300 ms more to arrive (the route holds it, then sends it on).
+  await context.route("**/v1/games/*/moves", async (route) => {
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await route.continue();
+  });
+  const page = await run.page(context);
+  await openLink(page, base, `deal=${deal.join("-")}`);
+  // Three cards, each fitting on the one before, tapped while the first is on its way.
+  for (const p of order.slice(0, 3)) await page.click(`#table .card[data-position="${p}"]`, { noWaitAfter: true });
+  // Then three draws, tapped as fast.
+  for (let i = 0; i < 3; i++) await page.click("#stock", { noWaitAfter: true });
+  await waitVersion(page, 6, 15_000);
+  await until(page, () => document.body.dataset.queued === "0");
+  const moves = await apiMoves(page);
+  const expected = [...order.slice(0, 3).map((p) => `play ${p}`), "draw", "draw", "draw"];
+  assert(JSON.stringify(moves) === JSON.stringify(expected), `every tap applied once, in order: ${moves}`);
+  await check(run, page, "after rapid taps");
+  run.step(`six taps during 300 ms round trips: ${moves.join(", ")}`);
+  await context.close();
+}
+
+// ------------------------------------------------------------------ a bad link
+
+export async function badLink(run) {
+  const { base } = run.config;
+  const context = await run.context("desktop");
+  const page = await run.page(context);
+  await page.goto(`${base}/?layout=klondike`);
+  await page.waitForSelector("dialog#new-game[open]");
+  const said = await page.textContent("#ng-error");
+  await page.click("#ng-cancel");
+  await until(page, () => (document.body.dataset.version === "0" && document.querySelector("#table .card")) || undefined, null, 5_000).catch(() => null);
+  const status = await page.textContent("#status");
+  assert(!/Loading/.test(status) && (await page.evaluate(() => document.body.dataset.version === "0")), `after Cancel the page is left '${status}', with no game`);
+  assert(said.length > 0 && !/expected one of|'klondike'/.test(said), `the error is said in words: '${said}'`);
+  await check(run, page, "after a bad link and Cancel");
+  run.step(`a bad link ('${said}'), then Cancel: a game`);
+  // A deal of two cards: the server lists the 50 missing; the page says it in a sentence.
+  run.allowedErrors.push(/status of 422/);
+  await page.goto(`${base}/?deal=As-2s`);
+  await page.waitForSelector("dialog#new-game[open]");
+  await until(page, () => document.getElementById("ng-error").textContent.length > 0);
+  const deal = await page.textContent("#ng-error");
+  assert(/not a whole deck: 50 cards are missing/.test(deal) && (deal.match(/\b[2-9TJQKA][cdhs]\b/g) ?? []).length === 0, `a short deal said in words: '${deal}'`);
+  run.step(`a short deal: '${deal}'`);
+  await context.close();
+}
+
+// ------------------------------------------------------------------ every layout, every screen
+
+/** Every card of the table and the stock and waste, measured on the page. */
+async function measure(page) {
+  return page.evaluate(() => {
+    const W = innerWidth;
+    const H = innerHeight;
+    const inside = (r) => r.left >= -0.5 && r.top >= -0.5 && r.right <= W + 0.5 && r.bottom <= H + 0.5;
+    const cards = [...document.querySelectorAll("#table .card")]
+      .filter((b) => !b.hidden)
+      .map((b) => {
+        const r = b.getBoundingClientRect();
+        const corner = b.querySelector(".corner");
+        let legible = true;
+        let font = null;
+        if (corner) {
+          const c = corner.getBoundingClientRect();
+          font = parseFloat(getComputedStyle(corner).fontSize);
+          const cx = c.left + c.width / 2;
+          const cy = c.top + c.height / 2;
+          const hit = inside(c) ? document.elementFromPoint(cx, cy) : null;
+          legible = font >= 12 && c.left >= r.left - 0.5 && c.right <= r.right + 0.5 && (hit === b || b.contains(hit));
+        }
+        return { p: Number(b.dataset.position), w: r.width, h: r.height, inside: inside(r), legible, font, left: r.left, right: r.right };
+      });
+    const piles = ["#stock", "#waste"].map((s) => inside(document.querySelector(s).getBoundingClientRect()));
+    return { cards, piles, scrollWidth: document.documentElement.scrollWidth, W, H };
+  });
+}
+
+export async function fitAll(run) {
+  const { base } = run.config;
+  const layouts = (await (await fetch(`${base}/v1/layouts`)).json()).layouts.map((l) => l.name);
+  const report = [];
+  for (const screen of ["desktop", "portrait", "landscape"]) {
+    // Without motion: a pan then moves the table at once (and the page's reduced-motion
+    // path is played through).
+    const context = await run.context(screen, { reducedMotion: "reduce" });
+    const page = await run.page(context);
+    const phone = screen !== "desktop";
+    for (const name of layouts) {
+      await openLink(page, base, `layout=${name}&deal_number=1&open_peaks=1`);
+      await page.evaluate(() => scrollTo(0, 0));
+      const m = await measure(page);
+      const where = `${name} at ${screen} (${m.W}x${m.H})`;
+      assert(m.scrollWidth <= m.W, `${where}: the page is wider than the screen (${m.scrollWidth})`);
+      assert(m.piles.every(Boolean), `${where}: the stock and waste are on the screen`);
+      const small = m.cards.filter((c) => Math.min(c.w, c.h) < 40);
+      const out = m.cards.filter((c) => !c.inside);
+      assert(out.length === 0, `${where}: cards off the screen: ${out.map((c) => c.p).join(" ")}`);
+      const blurred = m.cards.filter((c) => !c.legible);
+      assert(blurred.length === 0, `${where}: rank and suit not legible on ${blurred.map((c) => `${c.p} (${c.font}px)`).join(" ")}`);
+      const width = Math.min(...m.cards.map((c) => c.w));
+      let via = "fits";
+      if (phone && small.length) {
+        // Too small a tap target: the page must offer bigger cards, and a pan to reach them.
+        assert(await page.isVisible("#zoom"), `${where}: cards ${width.toFixed(1)} px and no zoom offered`);
+        await page.tap("#zoom");
+        await until(page, () => document.body.classList.contains("zoomed"));
+        for (const c of m.cards) {
+          for (let i = 0; i < 20; i++) {
+            const r = await page.locator(`#table .card[data-position="${c.p}"]`).boundingBox();
+            if (r.x >= -0.5 && r.x + r.width <= m.W + 0.5) break;
+            const side = r.x < 0 ? "#pan-left" : "#pan-right";
+            assert(await page.isVisible(side), `${where}: card ${c.p} is off screen and ${side} is not shown`);
+            await page.tap(side);
+            await page.waitForFunction(
+              ([sel, x]) => Math.abs(document.querySelector(sel).getBoundingClientRect().x - x) > 1,
+              [`#table .card[data-position="${c.p}"]`, r.x],
+            );
+          }
+          const r = await page.locator(`#table .card[data-position="${c.p}"]`).boundingBox();
+          assert(r.x >= -0.5 && r.x + r.width <= m.W + 0.5 && r.y >= -0.5 && r.y + r.height <= m.H + 0.5, `${where}: card ${c.p} not reachable by panning`);
+          assert(Math.min(r.width, r.height) >= 40, `${where}: zoomed card ${c.p} is ${r.width.toFixed(1)} px`);
+        }
+        await run.shot(page, `${screen}-${name}-zoomed.png`);
+        await page.tap("#zoom");
+        await until(page, () => !document.body.classList.contains("zoomed"));
+        via = `zoom and pan (fitted ${width.toFixed(1)} px)`;
+      }
+      await run.shot(page, `${screen}-${name}.png`);
+      // A move or two at this size, checked against the API.
+      await watchMotion(page);
+      const state = await apiState(page);
+      const play = state.legal_moves.find((mv) => mv.kind === "play");
+      const target = play ? `#table .card[data-position="${play.position}"]` : "#stock";
+      if (phone) await page.tap(target);
+      else await page.click(target);
+      await waitVersion(page, 1);
+      await check(run, page, where);
+      const motion = await motionSeen(page);
+      assert(Object.values(motion).every((n) => n === 0), `${where}: motion under prefers-reduced-motion: ${JSON.stringify(motion)}`);
+      report.push(`${where}: cards ${width.toFixed(1)} px wide, ${via}`);
+    }
+    if (phone) await axe(run, page, `${screen}, a game`);
+    await context.close();
+  }
+  run.seen.fit = report;
+  run.step(report.join("; "));
+}
+
+// ------------------------------------------------------------------ the daily challenge
+
+export async function daily(run) {
+  const { base } = run.config;
+  const context = await run.context("portrait");
+  const page = await run.page(context);
+  await page.goto(base);
+  await until(page, () => document.body.dataset.version === "0");
+  const player = await page.evaluate(() => JSON.parse(localStorage.getItem("tripeaks.player")));
+  assert(player && /^tpk\./.test(player.key), "the first visit made a player and kept its key");
+  const first = await apiState(page);
+  assert(first.player_id === player.id, "the first game is the player's");
+  await page.tap("#new-game-button");
+  await page.waitForSelector("dialog#new-game[open]");
+  await page.tap('label.preset:has(input[value="daily"])');
+  await until(page, () => /Today's challenge/.test(document.getElementById("ng-daily").textContent));
+  await run.shot(page, "portrait-new-game.png");
+  await page.tap("#ng-start");
+  await page.waitForSelector("dialog#new-game", { state: "hidden", timeout: 20_000 });
+  await until(page, () => /Daily challenge/.test(document.getElementById("game-sub").textContent) && document.body.dataset.version === "0");
+  let state = await apiState(page);
+  assert(state.challenge && state.challenge.ranked, "a ranked daily challenge game");
+  assert(await page.isHidden("#hint"), "no hint button in a ranked game");
+  // A few moves by taps, then concede: the result is ranked (it ends within the day).
+  for (let i = 0; i < 4; i++) {
+    state = await apiState(page);
+    const play = state.legal_moves.find((m) => m.kind === "play");
+    await page.tap(play ? `#table .card[data-position="${play.position}"]` : "#stock");
+    await waitVersion(page, i + 1);
+  }
+  await check(run, page, "daily");
+  await run.shot(page, "portrait-daily.png");
+  await page.tap("#concede");
+  await page.tap("#concede");
+  await until(page, () => document.getElementById("end").open);
+  await until(page, () => /ranked \d+ of \d+/.test(document.getElementById("rank-text").textContent));
+  const rank = await page.textContent("#rank-text");
+  assert(/ranked 1 of 1/.test(rank), `the player's rank: ${rank}`);
+  assert((await page.$$("#rank-list li.me")).length === 1, "the player's line on the board");
+  assert(/revealed after/.test(await page.textContent("#verify")), "the deal stays secret until the day is over");
+  await run.shot(page, "portrait-daily-leaderboard.png");
+  run.step(`daily challenge conceded: ${rank}`);
+
+  // Statistics and the games list; the first game resumes from it.
+  await until(page, () => "armed" in document.getElementById("end").dataset);
+  await page.tap("#end-close");
+  await page.tap("#player-button");
+  await page.waitForSelector("dialog#player-panel[open]");
+  await until(page, () => document.querySelectorAll("#pp-games li button").length >= 2);
+  const stats = await page.textContent("#pp-stats");
+  assert(/Played\s*1/.test(stats), `statistics count the ended game: ${stats}`);
+  await run.shot(page, "portrait-player.png");
+  await page.tap(`#pp-games button[data-game="${first.id}"]`);
+  await until(page, (id) => JSON.parse(localStorage.getItem("tripeaks.game")).id === id && document.body.dataset.status === "in_progress", first.id);
+  await check(run, page, "resumed from the games list");
+  run.step(`player panel: ${stats.replace(/\s+/g, " ")}; resumed the first game`);
+  await context.close();
+}

@@ -1,0 +1,262 @@
+// The end of a game: what the score was made of, whether the deal could have been won
+// and where the win slipped away (GET /v1/games/{id}/analysis, shown on the table
+// replayed to that move), the day's leaderboard for a daily challenge, and the check of
+// the revealed deal against the commitment.
+//
+// The panel is a modal <dialog>: a tap meant for the table cannot reach a game behind it.
+// Its actions arm a moment after it opens, so that a second tap of a double tap on the
+// last card or the stock (which lands where the panel now is) does not deal a new game
+// and skip the summary. Focus goes to its first action.
+
+import { ApiError } from "./api.js";
+import { pretty } from "./cards.js";
+import { fit } from "./fit.js";
+import { explain } from "./messages.js";
+import { replay } from "./replay.js";
+import { paintCard } from "./table.js";
+import { verifyReveal } from "./verify.js";
+
+const $ = (id) => document.getElementById(id);
+const ARM_MS = 600;
+const TITLES = { won: "You won!", lost: "No moves left", conceded: "Conceded" };
+
+export class EndPanel {
+  constructor(api, { again, players, layoutOf, sessionOf, shareLink }) {
+    Object.assign(this, { api, againAction: again, players, layoutOf, sessionOf, shareLink });
+    this.el = $("end");
+    this.shownFor = null; // the game whose extras (analysis, board, check) were asked for
+    this.armTimer = null;
+    const armed = (fn) => (event) => {
+      if (!("armed" in this.el.dataset)) {
+        event.preventDefault();
+        return;
+      }
+      fn(event);
+    };
+    $("again").addEventListener("click", armed(() => {
+      this.close();
+      this.againAction();
+    }));
+    $("end-close").addEventListener("click", armed(() => this.close()));
+    $("replay-link").addEventListener("click", armed(() => {}));
+    // Escape closes it like "See the table"; it is never closed by a tap outside it.
+    this.el.addEventListener("cancel", (e) => {
+      if (!("armed" in this.el.dataset)) e.preventDefault();
+    });
+  }
+
+  close() {
+    clearTimeout(this.armTimer);
+    if (this.el.open) this.el.close();
+  }
+
+  open(game) {
+    const layout = this.layoutOf();
+    if (!layout) return;
+    this.el.dataset.status = game.status;
+    $("end-title").textContent = TITLES[game.status] ?? game.status;
+    $("end-detail").textContent = this.detail(game, layout);
+    this.breakdown(game);
+    $("again").textContent = game.challenge ? "New game" : "New deal, same rules";
+    if (game.reveal) $("replay-link").href = this.shareLink({ deal: game.reveal.deal });
+    $("replay-link").hidden = !game.reveal;
+    if (!this.el.open) {
+      delete this.el.dataset.armed;
+      this.el.showModal();
+      $("again").focus();
+      clearTimeout(this.armTimer);
+      this.armTimer = setTimeout(() => (this.el.dataset.armed = ""), ARM_MS);
+    }
+    if (this.shownFor !== `${game.id}:${game.status}`) {
+      this.shownFor = `${game.id}:${game.status}`;
+      this.verify(game, layout);
+      this.analyse(game, layout);
+      this.rank(game);
+    }
+  }
+
+  detail(game, layout) {
+    const s = game.score;
+    const parts =
+      s.scheme === "cards_left"
+        ? [`${s.cards_left} card${s.cards_left === 1 ? "" : "s"} left`]
+        : [`Final score ${s.total}`, `longest streak ${s.longest_streak}`];
+    if (layout.peaks.length) parts.push(`peaks ${s.peaks_taken} of ${layout.peaks.length}`);
+    return parts.join(" · ");
+  }
+
+  /** The score's parts, as the server counted them (GameRead.score). */
+  breakdown(game) {
+    const s = game.score;
+    const rows = [];
+    if (s.scheme === "cards_left") {
+      rows.push(["Cards left", s.cards_left, true]);
+    } else {
+      rows.push(["Streak points", s.streak_points]);
+      if (s.bonus_points) rows.push(["Peak bonuses", `+${s.bonus_points}`]);
+      if (s.draw_penalties) rows.push(["Draw penalties", `−${Math.abs(s.draw_penalties)}`]);
+      if (s.deal_cost) rows.push(["Deal cost", `−${Math.abs(s.deal_cost)}`]);
+      rows.push([s.scheme === "msc" ? "Total (MSC)" : "Total", s.total < 0 ? `−${-s.total}` : s.total, true]);
+    }
+    $("breakdown").replaceChildren(
+      ...rows.flatMap(([name, value, total]) => {
+        const dt = Object.assign(document.createElement("dt"), { textContent: name });
+        const dd = Object.assign(document.createElement("dd"), { textContent: String(value) });
+        if (total) dt.className = dd.className = "total";
+        return [dt, dd];
+      }),
+    );
+  }
+
+  verify(game, layout) {
+    const el = $("verify");
+    el.className = "verify";
+    if (!game.reveal && game.challenge) {
+      const when = new Date(game.challenge.reveal_after);
+      el.textContent = `The day's deal is revealed after ${when.toUTCString().slice(17, 22)} UTC; the page checks it against the commitment then.`;
+      return;
+    }
+    el.textContent = "checking the deal…";
+    verifyReveal(game, layout, this.sessionOf()?.chosenDeal ?? null)
+      .then(({ ok, text }) => {
+        el.textContent = text;
+        el.className = ok ? "verify ok" : "verify bad";
+      })
+      .catch((e) => {
+        el.textContent = `⚠ could not check the deal: ${explain(e)}`;
+        el.className = "verify bad";
+      });
+  }
+
+  async analyse(game, layout, attempt = 0) {
+    const box = $("analysis");
+    const text = $("analysis-text");
+    $("replay-wrap").hidden = true;
+    if (!game.reveal) {
+      box.hidden = !game.challenge;
+      text.textContent = "The analysis of a daily challenge comes once its day is over.";
+      return;
+    }
+    box.hidden = false;
+    text.textContent = "Looking back at the whole deal…";
+    const session = this.sessionOf();
+    let a;
+    try {
+      a = await this.api.analysis(game.id, session.token);
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 503 && attempt < 3) {
+        setTimeout(() => this.analyse(game, layout, attempt + 1), (e.retryAfter ?? 1) * 1000);
+        return;
+      }
+      text.textContent = e instanceof ApiError && e.status === 404 ? "This server gives no analysis." : explain(e);
+      return;
+    }
+    if (this.sessionOf()?.id !== game.id) return;
+    const best = a.best_score == null ? "" : a.scoring === "cards_left" ? ` The fewest cards it could leave: ${a.best_score}.` : ` Its best possible score: ${a.best_score} (yours ${a.final_score}).`;
+    if (a.winnable === null) {
+      text.textContent = `The solver ran out of time on this deal.${best}`;
+    } else if (!a.winnable) {
+      text.textContent = `Nobody could have cleared this deal, whatever they played.${best}`;
+    } else if (game.status === "won") {
+      text.textContent = `You cleared it.${best}`;
+    } else if (a.lost_at != null) {
+      text.textContent = `This deal could be cleared. The win slipped away at move ${a.lost_at + 1} (${this.moveName(a.lost_move, game, a)}): the table just before it is below.${best}`;
+      this.showReplay(game, layout, a);
+    } else {
+      text.textContent = `This deal could be cleared.${a.complete ? "" : " (The search ran out of time before finding where the win was lost.)"}${best}`;
+    }
+  }
+
+  moveName(move, game) {
+    const [verb, arg] = String(move).split(" ");
+    if (verb === "play" && game.reveal) return `playing ${pretty(game.reveal.deal[Number(arg)])}`;
+    if (verb === "draw") return "a draw";
+    return String(move);
+  }
+
+  /** The table replayed from the revealed deal to just before the move that lost the
+   * win, with that move marked. */
+  async showReplay(game, layout, a) {
+    let moves;
+    try {
+      moves = (await this.api.listMoves(game.id, this.sessionOf().token)).moves.map((m) => m.move);
+    } catch {
+      return;
+    }
+    const state = replay(game.reveal.deal, layout, game.rules, moves, a.lost_at);
+    const box = $("replay");
+    const width = Math.min(box.parentElement.clientWidth || 320, 440);
+    const f = fit(layout, width - 16, 220, { maxU: 22 });
+    box.style.width = `${f.tw * f.u + 10}px`;
+    box.style.height = `${f.th * f.u + 10}px`;
+    box.style.setProperty("--u", `${f.u}px`);
+    const [verb, arg] = a.lost_move.split(" ");
+    const cards = state.tableau
+      .filter((s) => !s.removed)
+      .map((s) => {
+        const el = document.createElement("div");
+        el.className = "card";
+        // As the player saw it then: the cards still face down are backs.
+        paintCard(el, s.face_up ? s.card : null);
+        const at = f.place.get(s.position);
+        el.style.setProperty("--x", String(at.x));
+        el.style.setProperty("--y", String(at.y));
+        el.style.zIndex = String(layout.positions[s.position].row + 1);
+        if (verb === "play" && Number(arg) === s.position) el.classList.add("lost-here");
+        return el;
+      });
+    box.replaceChildren(...cards);
+    const waste = state.waste.length ? pretty(state.waste.at(-1)) : "empty";
+    box.setAttribute("aria-label", `The table before move ${a.lost_at + 1}: waste ${waste}, stock ${state.stock_count} cards`);
+    $("replay-caption").textContent = `${verb === "play" ? "Marked: the card whose play lost the win." : `The move that lost the win: ${this.moveName(a.lost_move, game)}.`} Waste ${waste}, stock ${state.stock_count}.`;
+    $("replay-wrap").hidden = false;
+  }
+
+  /** A daily challenge: the player's place on the day's board, and the top of it. */
+  async rank(game) {
+    const box = $("ranking");
+    box.hidden = !game.challenge;
+    if (!game.challenge) return;
+    const key = this.players.key;
+    const list = $("rank-list");
+    list.replaceChildren();
+    $("rank-text").textContent = "Reading the leaderboard…";
+    try {
+      const [top, around] = await Promise.all([
+        this.api.getLeaderboard(game.challenge.id, { limit: 3 }),
+        key ? this.api.getLeaderboard(game.challenge.id, { key, around: true, limit: 2 }).catch(() => null) : null,
+      ]);
+      const me = around?.entries.find((e) => e.player_id === this.players.id);
+      $("rank-text").textContent = me
+        ? `You are ranked ${me.rank} of ${top.ranked}.`
+        : game.challenge.ranked
+          ? `${top.ranked} ranked so far.`
+          : "This game is not ranked: it did not end within its day.";
+      const seen = new Set();
+      const rows = [];
+      const add = (e) => {
+        if (seen.has(e.player_id)) return;
+        seen.add(e.player_id);
+        rows.push(e);
+      };
+      top.entries.forEach(add);
+      const gapAt = rows.length;
+      (around?.entries ?? []).forEach(add);
+      list.replaceChildren(
+        ...rows.flatMap((e, i) => {
+          const li = document.createElement("li");
+          if (e.player_id === this.players.id) li.className = "me";
+          const who = e.player_id === this.players.id ? "You" : e.deleted ? "(deleted)" : e.name ?? "Anonymous";
+          for (const t of [`#${e.rank}`, who, String(e.score), `${e.moves} moves`]) li.append(Object.assign(document.createElement("span"), { textContent: t }));
+          if (i === gapAt && gapAt > 0 && e.rank > rows[gapAt - 1].rank + 1) {
+            const gap = Object.assign(document.createElement("li"), { className: "gap", textContent: "…" });
+            return [gap, li];
+          }
+          return [li];
+        }),
+      );
+    } catch (e) {
+      $("rank-text").textContent = explain(e);
+    }
+  }
+}
