@@ -149,7 +149,7 @@ def _flag(value: object, name: str) -> bool:
 
 
 def _tripeaks_positions(offset: int = 0, x0: int = 0) -> list[Position]:
-    """The classic 28-card table of RULES.md, positions numbered from ``offset``."""
+    """The classic 28-card table of docs/rules.md, positions numbered from ``offset``."""
     out: list[Position] = []
 
     def add(i: int, row: int, x: int, covered_by: tuple[int, ...]) -> None:

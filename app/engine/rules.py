@@ -1,4 +1,4 @@
-"""Rule options: every option of RULES.md's table, validated.
+"""Rule options: every option of docs/rules.md, validated.
 
 ``Rules`` is a complete, validated set of options. Build one with ``Rules.for_layout``
 (the layout's own defaults, then the options given) or ``Rules.from_dict`` (the stored

@@ -1,4 +1,4 @@
-"""Scoring schemes: classic, cards_left and msc (RULES.md).
+"""Scoring schemes: classic, cards_left and msc (docs/rules.md#scoring).
 
 The score is kept as a breakdown that each move updates: points from streaks, from peak
 bonuses, lost to draws, the deal cost, and the longest streak.

@@ -16,7 +16,7 @@ const GAME_KEY = "tripeaks.game"; // {id, token, chosenDeal, winnable}: a reload
 const OPTIONS_KEY = "tripeaks.options"; // the new-game panel's last choices
 const ZOOM_KEY = "tripeaks.zoom";
 
-// The documented defaults (docs and RULES.md); a layout's own defaults go over them.
+// The documented defaults (docs/rules.md); a layout's own defaults go over them.
 const BASE_RULES = {
   wrap: true,
   king_stops: false,
