@@ -11,6 +11,7 @@ from app import models  # noqa: F401 - every table on the metadata: foreign keys
 from app.challenges import endpoints as challenges
 from app.games import endpoints as games
 from app.kit.database import make_engine, make_read_sessionmaker, make_sessionmaker
+from app.kit.examples import keep_example_nulls
 from app.kit.middleware import (
     CancelledAsUnavailable,
     HeadAsGet,
@@ -93,6 +94,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         },
     )
     install_problem_handlers(app)
+    keep_example_nulls(app)
     app.include_router(games.router)
     app.include_router(layouts.router)
     app.include_router(players.router)

@@ -47,7 +47,11 @@ router = APIRouter(prefix="/v1/challenges", tags=["challenges"])
 OK_HEADERS = {"headers": RATE_LIMIT_HEADERS}
 ChallengeIdPath = Annotated[
     str,
-    Path(max_length=64, description="A challenge's id: its date and layout, e.g. 2026-12-01.golf"),
+    Path(
+        max_length=64,
+        description="A challenge's id: its date and layout, e.g. 2026-12-01.golf",
+        examples=["2026-12-01.tripeaks"],
+    ),
 ]
 
 
@@ -144,14 +148,22 @@ def get_daily_challenge(
     clock: ClockDep,
     request: Request,
     layout: Annotated[
-        str, Query(max_length=32, json_schema_extra={"enum": list(engine.LAYOUTS)})
+        str,
+        Query(
+            max_length=32,
+            json_schema_extra={"enum": list(engine.LAYOUTS)},
+            description="The layout whose challenge to answer (one a layout a day). Default "
+            "tripeaks",
+        ),
     ] = "tripeaks",
     date_: Annotated[
         str | None,
         Query(
             alias="date",
             pattern=r"^\d{4}-\d{2}-\d{2}$",
-            description="YYYY-MM-DD (UTC); today's by default",
+            description="YYYY-MM-DD (UTC); today's by default. A day not begun is 409 "
+            "challenge-not-open; a past day nobody played, 404",
+            examples=["2026-12-01"],
             json_schema_extra={"format": "date"},
         ),
     ] = None,
@@ -217,10 +229,34 @@ def get_leaderboard(
     request: Request,
     response: Response,
     credential: OptionalBearerDep,
-    kind: PlayerKind = PlayerKind.HUMAN,
-    limit: Annotated[int, Query(ge=1, le=100)] = 20,
-    cursor: Annotated[str | None, Query(max_length=300, description="next of a page")] = None,
-    around: Around | None = None,
+    kind: Annotated[
+        PlayerKind,
+        Query(description="Whose board: human (the default) or bot players' results"),
+    ] = PlayerKind.HUMAN,
+    limit: Annotated[
+        int,
+        Query(
+            ge=1,
+            le=100,
+            description="Most results on a page, 1-100 (default 20); with around=me, results "
+            "either side of the caller's",
+        ),
+    ] = 20,
+    cursor: Annotated[
+        str | None,
+        Query(
+            max_length=300,
+            description="The next page: the previous page's next (also in its Link header); "
+            "leave it out for the first page",
+        ),
+    ] = None,
+    around: Annotated[
+        Around | None,
+        Query(
+            description="me: the caller's own result (needs a player key) and its neighbours, "
+            "instead of a page from the top; 404 no-ranked-result when the caller has none"
+        ),
+    ] = None,
 ) -> LeaderboardRead:
     day, _ = parse_challenge_id(challenge_id)
     if clock() < opens_at(day):

@@ -39,7 +39,15 @@ from app.players.service import Player, PlayerService, is_player_key
 # What opening a game may answer instead of the game.
 ACCESS_PROBLEMS = (UnauthorizedProblem, ForbiddenProblem, NotFoundProblem)
 
-GameIdPath = Annotated[str, Path(min_length=1, max_length=64, description="The game's id")]
+GameIdPath = Annotated[
+    str,
+    Path(
+        min_length=1,
+        max_length=64,
+        description="The game's id, as create_game answered it",
+        examples=["hV3kq9X0b1LrT2mYp8dQzw"],
+    ),
+]
 
 
 def game_service(session: Session, request: Request) -> GameService:

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from datetime import date, datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Header, Path, Query, Request, Response, status
+from fastapi import APIRouter, Body, Depends, Header, Path, Query, Request, Response, status
 
 from app import engine
 from app.challenges.service import (
@@ -38,6 +38,7 @@ from app.games.errors import (
 )
 from app.games.models import Analysis, Game
 from app.games.schemas import (
+    CREATE_EXAMPLES,
     AnalysisRead,
     ChallengeLinkRead,
     GameCreate,
@@ -106,14 +107,24 @@ def solver_free(kind: str) -> Any:
 ReadGameServiceDep = Annotated[GameService, Depends(get_read_game_service)]
 IfMatchHeader = Annotated[
     str | None,
-    Header(max_length=200, description="An ETag of the game; a stale one gets 412"),
+    Header(
+        max_length=200,
+        description='The game\'s ETag as the client last saw it ("v7": its version); the '
+        "move is applied only if the game is still at that version, else 412 "
+        "precondition-failed. Optional; * matches any version.",
+        examples=['"v1"'],
+    ),
 ]
 IdempotencyKeyHeader = Annotated[
     str | None,
     Header(
         min_length=1,
         max_length=128,
-        description="Retrying with the same key returns the first answer; nothing is applied twice",
+        description="A key the client makes for each move (1-128 characters, a UUID say): "
+        "retrying with the same key returns the first answer (Idempotent-Replayed: true) and "
+        "applies nothing twice; the same key with another move is a 422 "
+        "idempotency-key-reused. Optional.",
+        examples=["4f1c2b7e-move-12"],
     ),
 ]
 
@@ -292,7 +303,7 @@ def _move_answer(result: MoveResult, response: Response, now: datetime) -> GameR
     ),
 )
 def create_game(
-    body: GameCreate,
+    body: Annotated[GameCreate, Body(openapi_examples=CREATE_EXAMPLES)],
     service: GameServiceDep,
     solver: SolverDep,
     player: OptionalPlayer,
@@ -451,8 +462,12 @@ async def get_score(game: GameForRead) -> GameScoreRead:
 def list_moves(
     row: GameRowForRead,
     service: ReadGameServiceDep,
-    offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
-    limit: Annotated[int, Query(ge=1, le=1000)] = 1000,
+    offset: Annotated[
+        int, Query(ge=0, le=1_000_000, description="Moves to skip from the oldest (default 0)")
+    ] = 0,
+    limit: Annotated[
+        int, Query(ge=1, le=1000, description="Most moves to answer, 1-1000 (default 1000)")
+    ] = 1000,
 ) -> MoveList:
     moves = service.history(row, offset, limit)
     return MoveList(
@@ -485,8 +500,26 @@ def get_hint(
     request: Request,
     solver: SolverDep,
     clock: ClockDep,
-    seed: Annotated[int | None, Query(ge=0, le=2**32 - 1)] = None,
-    samples: Annotated[int | None, Query(ge=1, le=solving.MAX_HINT_SAMPLES)] = None,
+    seed: Annotated[
+        int | None,
+        Query(
+            ge=0,
+            le=2**32 - 1,
+            description="Seeds the sampling of the hidden cards; with samples, the same seed "
+            "gives the same hint. Default: a random seed.",
+            examples=[42],
+        ),
+    ] = None,
+    samples: Annotated[
+        int | None,
+        Query(
+            ge=1,
+            le=solving.MAX_HINT_SAMPLES,
+            description="Solve exactly this many samples (still within the server's "
+            "HINT_BUDGET_MS). Default: as many as the budget allows.",
+            examples=[64],
+        ),
+    ] = None,
 ) -> HintRead:
     if not game.state.is_over and deal_secret(game.row, clock()):
         raise RankedGameProblem(
@@ -564,7 +597,12 @@ challenge_router = APIRouter(prefix="/v1/challenges", tags=["challenges"])
 
 async def challenge_of_path(
     challenge_id: Annotated[
-        str, Path(max_length=64, description="A challenge's id: its date and layout")
+        str,
+        Path(
+            max_length=64,
+            description="A challenge's id: its date and layout",
+            examples=["2026-12-01.tripeaks"],
+        ),
     ],
 ) -> tuple[date, str]:
     """The challenge's day and layout, or a 404 before anything else is looked at."""

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
-from typing import Annotated, Any
+from typing import Annotated, Any, Final
 
-from pydantic import BaseModel, BeforeValidator, Field, StrictBool, StrictInt
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictInt
 
+from app import engine
 from app.engine import GameStatus, Scoring
 from app.engine.deals import MAX_DEAL_NUMBER
 from app.engine.layouts import LAYOUTS
@@ -48,6 +49,80 @@ LayoutName = Annotated[
 ]
 
 
+def _game_example() -> dict[str, Any]:
+    """A real game's state for the contract's examples: numbered deal 7 under the default
+    rules, after its first legal play, as get_game answers it (so it cannot drift from
+    the rules: the engine computes it)."""
+    state = engine.new_game(engine.numbered_deal(7), engine.Rules.for_layout("tripeaks"))
+    state = engine.apply(state, engine.legal_moves(state)[0])
+    view = engine.player_view(state)
+    cards = {slot["position"]: slot["card"] for slot in view["tableau"]}
+    moves = []
+    for text in view["legal_moves"]:
+        move = engine.parse_move(text)
+        position = move.position if isinstance(move, engine.Play) else None
+        card = cards[position] if position is not None else None
+        moves.append({"move": text, "kind": move.kind, "position": position, "card": card})
+    salt = "5d1f0c7a9b3e4f2a8c6d0e1b2a3f4c5d"
+    return {
+        "id": "hV3kq9X0b1LrT2mYp8dQzw",
+        "version": state.moves_made,
+        "status": view["status"],
+        "layout": view["layout"],
+        "rules": view["rules"],
+        "tableau": view["tableau"],
+        "waste": view["waste"],
+        "waste_top": view["waste_top"],
+        "stock_count": view["stock_count"],
+        "redeals_left": view["redeals_left"],
+        "cards_left": view["cards_left"],
+        "score": view["score"],
+        "can_undo": False,
+        "legal_moves": moves,
+        "deal_number": 7,
+        "commitment": engine.commitment(state.deal, salt),
+        "reveal": None,
+        "player_id": None,
+        "challenge": None,
+        "created_at": "2026-12-01T09:30:00Z",
+        "updated_at": "2026-12-01T09:30:04Z",
+    }
+
+
+GAME_EXAMPLE: Final = _game_example()
+SCORE_EXAMPLE: Final = GAME_EXAMPLE["score"]
+TOKEN_EXAMPLE: Final = "Zr8m2Q0xk7TfW1cVbN4pLs9aYd3HgE6uJ5oRiK2tXqA"
+
+
+# create_game's request examples, by name (the route's openapi_examples).
+CREATE_EXAMPLES: Final = {
+    "classic": {
+        "summary": "Classic TriPeaks, a deal the server picks",
+        "value": {},
+    },
+    "numbered": {
+        "summary": "Numbered deal 7 without wrap (its number is public)",
+        "value": {"layout": "tripeaks", "deal_number": 7, "rules": {"wrap": False}},
+    },
+    "strict_golf": {
+        "summary": "Strict Golf: king_stops (golf already plays without wrap)",
+        "value": {"layout": "golf", "rules": {"king_stops": True}},
+    },
+    "relaxed": {
+        "summary": "Undo, one redeal, free draws",
+        "value": {"rules": {"undo": True, "redeals": 1, "draw_penalty": 0}},
+    },
+    "winnable_msc": {
+        "summary": "Six peaks, msc scoring, a deal the solver proved winnable",
+        "value": {"layout": "six_peaks", "rules": {"scoring": "msc"}, "winnable_only": True},
+    },
+    "explicit": {
+        "summary": "An explicit deal: tableau 0-27, the waste card, the stock from the top",
+        "value": {"deal": engine.format_deal(engine.numbered_deal(0)).split()},
+    },
+}
+
+
 class MoveKind(StrEnum):
     """What a move does: play a free card, draw from the stock, turn the waste over
     (``redeal``), take back the last move (``undo``) or give up (``concede``)."""
@@ -60,91 +135,223 @@ class MoveKind(StrEnum):
 
 
 class RulesCreate(Strict):
-    """Rule options; any left out take the layout's default (golf: no wrap, cards_left)."""
+    """Rule options (docs/rules.md); any left out, or null, take the layout's default
+    (golf: wrap false and cards_left scoring). A refused value or combination is a 422
+    validation problem whose ``option`` names the option."""
 
-    wrap: StrictBool | None = None
-    king_stops: StrictBool | None = None
-    open_peaks: StrictBool | None = None
-    free_start: StrictBool | None = None
-    jokers: Annotated[StrictInt, Field(ge=0, le=2), WHOLE] | None = None
-    redeals: Annotated[StrictInt, Field(ge=0, le=9), WHOLE] | None = None
-    undo: StrictBool | None = None
-    scoring: Scoring | None = None
-    draw_penalty: Annotated[StrictInt, Field(ge=0, le=1000), WHOLE] | None = None
-    deal_cost: Annotated[StrictInt, Field(ge=0, le=1000), WHOLE] | None = None
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {"wrap": False, "king_stops": True},
+                {"undo": True, "redeals": 1, "draw_penalty": 0},
+                {"scoring": "msc", "open_peaks": True, "jokers": 2},
+            ]
+        }
+    )
+
+    wrap: StrictBool | None = Field(
+        default=None,
+        description="King and Ace are neighbours: a Q or an A goes on a K, a K or a 2 on an "
+        "A. Default true (golf: false).",
+        examples=[False],
+    )
+    king_stops: StrictBool | None = Field(
+        default=None,
+        description="Strict Golf: nothing, not even a joker, may be played onto a King. "
+        "Default false. Refused unless wrap is false (with wrap an Ace goes on a King).",
+        examples=[True],
+    )
+    open_peaks: StrictBool | None = Field(
+        default=None,
+        description="The whole tableau is dealt face up (the stock stays hidden); a card "
+        "must still be free to be played. Default false.",
+        examples=[True],
+    )
+    free_start: StrictBool | None = Field(
+        default=None,
+        description="No card starts the waste: the first play may be any free card, and the "
+        "stock holds one card more. Default false.",
+        examples=[True],
+    )
+    jokers: Annotated[StrictInt, Field(ge=0, le=2), WHOLE] | None = Field(
+        default=None,
+        description="Jokers (JK) shuffled into the deck, 0-2: a joker goes on any card and "
+        "any card on a joker. Default 0.",
+        examples=[2],
+    )
+    redeals: Annotated[StrictInt, Field(ge=0, le=9), WHOLE] | None = Field(
+        default=None,
+        description="How many times the waste (all but its top card) may be turned over into "
+        "a new stock once the stock is empty, 0-9. Default 0.",
+        examples=[1],
+    )
+    undo: StrictBool | None = Field(
+        default=None,
+        description="Whether moves may be taken back (the undo move), one at a time, until "
+        "the game ends. Default false.",
+        examples=[True],
+    )
+    scoring: Scoring | None = Field(
+        default=None,
+        description="classic (streaks, peak bonuses, draw penalty), cards_left (tableau cards "
+        "left, lower is better) or msc (Microsoft Solitaire Collection). Default classic "
+        "(golf: cards_left).",
+        examples=["msc"],
+    )
+    draw_penalty: Annotated[StrictInt, Field(ge=0, le=1000), WHOLE] | None = Field(
+        default=None,
+        description="Points each draw costs under classic scoring, 0-1000. Default 5. Any "
+        "other value is refused with scoring cards_left or msc.",
+        examples=[0],
+    )
+    deal_cost: Annotated[StrictInt, Field(ge=0, le=1000), WHOLE] | None = Field(
+        default=None,
+        description="Points the hand costs when dealt under classic scoring, 0-1000 (52 in "
+        "the original game). Default 0. Any other value is refused with scoring cards_left "
+        "or msc.",
+        examples=[52],
+    )
 
 
 class RulesRead(BaseModel):
-    layout: str
-    wrap: bool
-    king_stops: bool
-    open_peaks: bool
-    free_start: bool
-    jokers: int
-    redeals: int
-    undo: bool
-    scoring: Scoring
-    draw_penalty: int
-    deal_cost: int
+    """The game's rule options, every one of them, as the game was created with them
+    (they never change); docs/rules.md says what each does."""
+
+    layout: str = Field(description="The layout the game is played on", examples=["tripeaks"])
+    wrap: bool = Field(description="King and Ace are neighbours")
+    king_stops: bool = Field(description="Nothing may be played onto a King")
+    open_peaks: bool = Field(description="The whole tableau was dealt face up")
+    free_start: bool = Field(description="No card started the waste")
+    jokers: int = Field(description="Jokers in the deck (0-2)")
+    redeals: int = Field(description="Times the waste may be turned over into a new stock")
+    undo: bool = Field(description="Whether moves may be taken back")
+    scoring: Scoring = Field(description="The scoring scheme")
+    draw_penalty: int = Field(
+        description="Points a draw costs (classic scoring; the other schemes ignore it)"
+    )
+    deal_cost: int = Field(
+        description="Points the hand cost when dealt (classic scoring; the others ignore it)"
+    )
 
 
 class GameCreate(Strict):
-    layout: LayoutName = "tripeaks"
-    rules: RulesCreate | None = None
+    """A new game: a layout, its rule options, and where its deal comes from (by default a
+    numbered deal the server picks, its number secret until the game ends)."""
+
+    layout: LayoutName = Field(
+        default="tripeaks",
+        description="The table: tripeaks (28 cards, the default), six_peaks (two decks, 56 "
+        "cards) or golf (35 cards in 7 columns; its own defaults: wrap false, cards_left)",
+        examples=["golf"],
+    )
+    rules: RulesCreate | None = Field(
+        default=None,
+        description="Rule options; any left out take the layout's default (docs/rules.md)",
+    )
     deal_number: Annotated[StrictInt, Field(ge=0, le=MAX_DEAL_NUMBER), WHOLE] | None = Field(
-        default=None, description="Play numbered deal N (docs/deals.md); public in the game."
+        default=None,
+        description="Play numbered deal N (docs/deals.md), the same deal on every server; "
+        "public in the game's state. Not with deal or winnable_only.",
+        examples=[7],
     )
     deal: Annotated[list[CardCode], Field(max_length=110)] | None = Field(
         default=None,
-        description="An explicit card order: tableau positions, waste card, stock from the top.",
+        description="An explicit card order: the tableau positions in order, the waste card "
+        "(none under free_start), then the stock from the top. Every card of the deck once "
+        "per deck (twice for six_peaks), plus the jokers the rules ask for. Not with "
+        "deal_number or winnable_only.",
     )
     winnable_only: StrictBool = Field(
-        default=False, description="Deal until the solver proves the deal winnable."
+        default=False,
+        description="Deal numbered deals until the solver proves one winnable under these "
+        "rules (its number stays secret); 503 when no proof comes within the server's "
+        "budget. Only for a deal the server picks: refused with deal or deal_number.",
+        examples=[True],
     )
 
 
 class SlotRead(BaseModel):
-    position: int
-    card: str | None = Field(description="The card's code, or null when face down or removed")
-    face_up: bool
+    """One tableau position as the player sees it."""
+
+    position: int = Field(description="The position's number in the layout", examples=[21])
+    card: str | None = Field(
+        description="The card's code, or null when face down or removed", examples=["9s"]
+    )
+    face_up: bool = Field(description="The card is on the table face up")
     free: bool = Field(description="Nothing covers it (and it is still on the table)")
-    removed: bool
+    removed: bool = Field(description="The card has been played to the waste")
 
 
 class LegalMoveRead(BaseModel):
     """A move exactly as ``make_move`` accepts it: post it back unchanged."""
 
-    move: str = Field(examples=["play 21", "draw"])
-    kind: MoveKind
-    position: int | None = None
-    card: str | None = Field(default=None, description="The card a play moves (face up)")
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {"move": "play 21", "kind": "play", "position": 21, "card": "9s"},
+                {"move": "draw", "kind": "draw", "position": None, "card": None},
+            ]
+        }
+    )
+
+    move: str = Field(
+        description="The move's text: 'play <position>', 'draw', 'redeal', 'undo' or 'concede'",
+        examples=["play 21", "draw"],
+    )
+    kind: MoveKind = Field(description="What the move does")
+    position: int | None = Field(
+        default=None, description="The position a play takes its card from; null for the others"
+    )
+    card: str | None = Field(
+        default=None, description="The card a play moves (it is face up); null for the others"
+    )
 
 
 class ScoreRead(BaseModel):
-    scheme: Scoring
-    total: int
-    streak_points: int
-    bonus_points: int
-    draw_penalties: int
-    deal_cost: int
-    current_streak: int
-    longest_streak: int
-    peaks_taken: int
-    cards_left: int
+    """The score and how it was made (docs/rules.md#scoring). Classic and msc:
+    total = streak_points + bonus_points - draw_penalties - deal_cost; cards_left: total =
+    cards_left."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [SCORE_EXAMPLE]})
+
+    scheme: Scoring = Field(description="The scoring scheme")
+    total: int = Field(description="The score (cards_left: lower is better); may be negative")
+    streak_points: int = Field(
+        description="Points from cards played: the n-th card of a streak scores n "
+        "(msc: 100 + 200(n-1)); 0 under cards_left"
+    )
+    bonus_points: int = Field(description="Points from the peak tips taken")
+    draw_penalties: int = Field(description="Points lost to draws (classic: draw_penalty each)")
+    deal_cost: int = Field(description="The hand's stake, taken when dealt (classic)")
+    current_streak: int = Field(description="Cards played since the last draw (or the start)")
+    longest_streak: int = Field(description="The longest streak so far")
+    peaks_taken: int = Field(description="Peak tips taken so far")
+    cards_left: int = Field(description="Tableau cards still on the table")
 
 
 class RevealRead(BaseModel):
-    """Published when the game ends: check SHA-256 of the deal and salt (docs/deals.md)."""
+    """Published when the game ends: SHA-256 of "tripeaks-deal-v1:" + salt + ":" + the deal
+    joined by single spaces is the game's commitment (docs/deals.md)."""
 
-    deal: list[str]
-    salt: str
-    deal_number: int | None
+    deal: list[str] = Field(
+        description="The whole deal in dealing order: the tableau positions, the waste card, "
+        "the stock from the top",
+        examples=[["8s", "Jh", "9c"]],
+    )
+    salt: str = Field(
+        description="The random salt hashed with the deal", examples=["3f9a2c41d0b87e65"]
+    )
+    deal_number: int | None = Field(
+        description="The deal's number, the server's pick included (numbered_deal of it is "
+        "the deal); null for an explicit deal",
+        examples=[7],
+    )
 
 
 class ChallengeLinkRead(BaseModel):
     """The daily challenge a game is the ranked attempt at."""
 
-    id: str
+    id: str = Field(description="The challenge's id", examples=["2026-12-01.tripeaks"])
     ranked: bool = Field(
         description="Whether its result counts on the leaderboard: true while the day lasts "
         "and once it has ended within the day; false once the day is over without it"
@@ -156,33 +363,56 @@ class ChallengeLinkRead(BaseModel):
 
 
 class GameRead(BaseModel):
-    id: str
-    version: int = Field(description="Moves applied so far; the ETag names it")
-    status: GameStatus
-    layout: str
-    rules: RulesRead
-    tableau: list[SlotRead]
+    """The game as its player sees it: every card they could see at a real table and
+    nothing else (face-down cards as null, the stock as a count)."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [GAME_EXAMPLE]})
+
+    id: str = Field(description="The game's id (random, unguessable)")
+    version: int = Field(
+        description='Moves applied so far, undos included; the ETag names it ("v7")'
+    )
+    status: GameStatus = Field(description="in_progress, or how the game ended")
+    layout: str = Field(description="The layout the game is played on")
+    rules: RulesRead = Field(description="The game's rule options")
+    tableau: list[SlotRead] = Field(description="Every tableau position, in position order")
     waste: list[str] = Field(description="The waste from the bottom; its last card is the top")
-    waste_top: str | None
-    stock_count: int
-    redeals_left: int
-    cards_left: int
-    score: ScoreRead
-    can_undo: bool
-    legal_moves: list[LegalMoveRead]
+    waste_top: str | None = Field(
+        description="The card to play on; null only under free_start before the first move"
+    )
+    stock_count: int = Field(description="Cards left in the stock (face down)")
+    redeals_left: int = Field(description="Times the waste may still be turned over")
+    cards_left: int = Field(description="Tableau cards still on the table; 0 is a win")
+    score: ScoreRead = Field(description="The score and its breakdown")
+    can_undo: bool = Field(description="Whether undo is a legal move now")
+    legal_moves: list[LegalMoveRead] = Field(
+        description="Every legal move now, each as make_move accepts it; empty once the game "
+        "has ended"
+    )
     deal_number: int | None = Field(description="The deal number, when the player chose it")
-    commitment: str = Field(description="SHA-256 of the deal and a secret salt")
+    commitment: str = Field(
+        description="SHA-256 (hex) of the deal and a secret salt, fixed at creation: checked "
+        "against reveal when the game ends"
+    )
     reveal: RevealRead | None = Field(
         description="The deal and salt, once the game has ended (a challenge's game: once "
         "its day is over too)"
     )
     player_id: str | None = Field(description="The player whose game it is, or null")
-    challenge: ChallengeLinkRead | None
-    created_at: datetime
-    updated_at: datetime
+    challenge: ChallengeLinkRead | None = Field(
+        description="The daily challenge this game is the attempt at, or null"
+    )
+    created_at: datetime = Field(description="When the game was created")
+    updated_at: datetime = Field(description="When its last move was applied")
 
 
 class GameCreated(GameRead):
+    """The new game's state and its player token."""
+
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [{**GAME_EXAMPLE, "token": TOKEN_EXAMPLE}]}
+    )
+
     token: str = Field(
         description="The player token: send it as 'Authorization: Bearer'. "
         "It is shown once and stored only as a hash."
@@ -190,7 +420,18 @@ class GameCreated(GameRead):
 
 
 class MoveCreate(Strict):
-    """A move: its string, optionally with the rest of a legal-move object."""
+    """A move: its string, optionally with the rest of a legal-move object (a legal move
+    from the state or list_legal_moves, posted back unchanged)."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {"move": "play 21", "kind": "play", "position": 21, "card": "9s"},
+                {"move": "draw"},
+                {"move": "undo", "kind": "undo", "position": None, "card": None},
+            ]
+        }
+    )
 
     move: Annotated[
         str,
@@ -201,49 +442,136 @@ class MoveCreate(Strict):
             examples=["play 21", "draw"],
         ),
     ]
-    kind: MoveKind | None = None
-    position: Annotated[StrictInt, Field(ge=0, le=1000), WHOLE] | None = None
-    card: CardCode | None = None
+    kind: MoveKind | None = Field(
+        default=None, description="If given, must be the move's kind (422 otherwise)"
+    )
+    position: Annotated[StrictInt, Field(ge=0, le=1000), WHOLE] | None = Field(
+        default=None, description="If given, must be the position the move plays (422 otherwise)"
+    )
+    card: CardCode | None = Field(
+        default=None,
+        description="If given, must be the card at the position played (422 otherwise): a "
+        "client cannot play a card it did not mean",
+    )
 
 
 class PlayCreate(Strict):
-    position: Annotated[StrictInt, Field(ge=0, le=1000), WHOLE]
+    """Play the free card at ``position`` onto the waste."""
+
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [{"position": 21}, {"position": 21, "card": "9s"}]}
+    )
+
+    position: Annotated[StrictInt, Field(ge=0, le=1000), WHOLE] = Field(
+        description="The position of a free card that fits the waste's top card",
+        examples=[21],
+    )
     card: CardCode | None = Field(
-        default=None, description="If given, the play is refused unless this card is there"
+        default=None,
+        description="If given, the play is refused (422) unless this card is there",
+        examples=["9s"],
     )
 
 
 class LegalMoveList(BaseModel):
-    game_id: str
-    version: int
-    status: GameStatus
-    moves: list[LegalMoveRead]
+    """Every legal move of the game now: post any of them back to make_move unchanged."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "game_id": GAME_EXAMPLE["id"],
+                    "version": 0,
+                    "status": "in_progress",
+                    "moves": GAME_EXAMPLE["legal_moves"],
+                }
+            ]
+        }
+    )
+
+    game_id: str = Field(description="The game's id")
+    version: int = Field(description="The game's version these moves are legal at")
+    status: GameStatus = Field(description="in_progress, or how the game ended")
+    moves: list[LegalMoveRead] = Field(
+        description="Plays by position, then draw, redeal, undo and concede where allowed; "
+        "empty once the game has ended"
+    )
 
 
 class GameScoreRead(BaseModel):
-    game_id: str
-    version: int
-    status: GameStatus
-    score: ScoreRead
+    """The game's score and its breakdown."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "game_id": GAME_EXAMPLE["id"],
+                    "version": 0,
+                    "status": "in_progress",
+                    "score": SCORE_EXAMPLE,
+                }
+            ]
+        }
+    )
+
+    game_id: str = Field(description="The game's id")
+    version: int = Field(description="The game's version")
+    status: GameStatus = Field(description="in_progress, or how the game ended")
+    score: ScoreRead = Field(description="The score and how it was made")
 
 
 class MoveRead(BaseModel):
-    seq: int
-    move: str
-    created_at: datetime
+    """One move of the history."""
+
+    seq: int = Field(description="Its place in the history, from 1", examples=[1])
+    move: str = Field(description="The move's text, as make_move accepts it", examples=["draw"])
+    created_at: datetime = Field(description="When it was applied")
 
 
 class MoveList(BaseModel):
-    game_id: str
-    total: int
-    moves: list[MoveRead]
+    """The game's history, oldest first: every move applied, undos included."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "game_id": GAME_EXAMPLE["id"],
+                    "total": 2,
+                    "moves": [
+                        {"seq": 1, "move": "draw", "created_at": "2026-12-01T09:30:05Z"},
+                        {"seq": 2, "move": "play 21", "created_at": "2026-12-01T09:30:07Z"},
+                    ],
+                }
+            ]
+        }
+    )
+
+    game_id: str = Field(description="The game's id")
+    total: int = Field(description="Moves in the whole history (the game's version)")
+    moves: list[MoveRead] = Field(description="This page of the history (offset, limit)")
 
 
 class HintRead(BaseModel):
     """A suggested move, decided from what the player can see and nothing else."""
 
-    game_id: str
-    version: int
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "game_id": GAME_EXAMPLE["id"],
+                    "version": 0,
+                    "move": GAME_EXAMPLE["legal_moves"][0],
+                    "win_chance": 0.8125,
+                    "samples": 64,
+                    "exact": False,
+                    "unknown": 0,
+                }
+            ]
+        }
+    )
+
+    game_id: str = Field(description="The game's id")
+    version: int = Field(description="The game's version the hint is for")
     move: LegalMoveRead = Field(description="The suggestion, as make_move accepts it")
     win_chance: float = Field(
         ge=0, le=1, description="Share of the sampled deals (consistent with the view) it wins"
@@ -256,20 +584,44 @@ class HintRead(BaseModel):
 class AnalysisRead(BaseModel):
     """A finished game looked back on with its whole deal known."""
 
-    game_id: str
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "game_id": GAME_EXAMPLE["id"],
+                    "status": "lost",
+                    "final_score": 31,
+                    "scoring": "classic",
+                    "winnable": True,
+                    "win_line": ["play 21", "play 20", "draw", "play 12"],
+                    "best_score": 118,
+                    "best_line": ["play 21", "play 20", "draw", "play 12"],
+                    "lost_at": 14,
+                    "lost_move": "draw",
+                    "complete": True,
+                }
+            ]
+        }
+    )
+
+    game_id: str = Field(description="The game's id")
     status: GameStatus = Field(description="How the game ended: won, lost or conceded")
-    final_score: int
-    scoring: Scoring
+    final_score: int = Field(description="The game's final score")
+    scoring: Scoring = Field(description="The game's scoring scheme")
     winnable: bool | None = Field(
         description="Whether the deal could be cleared (null: budget ran out)"
     )
-    win_line: list[str] = Field(description="A line of moves that clears it, from the deal")
+    win_line: list[str] = Field(
+        description="A line of moves that clears it, from the deal (empty when none is known)"
+    )
     best_score: int | None = Field(
         description="The best final score reachable, conceding allowed (cards_left: fewest)"
     )
-    best_line: list[str]
+    best_line: list[str] = Field(description="A line of moves that reaches best_score")
     lost_at: int | None = Field(
-        description="Index (from 0) of the move after which a win was no longer possible"
+        description="Index (from 0) in the history of the move after which a win was no "
+        "longer possible; null when the deal was not winnable, the game was won, or a search "
+        "ran out of budget"
     )
-    lost_move: str | None
+    lost_move: str | None = Field(description="That move (null when lost_at is)")
     complete: bool = Field(description="False when the time budget ran out before every answer")

@@ -47,5 +47,14 @@ def list_layouts() -> LayoutList:
     },
     summary="A layout's geometry: every position, what covers it, how it is dealt",
 )
-def get_layout(name: Annotated[str, Path(max_length=64)]) -> LayoutRead:
+def get_layout(
+    name: Annotated[
+        str,
+        Path(
+            max_length=64,
+            description="The layout's name, as list_layouts gives it: tripeaks, six_peaks, golf",
+            examples=["tripeaks"],
+        ),
+    ],
+) -> LayoutRead:
     return LayoutRead.model_validate(service.get_layout(name).to_dict())

@@ -154,10 +154,29 @@ def list_my_games(
     session: ReadSessionDep,
     request: Request,
     response: Response,
-    status_: Annotated[GameStatus | None, Query(alias="status")] = None,
-    layout: Annotated[str | None, Query(max_length=32)] = None,
-    limit: Annotated[int, Query(ge=1, le=100)] = 20,
-    cursor: Annotated[str | None, Query(max_length=200, description="next of a page")] = None,
+    status_: Annotated[
+        GameStatus | None,
+        Query(alias="status", description="Only games with this status. Default: every game"),
+    ] = None,
+    layout: Annotated[
+        str | None,
+        Query(
+            max_length=32,
+            description="Only games on this layout. Default: every layout",
+            examples=["golf"],
+        ),
+    ] = None,
+    limit: Annotated[
+        int, Query(ge=1, le=100, description="Most games on a page, 1-100 (default 20)")
+    ] = 20,
+    cursor: Annotated[
+        str | None,
+        Query(
+            max_length=200,
+            description="The next page: the previous page's next (also in its Link header); "
+            "leave it out for the first page",
+        ),
+    ] = None,
 ) -> GameSummaryList:
     rows = GameService(session, request.app.state.settings).list_for_player(
         player.id, limit + 1, _after(cursor), status_, layout
@@ -196,7 +215,15 @@ def list_my_games(
     summary="A player's public profile: name, kind, since when, statistics",
 )
 def get_player(
-    player_id: Annotated[str, Path(max_length=64)], players: ReadPlayersDep
+    player_id: Annotated[
+        str,
+        Path(
+            max_length=64,
+            description="The player's id (a game's player_id, a leaderboard entry's)",
+            examples=["p8Yc1vQmS0aLk3XwZ2rNbg"],
+        ),
+    ],
+    players: ReadPlayersDep,
 ) -> PlayerRead:
     player = players.get(player_id)
     if player is None:
