@@ -28,10 +28,14 @@ class Problem(BaseModel):
     )
 
     type: str = Field(description="A URI reference that names the kind of problem")
-    title: str
-    status: int
-    detail: str
-    instance: str | None = None
+    title: str = Field(
+        description="A short summary of the problem type, the same for every problem of that type"
+    )
+    status: int = Field(description="The HTTP status code")
+    detail: str = Field(
+        description="What went wrong with this request, for people (never a hidden card)"
+    )
+    instance: str | None = Field(default=None, description="The path of the request")
     errors: list[dict[str, Any]] | None = Field(
         default=None, description="For validation problems: each field that was refused"
     )

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import unicodedata
 from datetime import datetime
-from typing import Annotated
+from typing import Annotated, Any, Final
 
-from pydantic import AfterValidator, BaseModel, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from app.engine import GameStatus, Scoring
 from app.kit.models import PlayerKind
@@ -37,7 +37,37 @@ DisplayName = Annotated[
 ]
 
 
+_LINE: Final[dict[str, Any]] = {
+    "layout": "*",
+    "scoring": "*",
+    "played": 12,
+    "won": 7,
+    "lost": 4,
+    "conceded": 1,
+    "win_rate": 0.5833,
+    "best_score": 164,
+    "mean_score": 71.5,
+    "current_run": 2,
+    "longest_run": 4,
+}
+PLAYER_EXAMPLE: Final[dict[str, Any]] = {
+    "id": "p8Yc1vQmS0aLk3XwZ2rNbg",
+    "name": "Ada",
+    "kind": "human",
+    "created_at": "2026-11-20T18:02:11Z",
+    "stats": {
+        "overall": _LINE,
+        "by_layout": [{**_LINE, "layout": "tripeaks", "scoring": "classic"}],
+    },
+}
+
+
 class PlayerCreate(Strict):
+    """A new account: a display name (optional) and whether a human or a bot plays."""
+
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [{"name": "Ada"}, {"name": "greedy-bot", "kind": "bot"}]}
+    )
     name: DisplayName | None = Field(
         default=None,
         description="Shown on leaderboards; trimmed and NFKC-normalised, 1-32 characters. "
@@ -49,41 +79,59 @@ class PlayerCreate(Strict):
 
 
 class PlayerUpdate(Strict):
-    name: DisplayName
+    """A new display name."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{"name": "Ada L."}]})
+
+    name: DisplayName = Field(
+        description="The new display name: trimmed and NFKC-normalised, 1-32 characters"
+    )
 
 
 class StatLineRead(BaseModel):
     """A record over the games that ended (``*``: every layout or scheme)."""
 
-    layout: str
-    scoring: str
-    played: int
-    won: int
-    lost: int
-    conceded: int
+    layout: str = Field(description="The layout, or * for every layout")
+    scoring: str = Field(description="The scoring scheme, or * for every scheme")
+    played: int = Field(description="Games that ended")
+    won: int = Field(description="Games won")
+    lost: int = Field(description="Games lost")
+    conceded: int = Field(description="Games conceded")
     win_rate: float | None = Field(description="won / played; null before any game ended")
     best_score: int | None = Field(description="cards_left: the fewest cards left")
-    mean_score: float | None
+    mean_score: float | None = Field(description="The mean final score; null before any game ended")
     current_run: int = Field(description="Games won in a row, up to the last one")
-    longest_run: int
+    longest_run: int = Field(description="The most games won in a row")
 
 
 class StatsRead(BaseModel):
-    overall: StatLineRead
+    overall: StatLineRead = Field(
+        description="Every game that ended, whatever its layout and scheme"
+    )
     by_layout: list[StatLineRead] = Field(description="One line a layout and scoring scheme")
 
 
 class PlayerRead(BaseModel):
     """A player's public profile."""
 
-    id: str
-    name: str | None
-    kind: PlayerKind
-    created_at: datetime
-    stats: StatsRead
+    model_config = ConfigDict(json_schema_extra={"examples": [PLAYER_EXAMPLE]})
+
+    id: str = Field(description="The player's id (public)")
+    name: str | None = Field(description="The display name, or null")
+    kind: PlayerKind = Field(description="human or bot")
+    created_at: datetime = Field(description="When the account was made")
+    stats: StatsRead = Field(description="Statistics of the games that ended")
 
 
 class PlayerCreated(PlayerRead):
+    """The new account and its key."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [{**PLAYER_EXAMPLE, "key": "tpk.p8Yc1vQmS0aLk3XwZ2rNbg.Qm9vbkxpZ2h0"}]
+        }
+    )
+
     key: str = Field(
         description="The player key: send it as 'Authorization: Bearer'. Shown once, "
         "stored only as a hash; rotate_key replaces it."
@@ -95,19 +143,23 @@ class PlayerKeyRead(BaseModel):
 
 
 class GameSummaryRead(BaseModel):
-    id: str
-    layout: str
-    scoring: Scoring
-    status: GameStatus
-    score: int
-    cards_left: int
-    version: int
-    challenge_id: str | None
-    created_at: datetime
-    updated_at: datetime
-    ended_at: datetime | None
+    id: str = Field(description="The game's id")
+    layout: str = Field(description="The layout it is played on")
+    scoring: Scoring = Field(description="Its scoring scheme")
+    status: GameStatus = Field(description="in_progress, or how it ended")
+    score: int = Field(description="Its score now (the final score once it has ended)")
+    cards_left: int = Field(description="Tableau cards still on the table")
+    version: int = Field(description="Moves applied so far, undos included")
+    challenge_id: str | None = Field(
+        description="The daily challenge it is the attempt at, or null"
+    )
+    created_at: datetime = Field(description="When it was created")
+    updated_at: datetime = Field(description="When its last move was applied")
+    ended_at: datetime | None = Field(description="When it ended, or null while in progress")
 
 
 class GameSummaryList(BaseModel):
-    games: list[GameSummaryRead]
+    games: list[GameSummaryRead] = Field(
+        description="This page of the caller's games, newest first"
+    )
     next: str | None = Field(description="The cursor of the next page (also in Link), or null")

@@ -1,4 +1,5 @@
-"""Every example in the committed contract validates against the schema it illustrates.
+"""The committed contract documents itself: every field and parameter is described, and
+every example validates against the schema it illustrates.
 
 The walk covers schema ``examples`` (a list) and ``example`` (one), a media type's and a
 parameter's ``example`` and named ``examples``, wherever they sit in
@@ -116,3 +117,17 @@ def test_a_wrong_example_is_caught() -> None:
     game = SPEC["components"]["schemas"]["GameRead"]["examples"][0]
     assert not validator.is_valid(game)
     assert validator.is_valid({**game, "token": "t"})
+
+
+def test_every_field_and_parameter_is_described() -> None:
+    undescribed = []
+    for name, schema in SPEC["components"]["schemas"].items():
+        for field, spec in schema.get("properties", {}).items():
+            if not spec.get("description"):
+                undescribed.append(f"{name}.{field}")
+    for route, item in SPEC["paths"].items():
+        for method, op in item.items():
+            for parameter in op.get("parameters", []):
+                if not parameter.get("description"):
+                    undescribed.append(f"{method.upper()} {route} {parameter['name']}")
+    assert not undescribed, f"no description: {undescribed}"
