@@ -113,8 +113,12 @@ CREATE_EXAMPLES: Final = {
         "value": {"rules": {"undo": True, "redeals": 1, "draw_penalty": 0}},
     },
     "winnable_msc": {
-        "summary": "Six peaks, msc scoring, a deal the solver proved winnable",
-        "value": {"layout": "six_peaks", "rules": {"scoring": "msc"}, "winnable_only": True},
+        "summary": "msc scoring, a deal the solver proved winnable",
+        "value": {"rules": {"scoring": "msc"}, "winnable_only": True},
+    },
+    "six_peaks": {
+        "summary": "Six peaks (two decks), open: every tableau card face up",
+        "value": {"layout": "six_peaks", "rules": {"open_peaks": True}},
     },
     "explicit": {
         "summary": "An explicit deal: tableau 0-27, the waste card, the stock from the top",

@@ -47,7 +47,10 @@ def test_schemathesis_finds_nothing(tmp_path: Path) -> None:
     upgrade(database_url)
     seed = os.environ.get("FUZZ_SEED", DEFAULT_SEED)
     # Small solver budgets keep the fuzzing of hints and analyses quick.
-    with live_server(database_url, HINT_BUDGET_MS="50", SOLVER_BUDGET_MS="300") as base_url:
+    # An analysis (of a six peaks game, say) within 2 s, well inside the request timeout.
+    with live_server(
+        database_url, HINT_BUDGET_MS="50", SOLVER_BUDGET_MS="300", ANALYSIS_BUDGET_MS="2000"
+    ) as base_url:
         result = subprocess.run(
             [
                 _st(),
