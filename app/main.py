@@ -11,6 +11,7 @@ from app import models  # noqa: F401 - every table on the metadata: foreign keys
 from app.challenges import endpoints as challenges
 from app.games import endpoints as games
 from app.kit.database import make_engine, make_read_sessionmaker, make_sessionmaker
+from app.kit.headers import install_spec_headers
 from app.kit.middleware import (
     CancelledAsUnavailable,
     HeadAsGet,
@@ -93,6 +94,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         },
     )
     install_problem_handlers(app)
+    install_spec_headers(app)
     app.include_router(games.router)
     app.include_router(layouts.router)
     app.include_router(players.router)
@@ -115,6 +117,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             "Authorization",
             "Content-Type",
             "If-Match",
+            "If-None-Match",
             "Idempotency-Key",
             "X-Request-ID",
         ],
@@ -126,6 +129,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             "Retry-After",
             "RateLimit",
             "RateLimit-Policy",
+            "Link",
         ],
         max_age=600,
     )

@@ -161,8 +161,8 @@ def test_a_generated_client_wins_a_game(sdk: Any, clients: Clients) -> None:
     for turn, position in enumerate(TRIPEAKS_CLEAR_ORDER):
         legal = games["list_legal_moves"].sync(game.id, client=player)
         assert isinstance(legal, models.LegalMoveList)
-        plays = {m.position: m for m in legal.moves if m.kind == models.MoveKind.PLAY}
-        assert position in plays, (position, [m.move for m in legal.moves])
+        plays = {m.position: m for m in legal.legal_moves if m.kind == models.MoveKind.PLAY}
+        assert position in plays, (position, [m.move for m in legal.legal_moves])
         chosen = plays[position]
         if turn % 2 == 0:
             # The legal-move object, posted back unchanged.
@@ -203,7 +203,7 @@ def test_a_generated_client_loses_a_game(sdk: Any, clients: Clients) -> None:
     draws = 0
     while state.status == models.GameStatus.IN_PROGRESS:
         legal = games["list_legal_moves"].sync(game.id, client=player)
-        kinds = {m.kind for m in legal.moves}
+        kinds = {m.kind for m in legal.legal_moves}
         assert models.MoveKind.PLAY not in kinds
         assert models.MoveKind.DRAW in kinds
         state = games["draw_card"].sync(game.id, client=player)

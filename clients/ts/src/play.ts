@@ -75,7 +75,7 @@ async function play(deal: string[], order: number[]): Promise<Played> {
     const legal = await player.GET("/v1/games/{game_id}/legal-moves", { params: { path } });
     if (legal.data === undefined) fail(`list_legal_moves: ${legal.error?.detail}`);
     if (legal.data.version !== state.version) fail("legal moves of another version");
-    const move = choose(legal.data.moves, order, plays);
+    const move = choose(legal.data.legal_moves, order, plays);
     // The legal-move object goes back unchanged, guarded by the version it was read at.
     const posted = await player.POST("/v1/games/{game_id}/moves", {
       params: { path, header: { "if-match": `"v${legal.data.version}"` } },
