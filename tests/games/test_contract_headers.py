@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from httpx import Response
+from httpx2 import Response
 
 from app.openapi import SPEC_PATH
 from tests.fixtures.deals import chain_deal, losing_deal
