@@ -33,7 +33,7 @@ class GameOverProblem(ProblemError):
     slug = "game-over"
     title = "The game is over"
     members: ClassVar[dict[str, Member]] = {
-        "move": (str, Field(description="The move refused, as sent")),
+        "move": (str | None, Field(None, description="The move refused, as sent (a move's)")),
         "game_status": (GameStatus, Field(description="How the game ended")),
     }
 
