@@ -12,6 +12,7 @@ from app.challenges import endpoints as challenges
 from app.games import endpoints as games
 from app.kit.database import make_engine, make_read_sessionmaker, make_sessionmaker
 from app.kit.examples import keep_example_nulls
+from app.kit.headers import install_spec_headers
 from app.kit.middleware import (
     CancelledAsUnavailable,
     HeadAsGet,
@@ -94,6 +95,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         },
     )
     install_problem_handlers(app)
+    install_spec_headers(app)
     keep_example_nulls(app)
     app.include_router(games.router)
     app.include_router(layouts.router)
@@ -117,6 +119,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             "Authorization",
             "Content-Type",
             "If-Match",
+            "If-None-Match",
             "Idempotency-Key",
             "X-Request-ID",
         ],
@@ -128,6 +131,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             "Retry-After",
             "RateLimit",
             "RateLimit-Policy",
+            "Link",
         ],
         max_age=600,
     )

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from datetime import date, datetime
 from enum import StrEnum
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.kit.models import PlayerKind
+from app.kit.schemas import LayoutName, RulesRead
 
 
 class ChallengeStatus(StrEnum):
@@ -66,8 +67,8 @@ class ChallengeRead(BaseModel):
         description="The challenge's id: its date and layout", examples=["2026-12-01.tripeaks"]
     )
     date: Annotated[date, Field(description="Its UTC day")]
-    layout: str = Field(description="The layout it is played on")
-    rules: dict[str, Any] = Field(
+    layout: LayoutName = Field(description="The layout it is played on")
+    rules: RulesRead = Field(
         description="The rules every attempt is played under: the layout's defaults, undo off"
     )
     status: ChallengeStatus = Field(

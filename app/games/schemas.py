@@ -16,8 +16,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, 
 from app import engine
 from app.engine import GameStatus, Scoring
 from app.engine.deals import MAX_DEAL_NUMBER
-from app.engine.layouts import LAYOUTS
-from app.kit.schemas import Strict
+from app.kit.schemas import DEFAULT_LAYOUT, LayoutName, RulesRead, Strict
 
 
 def _whole_number(value: Any) -> Any:
@@ -35,16 +34,6 @@ CardCode = Annotated[
         max_length=3,
         description="A rank (A, 2-9, T or 10, J, Q, K) and a suit (c, d, h, s), or JK",
         examples=["7h"],
-    ),
-]
-LayoutName = Annotated[
-    str,
-    Field(
-        min_length=1,
-        max_length=32,
-        pattern=r"^[a-z0-9_]+$",
-        json_schema_extra={"enum": list(LAYOUTS)},
-        description="One of the layouts list_layouts names",
     ),
 ]
 
@@ -217,33 +206,12 @@ class RulesCreate(Strict):
     )
 
 
-class RulesRead(BaseModel):
-    """The game's rule options, every one of them, as the game was created with them
-    (they never change); docs/rules.md says what each does."""
-
-    layout: str = Field(description="The layout the game is played on", examples=["tripeaks"])
-    wrap: bool = Field(description="King and Ace are neighbours")
-    king_stops: bool = Field(description="Nothing may be played onto a King")
-    open_peaks: bool = Field(description="The whole tableau was dealt face up")
-    free_start: bool = Field(description="No card started the waste")
-    jokers: int = Field(description="Jokers in the deck (0-2)")
-    redeals: int = Field(description="Times the waste may be turned over into a new stock")
-    undo: bool = Field(description="Whether moves may be taken back")
-    scoring: Scoring = Field(description="The scoring scheme")
-    draw_penalty: int = Field(
-        description="Points a draw costs (classic scoring; the other schemes ignore it)"
-    )
-    deal_cost: int = Field(
-        description="Points the hand cost when dealt (classic scoring; the others ignore it)"
-    )
-
-
 class GameCreate(Strict):
     """A new game: a layout, its rule options, and where its deal comes from (by default a
     numbered deal the server picks, its number secret until the game ends)."""
 
     layout: LayoutName = Field(
-        default="tripeaks",
+        default=DEFAULT_LAYOUT,
         description="The table: tripeaks (28 cards, the default), six_peaks (two decks, 56 "
         "cards) or golf (35 cards in 7 columns; its own defaults: wrap false, cards_left)",
         examples=["golf"],
@@ -304,10 +272,10 @@ class LegalMoveRead(BaseModel):
     )
     kind: MoveKind = Field(description="What the move does")
     position: int | None = Field(
-        default=None, description="The position a play takes its card from; null for the others"
+        description="The position a play takes its card from; null for the others"
     )
     card: str | None = Field(
-        default=None, description="The card a play moves (it is face up); null for the others"
+        description="The card a play moves (it is face up); null for the others"
     )
 
 
@@ -377,7 +345,7 @@ class GameRead(BaseModel):
         description='Moves applied so far, undos included; the ETag names it ("v7")'
     )
     status: GameStatus = Field(description="in_progress, or how the game ended")
-    layout: str = Field(description="The layout the game is played on")
+    layout: LayoutName = Field(description="The layout the game is played on")
     rules: RulesRead = Field(description="The game's rule options")
     tableau: list[SlotRead] = Field(description="Every tableau position, in position order")
     waste: list[str] = Field(description="The waste from the bottom; its last card is the top")
@@ -485,9 +453,9 @@ class LegalMoveList(BaseModel):
             "examples": [
                 {
                     "game_id": GAME_EXAMPLE["id"],
-                    "version": 0,
+                    "version": GAME_EXAMPLE["version"],
                     "status": "in_progress",
-                    "moves": GAME_EXAMPLE["legal_moves"],
+                    "legal_moves": GAME_EXAMPLE["legal_moves"],
                 }
             ]
         }
@@ -496,9 +464,10 @@ class LegalMoveList(BaseModel):
     game_id: str = Field(description="The game's id")
     version: int = Field(description="The game's version these moves are legal at")
     status: GameStatus = Field(description="in_progress, or how the game ended")
-    moves: list[LegalMoveRead] = Field(
-        description="Plays by position, then draw, redeal, undo and concede where allowed; "
-        "empty once the game has ended"
+    legal_moves: list[LegalMoveRead] = Field(
+        description="Every legal move (as in the game's state), each to post back unchanged: "
+        "plays by position, then draw, redeal, undo and concede where allowed; empty once the "
+        "game has ended"
     )
 
 
@@ -545,14 +514,16 @@ class MoveList(BaseModel):
                         {"seq": 1, "move": "draw", "created_at": "2026-12-01T09:30:05Z"},
                         {"seq": 2, "move": "play 21", "created_at": "2026-12-01T09:30:07Z"},
                     ],
+                    "next": None,
                 }
             ]
         }
     )
 
     game_id: str = Field(description="The game's id")
-    total: int = Field(description="Moves in the whole history (the game's version)")
-    moves: list[MoveRead] = Field(description="This page of the history (offset, limit)")
+    total: int = Field(description="Moves the game holds in all (its version)")
+    moves: list[MoveRead] = Field(description="This page of the history, oldest first")
+    next: str | None = Field(description="The cursor of the next page (also in Link), or null")
 
 
 class HintRead(BaseModel):

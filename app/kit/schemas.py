@@ -1,8 +1,20 @@
 from __future__ import annotations
 
-from typing import Any
+from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from app.engine import Scoring
+from app.engine.layouts import LAYOUTS
+
+# The vocabulary every domain's contract shares, named once in the OpenAPI.
+if TYPE_CHECKING:
+    LayoutName = str
+else:
+    LayoutName = StrEnum("LayoutName", {name: name for name in LAYOUTS}, module=__name__)
+    LayoutName.__doc__ = "A layout's name: one of those list_layouts gives (layouts are data)"
+DEFAULT_LAYOUT = LayoutName("tripeaks")
 
 
 class Strict(BaseModel):
@@ -14,28 +26,32 @@ class Strict(BaseModel):
 class Problem(BaseModel):
     """An RFC 9457 problem; ``type`` is stable for each kind of error."""
 
-    model_config = ConfigDict(
-        extra="allow",
-        json_schema_extra={
-            "example": {
-                "type": "/problems/illegal-move",
-                "title": "Illegal move",
-                "status": 400,
-                "detail": "illegal move 'play 3': position 3 is still covered by 9 and 10",
-                "instance": "/v1/games/abc/moves",
-            }
-        },
-    )
+    model_config = ConfigDict(extra="allow")
 
-    type: str = Field(description="A URI reference that names the kind of problem")
-    title: str = Field(
-        description="A short summary of the problem type, the same for every problem of that type"
+    type: str = Field(
+        description="A URI reference naming the kind of problem, stable: branch on it"
     )
-    status: int = Field(description="The HTTP status code")
-    detail: str = Field(
-        description="What went wrong with this request, for people (never a hidden card)"
+    title: str = Field(description="The kind of problem in words; the same for every one")
+    status: int = Field(description="The HTTP status, repeated")
+    detail: str = Field(description="This occurrence in words, for a person to read")
+    instance: str | None = Field(None, description="The path of the request refused")
+
+
+class RulesRead(BaseModel):
+    """The rules a game is played under: every option set (docs/rules.md says each)."""
+
+    layout: LayoutName = Field(description="The layout the game is played on")
+    wrap: bool = Field(description="King and Ace are neighbours")
+    king_stops: bool = Field(description="Nothing may be played onto a King")
+    open_peaks: bool = Field(description="The whole tableau was dealt face up")
+    free_start: bool = Field(description="No card started the waste")
+    jokers: int = Field(description="Jokers in the deck (0-2)")
+    redeals: int = Field(description="Times the waste may be turned over into a new stock")
+    undo: bool = Field(description="Whether moves may be taken back")
+    scoring: Scoring = Field(description="The scoring scheme")
+    draw_penalty: int = Field(
+        description="Points a draw costs (classic scoring; the other schemes ignore it)"
     )
-    instance: str | None = Field(default=None, description="The path of the request")
-    errors: list[dict[str, Any]] | None = Field(
-        default=None, description="For validation problems: each field that was refused"
+    deal_cost: int = Field(
+        description="Points the hand cost when dealt (classic scoring; the others ignore it)"
     )

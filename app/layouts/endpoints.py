@@ -6,6 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path
 
+from app import engine
 from app.kit.errors import NotFoundProblem, ValidationProblem
 from app.kit.problems import problem_responses
 from app.kit.ratelimit import RATE_LIMIT_HEADERS, Budget, RateLimitedProblem, rate_limit
@@ -57,4 +58,7 @@ def get_layout(
         ),
     ],
 ) -> LayoutRead:
-    return LayoutRead.model_validate(service.get_layout(name).to_dict())
+    layout = service.get_layout(name)
+    return LayoutRead.model_validate(
+        {**layout.to_dict(), "defaults": engine.Rules.for_layout(layout).to_dict()}
+    )

@@ -1,10 +1,10 @@
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.engine import Rules
 from app.engine.layouts import TRIPEAKS
+from app.kit.schemas import LayoutName, RulesRead
 
 
 class PositionRead(BaseModel):
@@ -21,9 +21,15 @@ class PositionRead(BaseModel):
 class LayoutRead(BaseModel):
     """A layout's geometry: enough to draw its table and to know what covers what."""
 
-    model_config = ConfigDict(json_schema_extra={"examples": [TRIPEAKS.to_dict()]})
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {**TRIPEAKS.to_dict(), "defaults": Rules.for_layout(TRIPEAKS).to_dict()},
+            ]
+        }
+    )
 
-    name: str = Field(description="The layout's name, as create_game takes it")
+    name: LayoutName = Field(description="The layout's name, as create_game takes it")
     title: str = Field(description="Its name for people")
     description: str = Field(description="What the table looks like")
     decks: int = Field(description="Decks dealt: 1, or 2 for six_peaks")
@@ -32,12 +38,15 @@ class LayoutRead(BaseModel):
     peaks: list[int] = Field(
         description="The positions of the peak tips (taking one scores a bonus)"
     )
-    defaults: dict[str, Any] = Field(description="Rule options this layout sets by default")
+    defaults: RulesRead = Field(
+        description="The rules a game of this layout is played under when it gives none "
+        "(the usual defaults, with the layout's own over them)"
+    )
     positions: list[PositionRead] = Field(description="Every position, in order")
 
 
 class LayoutSummaryRead(BaseModel):
-    name: str = Field(description="The layout's name, as create_game takes it")
+    name: LayoutName = Field(description="The layout's name, as create_game takes it")
     title: str = Field(description="Its name for people")
     description: str = Field(description="What the table looks like")
     decks: int = Field(description="Decks dealt: 1, or 2 for six_peaks")

@@ -11,9 +11,11 @@ from app.engine import GameStatus
 from app.games.service import GameService
 from app.kit.deps import ReadSessionDep, SessionDep
 from app.kit.errors import NotFoundProblem, ValidationProblem
+from app.kit.headers import LOCATION, NO_STORE
 from app.kit.paging import PAGE_HEADERS, decode_cursor, encode_cursor, link_next
 from app.kit.problems import problem_responses
 from app.kit.ratelimit import RATE_LIMIT_HEADERS, Budget, RateLimitedProblem, rate_limit
+from app.kit.schemas import LayoutName
 from app.players.access import PlayerForRead, PlayerForWrite
 from app.players.schemas import (
     GameSummaryList,
@@ -61,7 +63,10 @@ def player_out(profile: Profile) -> dict[str, Any]:
     status_code=status.HTTP_201_CREATED,
     dependencies=[rate_limit(Budget.CREATE)],
     response_model=PlayerCreated,
-    responses={201: OK_HEADERS, **problem_responses(ValidationProblem, RateLimitedProblem)},
+    responses={
+        201: {"headers": {**RATE_LIMIT_HEADERS, **LOCATION, **NO_STORE}},
+        **problem_responses(ValidationProblem, RateLimitedProblem),
+    },
     summary="Create a player: an account without e-mail or password, known by its key",
 )
 def create_player(body: PlayerCreate, players: PlayersDep, response: Response) -> PlayerCreated:
@@ -101,7 +106,10 @@ def update_me(body: PlayerUpdate, player: PlayerForWrite, players: PlayersDep) -
     operation_id="rotate_key",
     dependencies=[rate_limit(Budget.CREATE)],
     response_model=PlayerKeyRead,
-    responses={200: OK_HEADERS, **problem_responses(*ME_PROBLEMS)},
+    responses={
+        200: {"headers": {**RATE_LIMIT_HEADERS, **NO_STORE}},
+        **problem_responses(*ME_PROBLEMS),
+    },
     summary="A new player key; the old one stops working at once",
 )
 def rotate_key(player: PlayerForWrite, players: PlayersDep, response: Response) -> PlayerKeyRead:
@@ -138,7 +146,9 @@ def _after(cursor: str | None) -> tuple[datetime, str] | None:
     try:
         return datetime.fromisoformat(str(created)), str(game_id)
     except ValueError:
-        raise ValidationProblem("cursor: not a cursor this server gave") from None
+        raise ValidationProblem(
+            "cursor: not a cursor this server gave", loc=("query", "cursor")
+        ) from None
 
 
 @router.get(
@@ -159,12 +169,8 @@ def list_my_games(
         Query(alias="status", description="Only games with this status. Default: every game"),
     ] = None,
     layout: Annotated[
-        str | None,
-        Query(
-            max_length=32,
-            description="Only games on this layout. Default: every layout",
-            examples=["golf"],
-        ),
+        LayoutName | None,
+        Query(description="Only games on this layout. Default: every layout", examples=["golf"]),
     ] = None,
     limit: Annotated[
         int, Query(ge=1, le=100, description="Most games on a page, 1-100 (default 20)")

@@ -10,7 +10,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from app.engine import GameStatus, Scoring
 from app.kit.models import PlayerKind
-from app.kit.schemas import Strict
+from app.kit.schemas import LayoutName, Strict
 
 NAME_LENGTH = 32
 # Control, format (zero-width and direction marks), surrogate, private-use and unassigned
@@ -144,7 +144,7 @@ class PlayerKeyRead(BaseModel):
 
 class GameSummaryRead(BaseModel):
     id: str = Field(description="The game's id")
-    layout: str = Field(description="The layout it is played on")
+    layout: LayoutName = Field(description="The layout it is played on")
     scoring: Scoring = Field(description="Its scoring scheme")
     status: GameStatus = Field(description="in_progress, or how it ended")
     score: int = Field(description="Its score now (the final score once it has ended)")

@@ -89,7 +89,11 @@ def test_a_typescript_client_plays_whole_games(compiled: Path, base_url: str) ->
     assert result["lost"] == {"status": "lost", "moves": 23, "score": -5 * 23, "revealed": True}
     problems = result["problems"]
     assert problems["typed"] is True
-    assert problems["illegal"] == {"status": 400, "type": "/problems/illegal-move"}
+    assert problems["illegal"] == {
+        "status": 400,
+        "type": "/problems/illegal-move",
+        "move": "play 0",
+    }
     assert problems["illegal_content_type"] == "application/problem+json"
     assert problems["forbidden"] == {"status": 403, "type": "/problems/forbidden"}
     assert problems["conceded"] == "conceded"
