@@ -163,7 +163,7 @@ def get_daily_challenge(
             pattern=r"^\d{4}-\d{2}-\d{2}$",
             description="YYYY-MM-DD (UTC); today's by default. A day not begun is 409 "
             "challenge-not-open; a past day nobody played, 404",
-            examples=["2026-12-01"],
+            examples=["2026-11-30"],
             json_schema_extra={"format": "date"},
         ),
     ] = None,
