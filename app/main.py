@@ -67,6 +67,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         docs_url="/docs" if settings.docs_enabled else None,
         redoc_url="/redoc" if settings.docs_enabled else None,
         openapi_url="/openapi.json" if settings.docs_enabled else None,
+        # Relative: generated clients take their base URL from the caller, and /docs tries
+        # requests on the server that serves it.
+        servers=[{"url": "/", "description": "The server that serves this document"}],
+        contact={"name": "The TriPeaks server authors"},
+        license_info={"name": "MIT", "identifier": "MIT"},
         openapi_tags=[
             {"name": "games", "description": "Create and play games"},
             {"name": "layouts", "description": "The geometry to draw a table"},
