@@ -48,7 +48,7 @@ spec-lint: node-setup ## Lint openapi/openapi.json with Spectral (.spectral.yaml
 
 SDK_DIR ?= sdk
 
-sdk: setup node-setup ## Generate the clients from openapi/openapi.json into $(SDK_DIR)/ (not committed)
+sdk: setup node-setup ## Generate the clients from openapi/openapi.json into sdk/ (SDK_DIR; git ignores it): clients/generate.py
 	$(PY) -m clients.generate $(SDK_DIR)
 
 # The browser test (tests/web) drives Debian's Chromium with playwright-core, pinned in
@@ -87,7 +87,7 @@ format: setup ## Reformat the code and apply safe lint fixes
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
-typecheck: setup ## Type-check app, tests and bench (mypy --strict)
+typecheck: setup ## Type-check app, tests, bench and clients (mypy --strict)
 	$(VENV)/bin/mypy
 
 # Two workers (the machines have two cores), a test file to a worker: a module's tests
