@@ -28,7 +28,10 @@ class AlreadyEnteredProblem(ProblemError):
     members: ClassVar[dict[str, Member]] = {
         "game_id": (
             str | None,
-            Field(description="The player's attempt (null once that game has been purged)"),
+            Field(
+                description="The player's attempt (null once that game has been purged)",
+                examples=["lWD9UcJ1KtBuUH8ZQphj4w"],
+            ),
         ),
     }
 

@@ -33,8 +33,11 @@ class GameOverProblem(ProblemError):
     slug = "game-over"
     title = "The game is over"
     members: ClassVar[dict[str, Member]] = {
-        "move": (str | None, Field(None, description="The move refused, as sent (a move's)")),
-        "game_status": (GameStatus, Field(description="How the game ended")),
+        "move": (
+            str | None,
+            Field(None, description="The move refused, as sent (a move's)", examples=["draw"]),
+        ),
+        "game_status": (GameStatus, Field(description="How the game ended", examples=["won"])),
     }
 
 
@@ -43,7 +46,13 @@ class MoveLimitProblem(ProblemError):
     slug = "move-limit"
     title = "The game has reached its move limit"
     members: ClassVar[dict[str, Member]] = {
-        "limit": (int, Field(description="The most moves a game may hold (MAX_MOVES_PER_GAME)")),
+        "limit": (
+            int,
+            Field(
+                description="The most moves a game may hold (MAX_MOVES_PER_GAME)",
+                examples=[5000],
+            ),
+        ),
     }
 
 
@@ -66,7 +75,10 @@ class PreconditionFailedProblem(ProblemError):
     members: ClassVar[dict[str, Member]] = {
         "current_version": (
             int,
-            Field(description='The game\'s version now: its ETag is "v<current_version>"'),
+            Field(
+                description='The game\'s version now: its ETag is "v<current_version>"',
+                examples=[12],
+            ),
         ),
     }
 
@@ -76,7 +88,10 @@ class IdempotencyMismatchProblem(ValidationProblem):
     title = "Idempotency-Key reused with a different request"
     members: ClassVar[dict[str, Member]] = {
         **ValidationProblem.members,
-        "first_move": (str, Field(description="The move this key was first used with")),
+        "first_move": (
+            str,
+            Field(description="The move this key was first used with", examples=["draw"]),
+        ),
     }
 
 
@@ -89,7 +104,13 @@ class RankedGameProblem(ProblemError):
     slug = "ranked-game"
     title = "Not in a ranked challenge game before the day is over"
     members: ClassVar[dict[str, Member]] = {
-        "challenge_id": (str, Field(description="The challenge the game is the attempt at")),
+        "challenge_id": (
+            str,
+            Field(
+                description="The challenge the game is the attempt at",
+                examples=["2026-12-01.tripeaks"],
+            ),
+        ),
         "reveal_after": (
             datetime | None,
             Field(None, description="When the day is over (for an analysis): ask again then"),

@@ -77,7 +77,10 @@ class RateLimitedProblem(ProblemError):
     members: ClassVar[dict[str, Member]] = {
         "budget": (
             Budget,
-            Field(description="The budget that is spent: read, move, create or solver"),
+            Field(
+                description="The budget that is spent: read, move, create or solver",
+                examples=["move"],
+            ),
         ),
     }
 
