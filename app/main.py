@@ -26,6 +26,7 @@ from app.kit.ratelimit import Budget, limiter_from
 from app.kit.workload import WorkLimiter
 from app.layouts import endpoints as layouts
 from app.ops import health, metrics
+from app.ops.docs import install_docs
 from app.ops.logs import configure_logging
 from app.ops.middleware import RequestObservability
 from app.players import endpoints as players
@@ -66,9 +67,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         description=DESCRIPTION,
         lifespan=lifespan,
         # The committed spec (`make openapi`) is made from app.openapi(), served or not.
-        docs_url="/docs" if settings.docs_enabled else None,
-        redoc_url="/redoc" if settings.docs_enabled else None,
+        # /docs and /redoc are install_docs' own, with their assets served from here.
+        docs_url=None,
+        redoc_url=None,
         openapi_url="/openapi.json" if settings.docs_enabled else None,
+        # Relative: generated clients take their base URL from the caller, and /docs tries
+        # requests on the server that serves it.
+        servers=[{"url": "/", "description": "The server that serves this document"}],
+        contact={"name": "The TriPeaks server authors"},
+        license_info={"name": "MIT", "identifier": "MIT"},
         openapi_tags=[
             {"name": "games", "description": "Create and play games"},
             {"name": "layouts", "description": "The geometry to draw a table"},
@@ -104,6 +111,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(challenges.router)
     app.include_router(health.router)
     app.include_router(metrics.router)
+    if settings.docs_enabled:
+        install_docs(app)
     mount_web_client(app)
     # Added innermost first. CORS wraps every answer but the request log's, so that a
     # browser can read a 413 or a 503 made by the middleware inside it.

@@ -30,7 +30,7 @@ class AlreadyEnteredProblem(ProblemError):
             str | None,
             Field(
                 description="The player's attempt (null once that game has been purged)",
-                examples=["hV3kq9X0b1LrT2mYp8dQzw"],
+                examples=["lWD9UcJ1KtBuUH8ZQphj4w"],
             ),
         ),
     }

@@ -395,6 +395,10 @@ async def get_game(
     clock: ClockDep,
     if_none_match: IfNoneMatchHeader = None,
 ) -> GameRead | Response:
+    """The table as its player sees it: face-up cards, the waste, the stock's count, the legal
+    moves, the score and the version (also the `ETag`). Face-down and stock cards are never sent;
+    a finished game reveals its deal and salt.
+    """
     unchanged = fresh_or_not_modified(game.state.moves_made, response, if_none_match)
     return unchanged or GameRead.model_validate(game_out(game, clock()))
 
@@ -414,6 +418,9 @@ async def get_game(
 async def list_legal_moves(
     game: GameForRead, response: Response, if_none_match: IfNoneMatchHeader = None
 ) -> LegalMoveList | Response:
+    """Each legal move as an object that make_move accepts unchanged. The list is empty once the
+    game is over.
+    """
     unchanged = fresh_or_not_modified(game.state.moves_made, response, if_none_match)
     return unchanged or LegalMoveList(
         game_id=game.row.id,
@@ -440,6 +447,11 @@ def make_move(
     if_match: IfMatchHeader = None,
     idempotency_key: IdempotencyKeyHeader = None,
 ) -> GameRead:
+    """Applies one move, given as a legal-move object from list_legal_moves or as its string (`play
+    21`, `draw`, ...). Send `If-Match` with the last `ETag` to refuse a stale move (412), and an
+    `Idempotency-Key` to retry safely. An illegal move is a 400 illegal-move problem; a finished
+    game's, 409 game-over.
+    """
     expect = body.model_dump(exclude={"move"}, exclude_none=True)
     result = service.move(
         game,
@@ -468,6 +480,10 @@ def play_card(
     if_match: IfMatchHeader = None,
     idempotency_key: IdempotencyKeyHeader = None,
 ) -> GameRead:
+    """Plays the free card at `position` onto the waste. Send `card` too to have the play
+    refused (422 validation) unless that card is there. `If-Match` and `Idempotency-Key` work as
+    in make_move.
+    """
     expect = {"card": body.card} if body.card is not None else None
     result = service.move(
         game,
@@ -479,7 +495,7 @@ def play_card(
     return _move_answer(result, response, clock())
 
 
-def _simple_move(move: str, operation_id: str, summary: str) -> None:
+def _simple_move(move: str, operation_id: str, summary: str, description: str) -> None:
     def endpoint(
         game: GameForMove,
         service: GameServiceDep,
@@ -501,11 +517,25 @@ def _simple_move(move: str, operation_id: str, summary: str) -> None:
         response_model=GameRead,
         responses=MOVE_RESPONSES,
         summary=summary,
+        description=description,
     )
 
 
-_simple_move("draw", "draw_card", "Turn the top stock card onto the waste")
-_simple_move("concede", "concede_game", "Give up; the score stands and the deal is revealed")
+_simple_move(
+    "draw",
+    "draw_card",
+    "Turn the top stock card onto the waste",
+    "The same as make_move with `draw`: the top stock card becomes the waste's top card. When "
+    "no stock card, redeal or play is left, the game is lost. `If-Match` and "
+    "`Idempotency-Key` work as in make_move.",
+)
+_simple_move(
+    "concede",
+    "concede_game",
+    "Give up; the score stands and the deal is revealed",
+    "The same as make_move with `concede`: the game ends as conceded, its score stands, and "
+    "its deal and salt are revealed (a challenge's once its day is over).",
+)
 
 
 @router.get(
@@ -523,6 +553,7 @@ _simple_move("concede", "concede_game", "Give up; the score stands and the deal 
 async def get_score(
     game: GameForRead, response: Response, if_none_match: IfNoneMatchHeader = None
 ) -> GameScoreRead | Response:
+    """The score so far (or final) and its parts: streaks, bonuses, draw penalties."""
     unchanged = fresh_or_not_modified(game.state.moves_made, response, if_none_match)
     return unchanged or GameScoreRead.model_validate(
         {
@@ -685,6 +716,9 @@ def get_analysis(
     request: Request,
     clock: ClockDep,
 ) -> AnalysisRead:
+    """For a finished game: whether its deal could be cleared, the best score the solver found and
+    the line to it, and where the game was lost. A game in progress gets 409 game-in-progress.
+    """
     if game.state.is_over and deal_secret(game.row, clock()):
         raise RankedGameProblem(
             "a challenge's game is analysed once its day is over: the analysis would show "

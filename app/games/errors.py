@@ -33,11 +33,11 @@ class GameOverProblem(ProblemError):
     slug = "game-over"
     title = "The game is over"
     members: ClassVar[dict[str, Member]] = {
-        "move": (str | None, Field(None, description="The move refused, as sent (a move's)")),
-        "game_status": (
-            GameStatus,
-            Field(description="How the game ended", examples=[GameStatus.WON]),
+        "move": (
+            str | None,
+            Field(None, description="The move refused, as sent (a move's)", examples=["draw"]),
         ),
+        "game_status": (GameStatus, Field(description="How the game ended", examples=["won"])),
     }
 
 
@@ -50,7 +50,7 @@ class MoveLimitProblem(ProblemError):
             int,
             Field(
                 description="The most moves a game may hold (MAX_MOVES_PER_GAME)",
-                examples=[2000],
+                examples=[5000],
             ),
         ),
     }
@@ -77,7 +77,7 @@ class PreconditionFailedProblem(ProblemError):
             int,
             Field(
                 description='The game\'s version now: its ETag is "v<current_version>"',
-                examples=[13],
+                examples=[12],
             ),
         ),
     }

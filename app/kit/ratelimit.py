@@ -79,7 +79,7 @@ class RateLimitedProblem(ProblemError):
             Budget,
             Field(
                 description="The budget that is spent: read, move, create or solver",
-                examples=[Budget.MOVE],
+                examples=["move"],
             ),
         ),
     }

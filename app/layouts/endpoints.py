@@ -24,6 +24,7 @@ router = APIRouter(prefix="/v1/layouts", tags=["layouts"], dependencies=[rate_li
     summary="Every layout",
 )
 def list_layouts() -> LayoutList:
+    """The layouts a game may be played on, each with its card count and default rules."""
     return LayoutList(
         layouts=[
             LayoutSummaryRead(
@@ -58,6 +59,10 @@ def get_layout(
         ),
     ],
 ) -> LayoutRead:
+    """Everything a client needs to draw a layout's table: each position's row, x and peak,
+    which positions cover it, and whether it is dealt face up; and the rules a game of it is
+    played under by default.
+    """
     layout = service.get_layout(name)
     return LayoutRead.model_validate(
         {**layout.to_dict(), "defaults": engine.Rules.for_layout(layout).to_dict()}

@@ -70,6 +70,9 @@ def player_out(profile: Profile) -> dict[str, Any]:
     summary="Create a player: an account without e-mail or password, known by its key",
 )
 def create_player(body: PlayerCreate, players: PlayersDep, response: Response) -> PlayerCreated:
+    """Creates a player and returns its key once; the server keeps only a hash. Send the key as
+    `Authorization: Bearer` to create games that belong to the player and to read its account.
+    """
     player, key = players.create(body)
     response.headers["Location"] = f"/v1/players/{player.id}"
     response.headers["Cache-Control"] = "no-store"
@@ -85,6 +88,7 @@ def create_player(body: PlayerCreate, players: PlayersDep, response: Response) -
     summary="The caller's account and statistics",
 )
 def get_me(player: PlayerForRead, players: ReadPlayersDep) -> PlayerRead:
+    """The account of the player whose key is sent: its name, kind and statistics."""
     return PlayerRead.model_validate(player_out(players.profile(player)))
 
 
@@ -97,6 +101,7 @@ def get_me(player: PlayerForRead, players: ReadPlayersDep) -> PlayerRead:
     summary="Rename the caller",
 )
 def update_me(body: PlayerUpdate, player: PlayerForWrite, players: PlayersDep) -> PlayerRead:
+    """Changes the caller's display name."""
     players.rename(player, body.name)
     return PlayerRead.model_validate(player_out(players.profile(player)))
 
@@ -113,6 +118,7 @@ def update_me(body: PlayerUpdate, player: PlayerForWrite, players: PlayersDep) -
     summary="A new player key; the old one stops working at once",
 )
 def rotate_key(player: PlayerForWrite, players: PlayersDep, response: Response) -> PlayerKeyRead:
+    """Issues a new player key and returns it once; the old key stops working at once."""
     response.headers["Cache-Control"] = "no-store"
     return PlayerKeyRead(key=players.rotate_key(player))
 
@@ -184,6 +190,9 @@ def list_my_games(
         ),
     ] = None,
 ) -> GameSummaryList:
+    """The caller's games, newest first; filter by `status` or `layout`, and follow `next` (or the
+    `Link` header) for the next page.
+    """
     rows = GameService(session, request.app.state.settings).list_for_player(
         player.id, limit + 1, _after(cursor), status_, layout
     )
@@ -231,6 +240,7 @@ def get_player(
     ],
     players: ReadPlayersDep,
 ) -> PlayerRead:
+    """Any player's public profile by id: name, kind, since when, and statistics; never its key."""
     player = players.get(player_id)
     if player is None:
         raise NotFoundProblem(f"no player {player_id[:32]!r}")

@@ -1,17 +1,15 @@
 """A Python client generated from the committed spec plays whole games on a real server.
 
-openapi-python-client generates the client into a temporary folder (nothing generated is
-committed); the test imports it and plays against a uvicorn process on 127.0.0.1, reading
-the legal moves and posting them back, as an SDK user would. Errors come back parsed into
-the generated model of its problem type, which proves that the problem+json responses are declared.
+openapi-python-client generates the client into a temporary folder (clients/generate.py;
+nothing generated is committed); the test imports it and plays against a uvicorn process
+on 127.0.0.1, reading the legal moves and posting them back, as an SDK user would. Errors
+come back parsed into the generated model of its problem type, which proves that the problem+json
+responses are declared.
 """
 
 from __future__ import annotations
 
 import importlib
-import os
-import shutil
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,13 +17,13 @@ from typing import Any
 
 import pytest
 
-from app.openapi import SPEC_PATH
+from clients import generate
 from tests.fixtures.deals import TRIPEAKS_CLEAR_ORDER, chain_deal, losing_deal, verify_commitment
 from tests.fixtures.servers import live_server
 
 pytestmark = pytest.mark.slow
 
-PACKAGE = "tripeaks_client"
+PACKAGE = generate.OPENAPI_PYTHON_CLIENT_PACKAGE
 GAME_OPERATIONS = {
     "create_game",
     "get_game",
@@ -39,38 +37,10 @@ GAME_OPERATIONS = {
 }
 
 
-def _generator() -> str:
-    found = shutil.which("openapi-python-client", path=str(Path(sys.executable).parent))
-    if found is None:  # pragma: no cover - the dev group installs it
-        pytest.fail("openapi-python-client is not installed: run `make setup`")
-    return found
-
-
 @pytest.fixture(scope="module")
 def sdk(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """The generated package, imported from a temporary folder."""
-    out = tmp_path_factory.mktemp("sdk")
-    bin_dir = str(Path(sys.executable).parent)
-    result = subprocess.run(
-        [
-            _generator(),
-            "generate",
-            "--path",
-            str(SPEC_PATH),
-            "--meta",
-            "none",
-            "--output-path",
-            str(out / PACKAGE),
-            "--fail-on-warning",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        # Its post-generation hook runs ruff, which lives beside this interpreter.
-        env={**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"},
-        check=False,
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
+    out = generate.openapi_python_client(tmp_path_factory.mktemp("sdk"))
     sys.path.insert(0, str(out))
     try:
         yield importlib.import_module(PACKAGE)
