@@ -39,7 +39,7 @@ _MOVE_COLUMNS = ("game_id", "seq", "move", "idempotency_key", "request_hash", "c
 _GAME_COLUMNS = ("version", "line", "status", "score", "cards_left", "updated_at")
 
 
-def _move_and_bump(ended: bool) -> Select[tuple[int, int]]:
+def _move_and_bump(ended: bool) -> Select[int, int]:
     """PostgreSQL: the move's INSERT and the game's UPDATE in one statement (one round
     trip): the UPDATE runs only when the INSERT did, and the answer says which ran."""
     inserted = (
@@ -167,11 +167,12 @@ class GameRepository:
         bump = {"b_id": game.id, "b_version": expected_version, **values}
         if self._dialect == "postgresql":
             moved = {f"m_{name}": value for name, value in row.items()}
-            counts = self.session.execute(_MOVE_AND_BUMP[ended], {**moved, **bump}).one()
-            inserted, bumped = int(counts[0]), int(counts[1])
+            inserted, bumped = self.session.execute(_MOVE_AND_BUMP[ended], {**moved, **bump}).one()
         else:  # SQLite has no INSERT in a WITH; its round trips cost little
             inserted = len(self.session.execute(_INSERT_MOVE[self._dialect], row).all())
-            bumped = inserted and self.session.execute(_BUMP_VERSION, bump).rowcount  # type: ignore[attr-defined]
+            if not inserted:
+                return False
+            bumped = self.session.execute(_BUMP_VERSION, bump).rowcount  # type: ignore[attr-defined]
         if not inserted:
             return False
         if bumped != 1:
