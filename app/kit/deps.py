@@ -28,7 +28,6 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import AsyncIterator, Callable
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Generic, TypeVar, cast
 
@@ -70,22 +69,18 @@ class _Sessions:
             session.close()  # rolls back what is open
 
 
-# Set in the request's task by the sessions' dependencies (each request runs in a task of
-# its own: the value is never another request's).
-_request_sessions: ContextVar[_Sessions | None] = ContextVar("request_sessions", default=None)
+_SESSIONS = "tripeaks.sessions"  # the key of a request's _Sessions in its ASGI scope
 
 
-def _sessions_of_request() -> _Sessions:
-    sessions = _request_sessions.get()
-    if sessions is None:
-        sessions = _Sessions()
-        _request_sessions.set(sessions)
+def _sessions_of(request: Request) -> _Sessions:
+    """The request's sessions (made on first use: the endpoint's trip may ask first)."""
+    sessions: _Sessions = request.scope.setdefault(_SESSIONS, _Sessions())
     return sessions
 
 
 async def get_session(request: Request) -> AsyncIterator[Session]:
     session: Session = request.app.state.sessions()
-    _sessions_of_request().writing.append(session)
+    _sessions_of(request).writing.append(session)
     try:
         yield session
         if _has_work(session):
@@ -96,7 +91,7 @@ async def get_session(request: Request) -> AsyncIterator[Session]:
 
 async def get_read_session(request: Request) -> AsyncIterator[Session]:
     session: Session = request.app.state.read_sessions()
-    _sessions_of_request().reading.append(session)
+    _sessions_of(request).reading.append(session)
     try:
         yield session
     finally:
@@ -133,27 +128,44 @@ async def in_hop(request: Request, work: Callable[[], T]) -> T:
     return await run_in_threadpool(work)
 
 
-def _run(endpoint: Callable[..., Any], values: dict[str, Any], sessions: _Sessions | None) -> Any:
+def _run(endpoint: Callable[..., Any], values: dict[str, Any], sessions: _Sessions) -> Any:
     try:
         arguments = {
             name: value.work() if isinstance(value, _Deferred) else value
             for name, value in values.items()
         }
         result = endpoint(**arguments)
-        if sessions is not None:
-            sessions.end()
+        sessions.end()
     except BaseException:
-        if sessions is not None:
-            sessions.abandon()
+        sessions.abandon()
         raise
     return result
 
 
-def _in_one_hop(endpoint: Callable[..., Any]) -> Callable[..., Any]:
-    @functools.wraps(endpoint)  # FastAPI reads the parameters of the endpoint wrapped
-    async def one_hop(**values: Any) -> Any:
-        return await run_in_threadpool(_run, endpoint, values, _request_sessions.get())
+async def _the_sessions(request: Request) -> _Sessions:
+    return _sessions_of(request)
 
+
+_SESSIONS_PARAMETER = inspect.Parameter(
+    "one_hop_sessions",
+    inspect.Parameter.KEYWORD_ONLY,
+    annotation=Annotated[_Sessions, Depends(_the_sessions)],
+)
+
+
+def _in_one_hop(endpoint: Callable[..., Any]) -> Callable[..., Any]:
+    """``endpoint`` as an async endpoint that makes the one trip. FastAPI reads its
+    parameters, and one more: the request's sessions, to end in the trip."""
+
+    @functools.wraps(endpoint)
+    async def one_hop(**values: Any) -> Any:
+        sessions: _Sessions = values.pop(_SESSIONS_PARAMETER.name)
+        return await run_in_threadpool(_run, endpoint, values, sessions)
+
+    signature = inspect.signature(endpoint)
+    one_hop.__signature__ = signature.replace(  # type: ignore[attr-defined]
+        parameters=[*signature.parameters.values(), _SESSIONS_PARAMETER]
+    )
     return one_hop
 
 
