@@ -117,6 +117,12 @@ class _Deferred(Generic[T]):
     def __init__(self, work: Callable[[], T]) -> None:
         self.work = work
 
+    def __getattr__(self, name: str) -> Any:
+        raise TypeError(
+            f"a value of in_hop() was used before the endpoint's trip (.{name}): such a"
+            " dependency is declared by the endpoint itself, not by another dependency"
+        )
+
 
 async def in_hop(request: Request, work: Callable[[], T]) -> T:
     """``work()`` (sync: it does I/O) as a dependency's value: done in the endpoint's trip
