@@ -17,7 +17,9 @@ An id is checked against the shape of the ids the server makes before any query:
 that cannot exist is a 404 without reaching the database (PostgreSQL refuses some bytes
 of text outright, a NUL for one, which would otherwise be an error rather than a miss).
 
-These dependencies are sync (the load is I/O): FastAPI runs them in its threadpool.
+The load is I/O: each dependency hands it to ``in_hop``, which does it in the endpoint's
+trip through the threadpool (a sync endpoint of a ``OneHopRoute`` router: a move is one
+trip, load, move and commit), or else in a trip of its own.
 """
 
 from __future__ import annotations
@@ -26,12 +28,11 @@ from typing import Annotated
 
 from fastapi import Depends, Path, Request
 from sqlalchemy.orm import Session
-from starlette.concurrency import run_in_threadpool
 
 from app.games.models import Game
 from app.games.service import GameService, LoadedGame
 from app.kit.auth import BearerDep, OptionalBearerDep, secret_matches
-from app.kit.deps import ReadSessionDep, SessionDep, release
+from app.kit.deps import ReadSessionDep, SessionDep, in_hop, release
 from app.kit.errors import ForbiddenProblem, NotFoundProblem, UnauthorizedProblem
 from app.kit.ids import MAX_ID_LENGTH, is_id
 from app.players.service import Player, PlayerService, is_player_key
@@ -69,32 +70,41 @@ def _checked_row(
     return row
 
 
-def game_row_for_read(
+async def game_row_for_read(
     game_id: GameIdPath, credential: BearerDep, session: ReadSessionDep, request: Request
 ) -> Game:
-    return _checked_row(game_service(session, request), game_id, credential)
+    service = game_service(session, request)
+    return await in_hop(request, lambda: _checked_row(service, game_id, credential))
 
 
-def game_for_read(
+async def game_for_read(
     game_id: GameIdPath, credential: BearerDep, session: ReadSessionDep, request: Request
 ) -> LoadedGame:
     service = game_service(session, request)
-    game = service.load(_checked_row(service, game_id, credential))
-    release(session)
-    return game
+
+    def load() -> LoadedGame:
+        game = service.load(_checked_row(service, game_id, credential))
+        release(session)
+        return game
+
+    return await in_hop(request, load)
 
 
-def game_for_move(
+async def game_for_move(
     game_id: GameIdPath, credential: BearerDep, session: SessionDep, request: Request
 ) -> LoadedGame:
     service = game_service(session, request)
-    return service.load(_checked_row(service, game_id, credential, for_move=True))
+    return await in_hop(
+        request, lambda: service.load(_checked_row(service, game_id, credential, for_move=True))
+    )
 
 
-async def optional_player(credential: OptionalBearerDep, session: ReadSessionDep) -> Player | None:
+async def optional_player(
+    credential: OptionalBearerDep, session: ReadSessionDep, request: Request
+) -> Player | None:
     """For create_game: the player whose key the request carries, or None without a
-    credential (a credential that is no working player key is refused). Async: an
-    anonymous game, the usual one, costs no trip through the threadpool for this."""
+    credential (a credential that is no working player key is refused). An anonymous
+    game, the usual one, costs no I/O for this."""
     if credential is None:
         return None
 
@@ -103,7 +113,7 @@ async def optional_player(credential: OptionalBearerDep, session: ReadSessionDep
         release(session)
         return player
 
-    return await run_in_threadpool(resolve)
+    return await in_hop(request, resolve)
 
 
 GameForRead = Annotated[LoadedGame, Depends(game_for_read)]

@@ -58,7 +58,7 @@ from app.games.schemas import (
 from app.games.service import GameService, LoadedGame, MoveResult
 from app.kit.auth import BearerDep
 from app.kit.clock import ClockDep
-from app.kit.deps import ReadSessionDep, SessionDep, release
+from app.kit.deps import OneHopRoute, ReadSessionDep, SessionDep, release
 from app.kit.errors import PayloadTooLargeProblem, ServiceUnavailableProblem, ValidationProblem
 from app.kit.headers import (
     ENTITY_TAGS,
@@ -77,7 +77,8 @@ from app.kit.ratelimit import RATE_LIMIT_HEADERS, Budget, RateLimitedProblem, ra
 from app.kit.workload import WorkLimiter
 from app.players.service import PLAYER_PROBLEMS, Player, PlayerService
 
-router = APIRouter(prefix="/v1/games", tags=["games"])
+# OneHopRoute: a sync endpoint, its game's loading and the commit in one threadpool trip.
+router = APIRouter(prefix="/v1/games", tags=["games"], route_class=OneHopRoute)
 
 
 # No I/O in these, so async: a sync dependency costs a hop through the threadpool.
@@ -740,7 +741,7 @@ def get_analysis(
 
 
 # -- a challenge's attempt: a game, answered as create_game answers ------------------------
-challenge_router = APIRouter(prefix="/v1/challenges", tags=["challenges"])
+challenge_router = APIRouter(prefix="/v1/challenges", tags=["challenges"], route_class=OneHopRoute)
 
 
 async def challenge_of_path(

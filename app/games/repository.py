@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import Table, and_, bindparam, delete, or_, select, update
+from sqlalchemy import Select, Table, and_, bindparam, delete, exists, func, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
@@ -35,6 +35,41 @@ _INSERT_MOVE: dict[str, ReturningInsert[tuple[int]]] = {
     "sqlite": sqlite.insert(MOVES).on_conflict_do_nothing().returning(MOVES.c.seq),
     "postgresql": postgresql.insert(MOVES).on_conflict_do_nothing().returning(MOVES.c.seq),
 }
+_MOVE_COLUMNS = ("game_id", "seq", "move", "idempotency_key", "request_hash", "created_at")
+_GAME_COLUMNS = ("version", "line", "status", "score", "cards_left", "updated_at")
+
+
+def _move_and_bump(ended: bool) -> Select[int, int]:
+    """PostgreSQL: the move's INSERT and the game's UPDATE in one statement (one round
+    trip): the UPDATE runs only when the INSERT did, and the answer says which ran."""
+    inserted = (
+        postgresql.insert(MOVES)
+        # Named apart from the games' columns: a parameter named as a column of the
+        # UPDATE's table would be SET by it too.
+        .values({name: bindparam(f"m_{name}") for name in _MOVE_COLUMNS})
+        .on_conflict_do_nothing()
+        .returning(MOVES.c.seq)
+        .cte("inserted")
+    )
+    columns = (*_GAME_COLUMNS, "ended_at") if ended else _GAME_COLUMNS
+    bumped = (
+        update(GAMES)
+        .where(
+            GAMES.c.id == bindparam("b_id"),
+            GAMES.c.version == bindparam("b_version"),
+            exists(select(inserted.c.seq)),
+        )
+        .values({name: bindparam(name) for name in columns})
+        .returning(GAMES.c.id)
+        .cte("bumped")
+    )
+    return select(
+        select(func.count()).select_from(inserted).scalar_subquery(),
+        select(func.count()).select_from(bumped).scalar_subquery(),
+    )
+
+
+_MOVE_AND_BUMP = {False: _move_and_bump(False), True: _move_and_bump(True)}
 ANALYSES: Table = Analysis.__table__  # type: ignore[assignment]
 _INSERT_ANALYSIS = {
     "sqlite": sqlite.insert(ANALYSES).on_conflict_do_nothing(),
@@ -112,21 +147,17 @@ class GameRepository:
         Returns False, writing nothing, when another request got there first: its move
         holds that number, or this idempotency key (on PostgreSQL the insert waits for
         the other transaction, then finds its row). The move goes in first so that the
-        constraints, not a check made earlier, decide the race.
+        constraints, not a check made earlier, decide the race. On PostgreSQL both
+        writes are one statement (``_move_and_bump``).
         """
-        inserted = self.session.execute(
-            _INSERT_MOVE[self._dialect],
-            {
-                "game_id": game.id,
-                "seq": expected_version + 1,
-                "move": move,
-                "idempotency_key": idempotency_key,
-                "request_hash": request_hash,
-                "created_at": now,
-            },
-        )
-        if inserted.first() is None:
-            return False
+        row = {
+            "game_id": game.id,
+            "seq": expected_version + 1,
+            "move": move,
+            "idempotency_key": idempotency_key,
+            "request_hash": request_hash,
+            "created_at": now,
+        }
         values = {
             "version": expected_version + 1,
             "line": line,
@@ -135,12 +166,21 @@ class GameRepository:
             "cards_left": cards_left,
             "updated_at": now,
         }
-        if status is not GameStatus.IN_PROGRESS:
+        ended = status is not GameStatus.IN_PROGRESS
+        if ended:
             values["ended_at"] = now
-        bumped = self.session.execute(
-            _BUMP_VERSION, {"b_id": game.id, "b_version": expected_version, **values}
-        )
-        if bumped.rowcount != 1:  # type: ignore[attr-defined]
+        bump = {"b_id": game.id, "b_version": expected_version, **values}
+        if self._dialect == "postgresql":
+            moved = {f"m_{name}": value for name, value in row.items()}
+            inserted, bumped = self.session.execute(_MOVE_AND_BUMP[ended], {**moved, **bump}).one()
+        else:  # SQLite has no INSERT in a WITH; its round trips cost little
+            inserted = len(self.session.execute(_INSERT_MOVE[self._dialect], row).all())
+            if not inserted:
+                return False
+            bumped = self.session.execute(_BUMP_VERSION, bump).rowcount  # type: ignore[attr-defined]
+        if not inserted:
+            return False
+        if bumped != 1:
             # The game holds no move number expected_version + 1, yet is not at that
             # version: its row changed outside the server. Raised, so that the request's
             # transaction (and the move inserted above) is rolled back.

@@ -16,16 +16,24 @@ proxy) still has its kernel accept and acknowledge bytes, so neither TCP keepali
 ``tcp_user_timeout`` ever fire, and psycopg would wait for the answer forever. Its
 connections here are ``BoundedConnection``: a wait past the bound closes the connection
 and raises an OperationalError, which the pool discards and the handlers answer with a
-503; a request on a database that stopped answering gets its 503 within about twice
-``DB_TIMEOUT_S`` (the pool's check of a pooled connection, then one try of a new one),
-and the server recovers by itself once the database answers again. The TCP options
-still serve where the kernel does not answer either (a host gone, a network cut): a
-pooled connection found dead by keepalives is replaced before a request meets it.
+503; a request on a database that stopped answering gets its 503 within about
+``DB_TIMEOUT_S`` (its pooled connection's first answer; the next requests, once the pool
+has been invalidated, one try of a new connection each), and the server recovers by
+itself once the database answers again. The TCP options still serve where the kernel does
+not answer either (a host gone, a network cut): a pooled connection found dead by
+keepalives is replaced before a request meets it.
+
+A pooled connection is not pinged when it is checked out (a round trip on every request):
+a connection the server has closed meanwhile (``pg_terminate_backend``, a restart, an idle
+timeout) has said so on its socket, a FATAL message and the end of the stream, so a
+connection whose socket has anything to read while idle is replaced at checkout, without
+asking the server anything (``BoundedConnection.idle_and_open``).
 """
 
 from __future__ import annotations
 
 import logging
+import select
 import time
 from pathlib import Path
 from typing import Any, TypeVar
@@ -34,7 +42,7 @@ import psycopg
 from psycopg.abc import PQGen
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.exc import DBAPIError, DisconnectionError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.settings import Settings
@@ -75,7 +83,9 @@ def make_engine(settings: Settings) -> Engine:
         url,
         pool_size=settings.db_pool_size,
         max_overflow=settings.db_pool_size * 2,
-        pool_pre_ping=True,  # a connection the server dropped is replaced, not used
+        # No pre-ping (a round trip each checkout): a connection the server dropped is
+        # found by its socket at checkout (below), and replaced.
+        pool_pre_ping=False,
         pool_timeout=settings.db_timeout_s,
         pool_recycle=1800,
         connect_args=connect_args,
@@ -88,6 +98,11 @@ def make_engine(settings: Settings) -> Engine:
         connection = BoundedConnection.connect(*cargs, **cparams)
         connection.answer_timeout = answer_timeout
         return connection
+
+    @event.listens_for(engine, "checkout")
+    def _replace_if_dropped(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
+        if not dbapi_connection.idle_and_open():
+            raise DisconnectionError("the server closed the pooled connection")
 
     return engine
 
@@ -107,6 +122,19 @@ class BoundedConnection(psycopg.Connection[Any]):
     """
 
     answer_timeout: float | None = None
+
+    def idle_and_open(self) -> bool:
+        """Whether the connection is open with nothing to read, as a pooled connection the
+        server has not closed is: no round trip, a poll of the socket. A server that
+        ends a connection sends a FATAL message and closes it (readable); one that
+        vanished without a word is the keepalives' (it is then closed, or broken)."""
+        if self.closed or self.broken:
+            return False
+        try:
+            readable, _, _ = select.select([self.pgconn.socket], [], [], 0)
+        except (OSError, ValueError, psycopg.Error):
+            return False
+        return not readable
 
     def wait(self, gen: PQGen[RV], *args: Any, **kwargs: Any) -> RV:
         if self.answer_timeout is None:

@@ -6,10 +6,11 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import pytest
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine, func, select, update
 from sqlalchemy.orm import Session
 
 from app.engine import GameStatus
+from app.games.errors import ConflictProblem
 from app.games.models import Game, Move
 from app.games.repository import GameRepository
 from app.kit.database import make_engine, make_sessionmaker
@@ -94,3 +95,38 @@ def test_a_move_that_meets_a_constraint_writes_nothing_and_raises_nothing(
         final = GameRepository(session).get(game_id)
         assert final is not None and final.version == 2
         assert _moves(session, game_id) == 2
+
+
+def test_a_game_changed_outside_the_server_refuses_the_move_and_keeps_nothing(
+    engine: Engine,
+) -> None:
+    """The move's number is free but the game is not at the version the move expects (its
+    row was changed by hand): a conflict, and the inserted move is rolled back with it."""
+    game_id = f"repo-outside-{engine.dialect.name}"
+    sessions = make_sessionmaker(engine)
+    with sessions() as session:
+        row = _game(session, game_id)
+        session.execute(update(Game).where(Game.id == game_id).values(version=5))
+        session.commit()
+        with pytest.raises(ConflictProblem):
+            _append(GameRepository(session), row, 0, None)  # the row still says 0
+        session.rollback()
+        assert _moves(session, game_id) == 0
+        assert session.scalar(select(Game.version).where(Game.id == game_id)) == 5
+
+
+def test_the_move_that_ends_a_game_stamps_its_end(engine: Engine) -> None:
+    game_id = f"repo-ended-{engine.dialect.name}"
+    sessions = make_sessionmaker(engine)
+    with sessions() as session:
+        row = _game(session, game_id)
+        now = datetime.now(UTC)
+        assert GameRepository(session).append_move(
+            row, 0, "concede", now=now, line="concede", status=GameStatus.CONCEDED,
+            score=0, cards_left=28,
+        )  # fmt: skip
+        session.commit()
+    with sessions() as session:
+        stored = session.get(Game, game_id)
+        assert stored is not None and stored.status is GameStatus.CONCEDED
+        assert stored.ended_at == now and stored.version == 1

@@ -1,11 +1,16 @@
 """The database's own bounds, as the connections carry them: DB_TIMEOUT_S is SQLite's
 wait for the write lock, and PostgreSQL's connect timeout and TCP user timeout, next to
-keepalives that find a dead peer of an idle pooled connection. (A database that stops
+keepalives that find a dead peer of an idle pooled connection; a pooled connection is
+checked out without a round trip, and replaced when the server has closed it. (A database that stops
 answering without going away is tested through a server: tests/ops/test_freeze.py.)"""
 
 from __future__ import annotations
 
-from sqlalchemy import text
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from sqlalchemy import Connection, Engine, create_engine, text
 
 from app.kit.database import make_engine
 from app.settings import Settings
@@ -26,3 +31,56 @@ def test_the_connections_carry_the_database_timeout(database_url: str) -> None:
     assert options["tcp_user_timeout"] == "7000"
     assert options["keepalives"] == "1"
     assert {"keepalives_idle", "keepalives_interval", "keepalives_count"} <= options.keys()
+
+
+def _backend(engine: Engine) -> int:
+    with engine.connect() as connection:
+        return int(connection.scalar(text("SELECT pg_backend_pid()")))
+
+
+@contextmanager
+def _monitor(url: str) -> Iterator[Connection]:
+    engine = create_engine(url, isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as connection:
+            yield connection
+    finally:
+        engine.dispose()
+
+
+@contextmanager
+def _disposed(engine: Engine) -> Iterator[Engine]:
+    try:
+        yield engine
+    finally:
+        engine.dispose()
+
+
+def _last_query(monitor: Connection, pid: int) -> str:
+    query = text("SELECT query FROM pg_stat_activity WHERE pid = :pid")
+    return str(monitor.scalar(query, {"pid": pid}))
+
+
+def test_a_pooled_connection_is_checked_out_without_a_round_trip(postgresql_url: str) -> None:
+    engine = make_engine(Settings(database_url=postgresql_url, db_pool_size=1))
+    with _monitor(postgresql_url) as monitor, _disposed(engine):
+        pid = _backend(engine)  # returned to the pool: rolled back, the last thing it ran
+        assert _last_query(monitor, pid) == "ROLLBACK"
+        with engine.connect() as connection:  # checked out: nothing is asked
+            assert _last_query(monitor, pid) == "ROLLBACK"
+            assert connection.scalar(text("SELECT pg_backend_pid()")) == pid
+
+
+def test_a_pooled_connection_the_server_closed_is_replaced_at_checkout(
+    postgresql_url: str,
+) -> None:
+    engine = make_engine(Settings(database_url=postgresql_url, db_pool_size=1))
+    with _monitor(postgresql_url) as monitor, _disposed(engine):
+        pid = _backend(engine)
+        assert monitor.scalar(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
+        deadline = time.monotonic() + 10
+        while _last_query(monitor, pid) != "None":  # gone from pg_stat_activity
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        # The request that meets it gets a new connection, not an error.
+        assert _backend(engine) != pid

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import threading
 from collections.abc import Callable, Iterator
 
 import httpx
@@ -158,3 +159,24 @@ def test_the_spec_declares_429_and_the_headers_on_every_v1_route(
             ok = next(v for k, v in responses.items() if k.startswith("2"))
             assert {"RateLimit", "RateLimit-Policy"} <= set(ok["headers"]), (method, path)
             assert DRAFT in ok["headers"]["RateLimit"]["description"]
+
+
+def test_the_memory_storage_counts_without_a_thread_a_request(
+    client_with: Callable[..., TestClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The in-process budgets start no thread per request (limits' own memory storage
+    starts a timer thread on nearly every hit), and still refuse past their quota."""
+    client = client_with(rate_limit_read="3/minute")
+    game_id, auth = new_game_id(client)
+    started: list[threading.Thread] = []
+    start = threading.Thread.start
+
+    def counted(thread: threading.Thread) -> None:
+        started.append(thread)
+        start(thread)
+
+    monkeypatch.setattr(threading.Thread, "start", counted)
+    statuses = [client.get(f"/v1/games/{game_id}", headers=auth).status_code for _ in range(4)]
+    assert statuses == [200, 200, 200, 429]
+    timers = [t for t in started if isinstance(t, threading.Timer)]
+    assert not timers, timers

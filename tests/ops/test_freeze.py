@@ -23,8 +23,8 @@ from tests.fixtures.servers import live_server
 pytestmark = pytest.mark.slow
 
 DB_TIMEOUT_S = 2
-# How long a client waits for any answer: ten times the bound (a request may wait for a
-# pooled connection's check, then for a new connection), far less than a freeze lasts.
+# How long a client waits for any answer: ten times the bound (a request waits on its
+# pooled connection, or on a new connection), far less than a freeze lasts.
 PATIENCE_S = 10 * DB_TIMEOUT_S
 
 
@@ -70,8 +70,8 @@ def test_a_frozen_database_gets_503s_and_the_server_recovers_when_it_thaws() -> 
             ]
             proxy.freeze()
             try:
-                # The pooled connections are checked first (and time out), then new ones
-                # are tried (and time out): the second round meets new ones only.
+                # The pooled connections are used first (and time out), then new ones are
+                # tried (and time out): the second round meets new ones only.
                 for round_of_calls in (calls, calls[:1]):
                     for r in answers(round_of_calls, base):
                         assert isinstance(r, httpx.Response), f"no answer while frozen: {r!r}"
