@@ -42,11 +42,6 @@ KNOWN_WARNINGS = {
     # toDefaultValue, the normalizer's isSelfReference) and warns of the null: a document
     # with one path that answers a plain string prints it too.
     "Failed to get the schema name: null": "a defect of the generator, for any document",
-    # get_daily_challenge's `date` query parameter: both generators keep the name `Date`
-    # for their own date type, warn, and name the parameter `var_date` (python) or `date`
-    # (typescript-fetch). Only renaming the public parameter would silence it.
-    "Date (reserved word) cannot be used as model name": "the `date` query parameter",
-    "Date (model name matches existing language type)": "the `date` query parameter",
 }
 
 # Tests and docs of the generated packages are for the generator's authors, not ours.

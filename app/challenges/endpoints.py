@@ -120,6 +120,9 @@ ChallengesDep = Annotated[ChallengeService, Depends(get_challenges)]
 ReadChallengesDep = Annotated[ChallengeService, Depends(get_read_challenges)]
 
 
+DAY_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
+
+
 @router.get(
     "/daily",
     operation_id="get_daily_challenge",
@@ -135,7 +138,7 @@ ReadChallengesDep = Annotated[ChallengeService, Depends(get_read_challenges)]
             ServiceUnavailableProblem,
         ),
     },
-    summary="The day's challenge for a layout (today's, or ?date=)",
+    summary="The day's challenge for a layout (today's, or ?day=)",
     description=(
         "One deal a layout and UTC day, proved winnable, the same for every player; "
         "its commitment from the day's first second, its deal and salt once the day is "
@@ -156,18 +159,29 @@ def get_daily_challenge(
             "tripeaks"
         ),
     ] = DEFAULT_LAYOUT,
-    date_: Annotated[
+    day_: Annotated[
         str | None,
         Query(
-            alias="date",
-            pattern=r"^\d{4}-\d{2}-\d{2}$",
+            alias="day",
+            pattern=DAY_PATTERN,
             description="YYYY-MM-DD (UTC); today's by default. A day not begun is 409 "
             "challenge-not-open; a past day nobody played, 404",
             examples=["2026-11-30"],
             json_schema_extra={"format": "date"},
         ),
     ] = None,
+    # `date`, as the parameter was first named, still taken but no longer in the spec:
+    # generators keep `Date` for a type of their own and warn of a parameter named so.
+    date_: Annotated[
+        str | None, Query(alias="date", pattern=DAY_PATTERN, include_in_schema=False)
+    ] = None,
 ) -> ChallengeRead:
+    if day_ is not None and date_ is not None and day_ != date_:
+        raise ValidationProblem(
+            f"day: {day_} and date: {date_} disagree (date is the old name of day)",
+            loc=("query", "day"),
+        )
+    date_ = day_ if day_ is not None else date_
     now = clock()
     day = _day(date_) if date_ is not None else now.date()
     if now < opens_at(day):

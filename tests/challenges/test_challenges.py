@@ -66,11 +66,16 @@ def test_the_days_challenge_shows_its_commitment_and_nothing_more(
     assert c["rules"]["undo"] is False and c["rules"]["scoring"] == "cards_left"
     assert c["reveal"] is None and c["best_score"] is None and c["entries"] == 0
     assert client.get("/v1/challenges/daily?layout=golf").json() == c  # stored: the same
-    assert client.get(f"/v1/challenges/daily?layout=golf&date={DAY}").json() == c
-    later = client.get("/v1/challenges/daily?layout=golf&date=2030-06-16")
+    assert client.get(f"/v1/challenges/daily?layout=golf&day={DAY}").json() == c
+    later = client.get("/v1/challenges/daily?layout=golf&day=2030-06-16")
     assert later.status_code == 409 and later.json()["type"] == "/problems/challenge-not-open"
     assert client.get("/v1/challenges/daily?layout=klondike").status_code == 422
+    assert client.get("/v1/challenges/daily?day=yesterday").status_code == 422
+    # `date`, the parameter's first name, is still taken (not in the spec).
+    assert client.get(f"/v1/challenges/daily?layout=golf&date={DAY}").json() == c
     assert client.get("/v1/challenges/daily?date=yesterday").status_code == 422
+    both = client.get(f"/v1/challenges/daily?layout=golf&day={DAY}&date=2030-06-16")
+    assert both.status_code == 422 and both.json()["errors"][0]["loc"] == ["query", "day"]
 
 
 def test_an_attempt_keeps_its_deal_secret_until_the_day_is_over(
@@ -93,7 +98,7 @@ def test_an_attempt_keeps_its_deal_secret_until_the_day_is_over(
     set_clock(datetime(2030, 6, 16, 0, 0, tzinfo=UTC))  # the day is over
     revealed = client.get(url, headers=auth).json()["reveal"]
     assert revealed is not None
-    closed = client.get(f"/v1/challenges/daily?layout=tripeaks&date={DAY}").json()
+    closed = client.get(f"/v1/challenges/daily?layout=tripeaks&day={DAY}").json()
     assert closed["status"] == "closed"
     assert (
         closed["reveal"]["deal"] == revealed["deal"]
