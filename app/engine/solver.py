@@ -61,11 +61,13 @@ waste cards back).
 
 from __future__ import annotations
 
+import os
 import random
 import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Final
 
 from app.engine.cards import JOKER_RANK, KING, Card, ranks_adjacent
@@ -75,6 +77,11 @@ from app.engine.game import GameState, GameStatus, apply, new_game
 from app.engine.layouts import Layout, get_layout
 from app.engine.rules import Rules, Scoring
 from app.engine.scoring import card_points, draw_cost, peak_bonus
+
+try:  # the optional C search (setup.py); without it the pure Python one, which is the same
+    from app.engine import _bestscore as _ACCEL_MODULE
+except ImportError:  # pragma: no cover - built wherever the tests run
+    _ACCEL_MODULE = None  # type: ignore[assignment]
 
 __all__ = [
     "BestAnswer",
@@ -94,6 +101,15 @@ DRAW_CODE: Final = -1  # move codes inside the search: a position >= 0 is a play
 REDEAL_CODE: Final = -2
 DEFAULT_MAX_NODES: Final = 5_000_000
 _ALL_RANKS: Final = (1 << 14) - 2  # bits 1..13
+
+# The C best-score search (app/engine/_bestscore.c), None where it is not built or when
+# TRIPEAKS_PURE_SOLVER is set: the pure Python search then answers, the same answers (the
+# tests run both). Masks are 64 bits there; its table holds at most _ACCEL_MAX_ENTRIES
+# draw positions (32 bytes each, the table at most twice that: 256 MB), beyond which the
+# answer is unknown, as when the budget runs out.
+_ACCEL: ModuleType | None = None if os.environ.get("TRIPEAKS_PURE_SOLVER") else _ACCEL_MODULE
+_ACCEL_MAX_POSITIONS: Final = 64
+_ACCEL_MAX_ENTRIES: Final = 1 << 22
 
 
 @dataclass(frozen=True, slots=True)
@@ -829,13 +845,11 @@ class _BestSearch(_Search):
         else:
             if start.stock != self.stock:
                 raise ValueError("a search answers about one deal's stock")
-            value, end, then = self._value_fast(-1, start.mask, free, 0, start.top, start.streak)
-            line: list[int] = self._streak_to(start.mask, start.top, end)
-            while then >= 0:
+            value, ends = self._best_ends(start.mask, free, start.top, start.streak)
+            line: list[int] = self._streak_to(start.mask, start.top, ends[0])
+            for i in range(1, len(ends)):
                 line.append(DRAW_CODE)
-                mask, top = then >> 8, self.stock[(then & 255) - 1]
-                _, end, then = self.tt_fast[then]
-                line.extend(self._streak_to(mask, top, end))
+                line.extend(self._streak_to(ends[i - 1], self.stock[i - 1], ends[i]))
             return value, line
         line = []
         while True:
@@ -845,6 +859,43 @@ class _BestSearch(_Search):
             line.append(DRAW_CODE)
             plan = self.tt[plan.then][1]
         return value, line
+
+    def _best_ends(self, mask: int, free: int, top: int, streak: int) -> tuple[int, list[int]]:
+        """Without redeals: the most points still to come and the masks the best line's
+        streaks end on (one a draw position, the first from ``mask``): by the C search
+        when it is built (``_ACCEL``), else by ``_value_fast``."""
+        t = self.table
+        if _ACCEL is not None and t.n <= _ACCEL_MAX_POSITIONS:
+            left = None if self.deadline is None else max(0.0, self.deadline - time.perf_counter())
+            sc = self.scorer
+            value, nodes, ends = _ACCEL.best(
+                t.rank,
+                t.uncovers,
+                t.fit,
+                self.stock,
+                sc.pts,
+                sc.bonus,
+                sc.penalty,
+                t.peak_mask,
+                t.full,
+                mask,
+                free,
+                top,
+                streak,
+                self.max_nodes - self.nodes,
+                -1.0 if left is None else left,
+                _ACCEL_MAX_ENTRIES,
+            )
+            self.nodes += nodes
+            if value is None:
+                raise BudgetExhausted
+            return value, ends
+        value, end, then = self._value_fast(-1, mask, free, 0, top, streak)
+        ends = [end]
+        while then >= 0:
+            _, end, then = self.tt_fast[then]
+            ends.append(end)
+        return value, ends
 
     def _value_fast(
         self, key: int, mask0: int, free0: int, idx: int, top0: int, streak: int
