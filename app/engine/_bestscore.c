@@ -8,8 +8,8 @@
  *      mask, free, top, streak, max_nodes, seconds, max_entries)
  *   -> (value or None, nodes, ends)
  *
- * ``ends``: the masks the best line's streaks end on, one a draw position along the line
- * (the first from the position solved); value None when the budget (nodes, seconds, or
+ * ``ends``: the draw positions along the best line as (stock index, the mask its streak
+ * ends on), the first the position solved (index 0); value None when the budget (nodes, seconds, or
  * ``max_entries`` entries of the table) ran out. Masks are at most 64 positions.
  */
 #define PY_SSIZE_T_CLEAN
@@ -48,6 +48,7 @@ typedef struct {
 typedef struct {
     u64 mask;
     u64 free;
+    int next; /* the next draw position's stock index, past the stock: none */
 } End;
 
 typedef struct {
@@ -60,6 +61,7 @@ typedef struct {
     u64 fit[15];
     int nstock;
     int *stock;
+    u64 *sfit; /* sfit[j]: the positions whose card may go on the top after j draws */
     long long *pts;
     Py_ssize_t npts;
     long long *bonus;
@@ -272,6 +274,7 @@ static int push_end(Search *s, u64 mask, u64 free_) {
     }
     s->ends[s->ends_len].mask = mask;
     s->ends[s->ends_len].free = free_;
+    s->ends[s->ends_len].next = 0;
     s->ends_len++;
     return 0;
 }
@@ -332,12 +335,18 @@ static int value_fast(Search *s, int keep, u64 mask0, u64 free0, int idx, int to
     size_t base = s->ends_len;
     if (walk(s, mask0, free0, top0) < 0) return -1;
     size_t stop = s->ends_len;
-    int can_draw = idx < s->nstock;
-    int nxt = idx + 1;
-    int drawn = can_draw ? s->stock[idx] : 0;
-    if (can_draw) { /* the children's slots, fetched while the others are looked at */
-        for (size_t i = base; i < stop; i++)
-            __builtin_prefetch(&s->tt[tt_home(tt_key(s->ends[i].mask, nxt), s->tt_cap)]);
+    /* Where each end goes on after a draw: the next draw position where a card can be
+     * played (solver.py), its slot in the table fetched while the others are looked at. */
+    for (size_t i = base; i < stop; i++) {
+        End *d = &s->ends[i];
+        int j = idx + 1;
+        if (d->mask == s->full) {
+            j = s->nstock + 1;
+        } else {
+            while (j <= s->nstock && !(d->free & s->sfit[j])) j++;
+            if (j <= s->nstock) __builtin_prefetch(&s->tt[tt_home(tt_key(d->mask, j), s->tt_cap)]);
+        }
+        d->next = j;
     }
     int count0 = popcount(mask0);
     long long base_pts = s->pts[streak] + s->bonus[popcount(mask0 & s->peak_mask)];
@@ -347,18 +356,18 @@ static int value_fast(Search *s, int keep, u64 mask0, u64 free0, int idx, int to
         long long now = s->pts[streak + popcount(m2) - count0] +
                         s->bonus[popcount(m2 & s->peak_mask)] - base_pts;
         if (now > best) best = now;
-        if (can_draw && m2 != s->full) {
-            long long v;
-            u64 key = tt_key(m2, nxt);
-            Entry *e = tt_find(s, key);
-            if (e != NULL) {
-                v = e->best;
-            } else {
-                if (value_fast(s, 1, m2, s->ends[i].free, nxt, drawn, 0, &v) < 0) return -1;
-            }
-            long long c = now - s->penalty + v;
-            if (c > best) best = c;
+        int j = s->ends[i].next;
+        if (j > s->nstock) continue;
+        u64 f2 = s->ends[i].free;
+        long long v;
+        Entry *e = tt_find(s, tt_key(m2, j));
+        if (e != NULL) {
+            v = e->best;
+        } else if (value_fast(s, 1, m2, f2, j, s->stock[j - 1], 0, &v) < 0) {
+            return -1;
         }
+        long long c = now - s->penalty * (j - idx) + v;
+        if (c > best) best = c;
     }
     s->ends_len = base;
     if (keep && tt_put(s, tt_key(mask0, idx), best) < 0) return -1;
@@ -367,9 +376,10 @@ static int value_fast(Search *s, int keep, u64 mask0, u64 free0, int idx, int to
 }
 
 /* The choice the Python search makes at a draw position worth ``best``: the first end
- * (in the walk's order) whose stop, or else draw, is worth it; ``*then``: 1 to draw. */
+ * (in the walk's order) whose stop, or else draw, is worth it; ``*next``: the index of the
+ * next draw position, 0 to stop. */
 static int choose(Search *s, u64 mask0, u64 free0, int idx, int top0, int streak,
-                  long long best, u64 *end, int *then) {
+                  long long best, u64 *end, int *next) {
     size_t base = s->ends_len;
     if (walk(s, mask0, free0, top0) < 0) return -1;
     int count0 = popcount(mask0);
@@ -380,19 +390,22 @@ static int choose(Search *s, u64 mask0, u64 free0, int idx, int top0, int streak
                         s->bonus[popcount(m2 & s->peak_mask)] - base_pts;
         if (now == best) {
             *end = m2;
-            *then = 0;
+            *next = 0;
             s->ends_len = base;
             return 0;
         }
-        if (idx < s->nstock && m2 != s->full) {
-            Entry *e = tt_find(s, tt_key(m2, idx + 1));
-            if (e != NULL && now - s->penalty + e->best == best) {
-                *end = m2;
-                *then = 1;
-                s->ends[base].free = s->ends[i].free; /* the draw position's free cards */
-                s->ends_len = base + 1;
-                return 0;
-            }
+        if (m2 == s->full) continue;
+        u64 f2 = s->ends[i].free;
+        int j = idx + 1;
+        while (j <= s->nstock && !(f2 & s->sfit[j])) j++;
+        if (j > s->nstock) continue;
+        Entry *e = tt_find(s, tt_key(m2, j));
+        if (e != NULL && now - s->penalty * (j - idx) + e->best == best) {
+            *end = m2;
+            *next = j;
+            s->ends[base].free = f2; /* the next draw position's free cards */
+            s->ends_len = base + 1;
+            return 0;
         }
     }
     s->ends_len = base;
@@ -430,6 +443,7 @@ static void search_free(Search *s) {
     free(s->unc_q);
     free(s->unc_cover);
     free(s->stock);
+    free(s->sfit);
     free(s->pts);
     free(s->bonus);
     free(s->tt);
@@ -466,6 +480,16 @@ static PyObject *best(PyObject *self, PyObject *args) {
     s.n = (int)len;
     for (int i = 0; i < s.n; i++) s.rank[i] = (int)tmp[i];
     free(tmp);
+    for (int i = 0; i < s.n; i++) {
+        if (s.rank[i] < 0 || s.rank[i] > 13) {
+            PyErr_SetString(PyExc_ValueError, "ranks: 0 to 13");
+            goto done;
+        }
+    }
+    if (top0 < -1 || top0 > 13 || streak < 0) {
+        PyErr_SetString(PyExc_ValueError, "top: -1 to 13, streak: 0 or more");
+        goto done;
+    }
 
     fast = PySequence_Fast(unc_o, "uncovers: a sequence");
     if (fast == NULL) goto done;
@@ -496,6 +520,11 @@ static PyObject *best(PyObject *self, PyObject *args) {
                 unsigned long long cq;
                 if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(pairs, k), "iK", &q, &cq)) {
                     Py_DECREF(pairs);
+                    goto done;
+                }
+                if (q < 0 || q >= s.n) {
+                    Py_DECREF(pairs);
+                    PyErr_SetString(PyExc_ValueError, "uncovers: a position out of range");
                     goto done;
                 }
                 s.unc_q[at] = q;
@@ -535,6 +564,19 @@ static PyObject *best(PyObject *self, PyObject *args) {
     }
     for (Py_ssize_t i = 0; i < len; i++) s.stock[i] = (int)tmp[i];
     free(tmp);
+    s.sfit = malloc((size_t)(len + 1) * sizeof(u64));
+    if (s.sfit == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    s.sfit[0] = 0;
+    for (Py_ssize_t j = 1; j <= len; j++) {
+        if (s.stock[j - 1] < 0 || s.stock[j - 1] > 13) {
+            PyErr_SetString(PyExc_ValueError, "stock: ranks 0 to 13");
+            goto done;
+        }
+        s.sfit[j] = s.fit[s.stock[j - 1] + 1];
+    }
     if (ints_of(pts_o, &s.pts, &s.npts) < 0) goto done;
     if (ints_of(bonus_o, &s.bonus, &s.nbonus) < 0) goto done;
     if (s.npts < s.n + streak + 1 || s.nbonus < 1) {
@@ -577,37 +619,36 @@ static PyObject *best(PyObject *self, PyObject *args) {
     PyObject *ends = PyList_New(0);
     if (ends == NULL) goto done;
     u64 mask = mask0, free_ = free0;
-    int top = top0, idx = 0, then = 1;
+    int top = top0, idx = 0, next = 1;
     long long left = value;
     s.max_nodes = (long long)1 << 62;
     s.timed = 0;
-    while (then) {
+    while (next) {
         u64 end;
-        rc = choose(&s, mask, free_, idx, top, idx == 0 ? streak : 0, left, &end, &then);
+        int str = idx == 0 ? streak : 0;
+        rc = choose(&s, mask, free_, idx, top, str, left, &end, &next);
         if (rc < 0) {
             if (rc == -1) PyErr_NoMemory();
             Py_DECREF(ends);
             goto done;
         }
-        PyObject *m = PyLong_FromUnsignedLongLong(end);
-        if (m == NULL || PyList_Append(ends, m) < 0) {
-            Py_XDECREF(m);
+        PyObject *pair = Py_BuildValue("(iK)", idx, (unsigned long long)end);
+        if (pair == NULL || PyList_Append(ends, pair) < 0) {
+            Py_XDECREF(pair);
             Py_DECREF(ends);
             goto done;
         }
-        Py_DECREF(m);
-        if (then) {
-            int count0 = popcount(mask);
-            long long base_pts =
-                s.pts[idx == 0 ? streak : 0] + s.bonus[popcount(mask & s.peak_mask)];
-            long long now = s.pts[(idx == 0 ? streak : 0) + popcount(end) - count0] +
+        Py_DECREF(pair);
+        if (next) {
+            long long base_pts = s.pts[str] + s.bonus[popcount(mask & s.peak_mask)];
+            long long now = s.pts[str + popcount(end) - popcount(mask)] +
                             s.bonus[popcount(end & s.peak_mask)] - base_pts;
-            left -= now - s.penalty;
+            left -= now - s.penalty * (next - idx);
             free_ = s.ends[s.ends_len - 1].free;
             s.ends_len--;
-            top = s.stock[idx];
+            top = s.stock[next - 1];
             mask = end;
-            idx++;
+            idx = next;
         }
     }
     result = Py_BuildValue("(LLN)", value, counted, ends);

@@ -61,6 +61,7 @@ waste cards back).
 
 from __future__ import annotations
 
+import itertools
 import os
 import random
 import sys
@@ -846,10 +847,10 @@ class _BestSearch(_Search):
             if start.stock != self.stock:
                 raise ValueError("a search answers about one deal's stock")
             value, ends = self._best_ends(start.mask, free, start.top, start.streak)
-            line: list[int] = self._streak_to(start.mask, start.top, ends[0])
-            for i in range(1, len(ends)):
-                line.append(DRAW_CODE)
-                line.extend(self._streak_to(ends[i - 1], self.stock[i - 1], ends[i]))
+            line: list[int] = self._streak_to(start.mask, start.top, ends[0][1])
+            for (i, before), (j, end) in itertools.pairwise(ends):
+                line.extend([DRAW_CODE] * (j - i))
+                line.extend(self._streak_to(before, self.stock[j - 1], end))
             return value, line
         line = []
         while True:
@@ -860,9 +861,12 @@ class _BestSearch(_Search):
             plan = self.tt[plan.then][1]
         return value, line
 
-    def _best_ends(self, mask: int, free: int, top: int, streak: int) -> tuple[int, list[int]]:
-        """Without redeals: the most points still to come and the masks the best line's
-        streaks end on (one a draw position, the first from ``mask``): by the C search
+    def _best_ends(
+        self, mask: int, free: int, top: int, streak: int
+    ) -> tuple[int, list[tuple[int, int]]]:
+        """Without redeals: the most points still to come and the draw positions of the
+        best line, as (stock index, the mask its streak ends on), the first the position
+        solved (index 0): by the C search
         when it is built (``_ACCEL``), else by ``_value_fast``."""
         t = self.table
         if _ACCEL is not None and t.n <= _ACCEL_MAX_POSITIONS:
@@ -891,10 +895,11 @@ class _BestSearch(_Search):
                 raise BudgetExhausted
             return value, ends
         value, end, then = self._value_fast(-1, mask, free, 0, top, streak)
-        ends = [end]
+        ends = [(0, end)]
         while then >= 0:
+            j = then & 255
             _, end, then = self.tt_fast[then]
-            ends.append(end)
+            ends.append((j, end))
         return value, ends
 
     def _value_fast(
@@ -947,9 +952,8 @@ class _BestSearch(_Search):
         bonus = sc.bonus
         penalty = sc.penalty
         stock = self.stock
-        can_draw = idx < len(stock)
-        nxt = idx + 1
-        drawn = stock[idx] if can_draw else 0
+        stock_fit = self.stock_fit
+        draws = len(stock)
         count0 = mask0.bit_count()
         peak_mask = t.peak_mask
         base = pts[streak] + bonus[(mask0 & peak_mask).bit_count()]
@@ -965,13 +969,20 @@ class _BestSearch(_Search):
                 best = now
                 best_end = m2
                 best_then = -1
-            # ... or draw, and go on from the draw position.
-            if can_draw and m2 != full:
-                ckey = m2 << 8 | nxt
+            if m2 == full:
+                continue
+            # ... or draw, and go on from the next draw position where a card can be
+            # played: one where none can is worth its next draw's value less the draw,
+            # or nothing (stop), so the draws to it only cost (``_BestSearch``).
+            j = idx + 1
+            while j <= draws and not f2 & stock_fit[j]:
+                j += 1
+            if j <= draws:
+                ckey = m2 << 8 | j
                 entry = tt_get(ckey)
                 if entry is None:
-                    entry = self._value_fast(ckey, m2, f2, nxt, drawn, 0)
-                c = now - penalty + entry[0]
+                    entry = self._value_fast(ckey, m2, f2, j, stock[j - 1], 0)
+                c = now - penalty * (j - idx) + entry[0]
                 if c > best:
                     best = c
                     best_end = m2
