@@ -10,7 +10,8 @@
  *
  * ``ends``: the draw positions along the best line as (stock index, the mask its streak
  * ends on), the first the position solved (index 0); value None when the budget (nodes, seconds, or
- * ``max_entries`` entries of the table) ran out. Masks are at most 64 positions.
+ * ``max_entries`` entries of the table) ran out. At most 56 tableau positions and 255
+ * stock cards (a key is the mask << 8 | the stock index).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -472,9 +473,9 @@ static PyObject *best(PyObject *self, PyObject *args) {
     PyObject *fast = NULL;
 
     if (ints_of(ranks_o, &tmp, &len) < 0) goto done;
-    if (len > 64 || len < 1) {
+    if (len > 56 || len < 1) { /* a key is the mask << 8 | the stock index */
         free(tmp);
-        PyErr_SetString(PyExc_ValueError, "1 to 64 tableau positions");
+        PyErr_SetString(PyExc_ValueError, "1 to 56 tableau positions");
         goto done;
     }
     s.n = (int)len;
@@ -555,6 +556,11 @@ static PyObject *best(PyObject *self, PyObject *args) {
     }
 
     if (ints_of(stock_o, &tmp, &len) < 0) goto done;
+    if (len > 255) {
+        free(tmp);
+        PyErr_SetString(PyExc_ValueError, "at most 255 stock cards");
+        goto done;
+    }
     s.nstock = (int)len;
     s.stock = malloc((size_t)(len + 1) * sizeof(int));
     if (s.stock == NULL) {

@@ -79,11 +79,6 @@ from app.engine.layouts import Layout, get_layout
 from app.engine.rules import Rules, Scoring
 from app.engine.scoring import card_points, draw_cost, peak_bonus
 
-try:  # the optional C search (setup.py); without it the pure Python one, which is the same
-    from app.engine import _bestscore as _ACCEL_MODULE
-except ImportError:  # pragma: no cover - built wherever the tests run
-    _ACCEL_MODULE = None  # type: ignore[assignment]
-
 __all__ = [
     "BestAnswer",
     "Budget",
@@ -103,14 +98,26 @@ REDEAL_CODE: Final = -2
 DEFAULT_MAX_NODES: Final = 5_000_000
 _ALL_RANKS: Final = (1 << 14) - 2  # bits 1..13
 
+
+
+def _load_accelerator() -> ModuleType | None:
+    """The optional C search (setup.py); without it the pure Python one, the same."""
+    try:
+        from app.engine import _bestscore
+    except ImportError:  # pragma: no cover - built wherever the tests run
+        return None
+    return _bestscore
+
+
 # The C best-score search (app/engine/_bestscore.c), None where it is not built or when
 # TRIPEAKS_PURE_SOLVER is set: the pure Python search then answers, the same answers (the
-# tests run both). Masks are 64 bits there; its table holds at most _ACCEL_MAX_ENTRIES
-# draw positions (32 bytes each, the table at most twice that: 256 MB), beyond which the
-# answer is unknown, as when the budget runs out.
+# tests run both). Its keys hold a mask in 56 bits; its table holds at most
+# _ACCEL_MAX_ENTRIES draw positions (16 bytes each, the table at most 2.7 times that:
+# 180 MB), beyond which the answer is unknown, as when the budget runs out.
+_ACCEL_MODULE: Final = _load_accelerator()
 _ACCEL: ModuleType | None = None if os.environ.get("TRIPEAKS_PURE_SOLVER") else _ACCEL_MODULE
-_ACCEL_MAX_POSITIONS: Final = 64
-_ACCEL_MAX_ENTRIES: Final = 1 << 22
+_ACCEL_MAX_POSITIONS: Final = 56
+_ACCEL_MAX_ENTRIES = 1 << 22
 
 
 @dataclass(frozen=True, slots=True)
@@ -869,7 +876,7 @@ class _BestSearch(_Search):
         solved (index 0): by the C search
         when it is built (``_ACCEL``), else by ``_value_fast``."""
         t = self.table
-        if _ACCEL is not None and t.n <= _ACCEL_MAX_POSITIONS:
+        if _ACCEL is not None and t.n <= _ACCEL_MAX_POSITIONS and len(self.stock) < 256:
             left = None if self.deadline is None else max(0.0, self.deadline - time.perf_counter())
             sc = self.scorer
             value, nodes, ends = _ACCEL.best(
