@@ -104,7 +104,6 @@ DEFAULT_MAX_NODES: Final = 5_000_000
 _ALL_RANKS: Final = (1 << 14) - 2  # bits 1..13
 
 
-
 def _load_accelerator() -> ModuleType | None:
     """The optional C search (setup.py); without it the pure Python one, the same."""
     try:
