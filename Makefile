@@ -18,16 +18,38 @@ $(STAMP): pyproject.toml setup.py app/engine/_bestscore.c
 	$(PY) -m pip install --quiet -e . --group dev
 	@touch $(STAMP)
 
-# The TypeScript client check (tests/clients/test_typescript.py): the npm packages that
-# clients/ts/package-lock.json pins, installed by `npm ci` under the machine's Node.js.
+# Serving needs Python alone: `setup` installs the virtual environment and nothing of Node.
+setup: $(STAMP) ## Create the virtual environment and install the project with its dev group (Python only)
+
+# The Node.js tools, each pinned by its package-lock.json and installed by `npm ci` under
+# the machine's Node.js, for the test targets and `make sdk` alone:
+# - clients/ts: openapi-typescript, openapi-fetch and tsc (tests/clients/test_typescript.py,
+#   and tsc --strict over the typescript-fetch client);
+# - tools/spectral: Spectral, the spec's linter (`make spec-lint`).
 TS_DIR := clients/ts
 TS_STAMP := $(TS_DIR)/node_modules/.installed
+SPECTRAL_DIR := tools/spectral
+SPECTRAL_STAMP := $(SPECTRAL_DIR)/node_modules/.installed
 
 $(TS_STAMP): $(TS_DIR)/package.json $(TS_DIR)/package-lock.json
 	cd $(TS_DIR) && npm ci --no-audit --no-fund --loglevel=error
 	@touch $(TS_STAMP)
 
-setup: $(STAMP) $(TS_STAMP) ## Create the virtual environment and install the project with its dev group, and the TypeScript client's npm packages
+$(SPECTRAL_STAMP): $(SPECTRAL_DIR)/package.json $(SPECTRAL_DIR)/package-lock.json
+	cd $(SPECTRAL_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $(SPECTRAL_STAMP)
+
+.PHONY: node-setup spec-lint sdk
+node-setup: $(TS_STAMP) $(SPECTRAL_STAMP) ## Install the Node.js tools the tests use (npm ci: TypeScript client check, Spectral)
+
+spec-lint: node-setup ## Lint openapi/openapi.json with Spectral (.spectral.yaml): no error, no warning
+	$(SPECTRAL_DIR)/node_modules/.bin/spectral lint openapi/openapi.json \
+		--ruleset .spectral.yaml --fail-severity=hint --display-only-failures
+
+SDK_DIR ?= sdk
+
+sdk: setup node-setup ## Generate the clients from openapi/openapi.json into sdk/ (SDK_DIR; git ignores it): clients/generate.py
+	$(PY) -m clients.generate $(SDK_DIR)
 
 # The browser test (tests/web) drives Debian's Chromium with playwright-core, pinned in
 # tests/web/package-lock.json. Chromium comes from apt (as root) when it is missing.
@@ -65,7 +87,7 @@ format: setup ## Reformat the code and apply safe lint fixes
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
-typecheck: setup ## Type-check app, tests and bench (mypy --strict)
+typecheck: setup ## Type-check app, tests, bench and clients (mypy --strict)
 	$(VENV)/bin/mypy
 
 # Two workers (the machines have two cores), a test file to a worker: a module's tests
@@ -74,13 +96,13 @@ PYTEST_WORKERS ?= -n 2 --dist loadfile
 # tests/image runs in image-test, around a Docker engine of its own.
 NOT_IMAGE := --ignore=tests/image
 
-test-only: setup ## Run the test suite alone (pytest; pass ARGS=... for more)
+test-only: setup node-setup ## Run the test suite alone (pytest; pass ARGS=... for more)
 	$(PY) -m pytest $(PYTEST_WORKERS) $(NOT_IMAGE) $(ARGS)
 
 test-fast: setup ## The inner loop: every test but the slow ones (servers, fuzzing, clients, playouts), no lint
 	$(PY) -m pytest $(PYTEST_WORKERS) $(NOT_IMAGE) -m "not slow" $(ARGS)
 
-test: setup web-setup lint typecheck test-only image-test ## Set up, then lint, type-check and run the whole test suite, the image's included
+test: setup node-setup web-setup lint spec-lint typecheck test-only image-test ## Set up, then lint, type-check and run the whole test suite, the image's included
 
 # The image test (tests/image/harness.py says each step): Debian's docker.io, mmdebstrap and
 # docker-compose installed when missing; a Docker engine of its own on a private socket,

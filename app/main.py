@@ -11,6 +11,7 @@ from app import models  # noqa: F401 - every table on the metadata: foreign keys
 from app.challenges import endpoints as challenges
 from app.games import endpoints as games
 from app.kit.database import make_engine, make_read_sessionmaker, make_sessionmaker
+from app.kit.headers import install_spec_headers
 from app.kit.middleware import (
     CancelledAsUnavailable,
     HeadAsGet,
@@ -24,6 +25,7 @@ from app.kit.ratelimit import Budget, limiter_from
 from app.kit.workload import WorkLimiter
 from app.layouts import endpoints as layouts
 from app.ops import health, metrics
+from app.ops.docs import install_docs
 from app.ops.logs import configure_logging
 from app.ops.middleware import RequestObservability
 from app.players import endpoints as players
@@ -64,9 +66,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         description=DESCRIPTION,
         lifespan=lifespan,
         # The committed spec (`make openapi`) is made from app.openapi(), served or not.
-        docs_url="/docs" if settings.docs_enabled else None,
-        redoc_url="/redoc" if settings.docs_enabled else None,
+        # /docs and /redoc are install_docs' own, with their assets served from here.
+        docs_url=None,
+        redoc_url=None,
         openapi_url="/openapi.json" if settings.docs_enabled else None,
+        # Relative: generated clients take their base URL from the caller, and /docs tries
+        # requests on the server that serves it.
+        servers=[{"url": "/", "description": "The server that serves this document"}],
+        contact={"name": "The TriPeaks server authors"},
+        license_info={"name": "MIT", "identifier": "MIT"},
         openapi_tags=[
             {"name": "games", "description": "Create and play games"},
             {"name": "layouts", "description": "The geometry to draw a table"},
@@ -93,6 +101,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         },
     )
     install_problem_handlers(app)
+    install_spec_headers(app)
     app.include_router(games.router)
     app.include_router(layouts.router)
     app.include_router(players.router)
@@ -100,6 +109,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(challenges.router)
     app.include_router(health.router)
     app.include_router(metrics.router)
+    if settings.docs_enabled:
+        install_docs(app)
     mount_web_client(app)
     # Added innermost first. CORS wraps every answer but the request log's, so that a
     # browser can read a 413 or a 503 made by the middleware inside it.
@@ -115,6 +126,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             "Authorization",
             "Content-Type",
             "If-Match",
+            "If-None-Match",
             "Idempotency-Key",
             "X-Request-ID",
         ],
@@ -126,6 +138,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             "Retry-After",
             "RateLimit",
             "RateLimit-Policy",
+            "Link",
         ],
         max_age=600,
     )

@@ -9,7 +9,6 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
 
-from app import engine
 from app.challenges.errors import ChallengeNotOpenProblem, NoRankedResultProblem
 from app.challenges.models import Challenge
 from app.challenges.repository import Place
@@ -39,6 +38,7 @@ from app.kit.models import PlayerKind
 from app.kit.paging import PAGE_HEADERS, link_next
 from app.kit.problems import problem_responses
 from app.kit.ratelimit import RATE_LIMIT_HEADERS, Budget, RateLimitedProblem, rate_limit
+from app.kit.schemas import DEFAULT_LAYOUT, LayoutName, RulesRead
 from app.kit.workload import WorkLimiter
 from app.players.service import PLAYER_PROBLEMS, PlayerService
 
@@ -79,7 +79,9 @@ def _day(text: str) -> date:
     try:
         return date.fromisoformat(text)
     except ValueError:
-        raise ValidationProblem(f"date: {text!r} is no date (YYYY-MM-DD)") from None
+        raise ValidationProblem(
+            f"date: {text!r} is no date (YYYY-MM-DD)", loc=("query", "date")
+        ) from None
 
 
 def challenge_out(challenge: Challenge, now: Any) -> ChallengeRead:
@@ -88,7 +90,7 @@ def challenge_out(challenge: Challenge, now: Any) -> ChallengeRead:
         id=challenge.id,
         date=challenge.day,
         layout=challenge.layout,
-        rules=challenge.rules,
+        rules=RulesRead.model_validate(challenge.rules),
         status=ChallengeStatus.CLOSED if over else ChallengeStatus.OPEN,
         opens_at=opens_at(challenge.day),
         closes_at=closes_at(challenge.day),
@@ -143,9 +145,7 @@ def get_daily_challenge(
     solver: SolverDep,
     clock: ClockDep,
     request: Request,
-    layout: Annotated[
-        str, Query(max_length=32, json_schema_extra={"enum": list(engine.LAYOUTS)})
-    ] = "tripeaks",
+    layout: Annotated[LayoutName, Query(description="The challenge's layout")] = DEFAULT_LAYOUT,
     date_: Annotated[
         str | None,
         Query(
@@ -156,8 +156,6 @@ def get_daily_challenge(
         ),
     ] = None,
 ) -> ChallengeRead:
-    if layout not in engine.LAYOUTS:
-        raise ValidationProblem(f"layout: no layout {layout!r}; see list_layouts")
     now = clock()
     day = _day(date_) if date_ is not None else now.date()
     if now < opens_at(day):

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from app.kit.errors import ProblemError
+from typing import ClassVar
+
+from pydantic import Field
+
+from app.kit.errors import Member, ProblemError
 
 
 class ChallengeNotOpenProblem(ProblemError):
@@ -21,6 +25,15 @@ class AlreadyEnteredProblem(ProblemError):
     status = 409
     slug = "already-entered"
     title = "The player has already entered this challenge"
+    members: ClassVar[dict[str, Member]] = {
+        "game_id": (
+            str | None,
+            Field(
+                description="The player's attempt (null once that game has been purged)",
+                examples=["lWD9UcJ1KtBuUH8ZQphj4w"],
+            ),
+        ),
+    }
 
 
 class NoRankedResultProblem(ProblemError):

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from datetime import date, datetime
 from enum import StrEnum
-from typing import Any
 
 from pydantic import BaseModel, Field
 
 from app.kit.models import PlayerKind
+from app.kit.schemas import LayoutName, RulesRead
 
 
 class ChallengeStatus(StrEnum):
@@ -26,8 +26,8 @@ class ChallengeRevealRead(BaseModel):
 class ChallengeRead(BaseModel):
     id: str = Field(examples=["2026-12-01.tripeaks"])
     date: date
-    layout: str
-    rules: dict[str, Any] = Field(
+    layout: LayoutName
+    rules: RulesRead = Field(
         description="The rules every attempt is played under: the layout's defaults, undo off"
     )
     status: ChallengeStatus

@@ -248,4 +248,6 @@ def board_place(cursor: str) -> BoardKey:
     try:
         return int(rank_score), int(moves), datetime.fromisoformat(finished_at), str(player_id)
     except (ValueError, TypeError):
-        raise ValidationProblem("cursor: not a cursor this server gave") from None
+        raise ValidationProblem(
+            "cursor: not a cursor this server gave", loc=("query", "cursor")
+        ) from None

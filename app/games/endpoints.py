@@ -54,11 +54,23 @@ from app.games.schemas import (
     PlayCreate,
     RevealRead,
 )
-from app.games.service import GameService, LoadedGame, MoveResult, etag
+from app.games.service import GameService, LoadedGame, MoveResult
 from app.kit.auth import BearerDep
 from app.kit.clock import ClockDep
 from app.kit.deps import ReadSessionDep, SessionDep, release
 from app.kit.errors import PayloadTooLargeProblem, ServiceUnavailableProblem, ValidationProblem
+from app.kit.headers import (
+    ENTITY_TAGS,
+    ETAG,
+    IDEMPOTENT_REPLAYED,
+    LOCATION,
+    NO_STORE,
+    REVALIDATE,
+    Headers,
+    etag,
+    if_none_match,
+)
+from app.kit.paging import PAGE_HEADERS, decode_cursor, encode_cursor, link_next
 from app.kit.problems import problem_responses
 from app.kit.ratelimit import RATE_LIMIT_HEADERS, Budget, RateLimitedProblem, rate_limit
 from app.kit.workload import WorkLimiter
@@ -106,7 +118,27 @@ def solver_free(kind: str) -> Any:
 ReadGameServiceDep = Annotated[GameService, Depends(get_read_game_service)]
 IfMatchHeader = Annotated[
     str | None,
-    Header(max_length=200, description="An ETag of the game; a stale one gets 412"),
+    Header(
+        max_length=200,
+        pattern=ENTITY_TAGS,
+        description='The ETag of the game as last seen (e.g. "v12"), or several separated '
+        "by commas, or *: the move is refused with 412 precondition-failed (and nothing "
+        "changes) unless the game is still at that version. Strong comparison: a weak tag "
+        '(W/"v12") never matches. Without it the move applies to whatever version the game '
+        "is at.",
+        examples=['"v12"'],
+    ),
+]
+IfNoneMatchHeader = Annotated[
+    str | None,
+    Header(
+        max_length=200,
+        pattern=ENTITY_TAGS,
+        description='The ETag of the game as last seen (e.g. "v12"), or *: when the game is '
+        "still at that version the answer is 304 Not Modified with no body (weak "
+        "comparison: W/ is ignored), so a client that polls pays for no body.",
+        examples=['"v12"'],
+    ),
 ]
 IdempotencyKeyHeader = Annotated[
     str | None,
@@ -177,16 +209,52 @@ def game_links(
 
 
 def ok_with_links(
-    status_code: int, id_pointer: str, **options: Any
+    status_code: int, id_pointer: str, *headers: Headers, **options: Any
 ) -> dict[int | str, dict[str, Any]]:
-    """The success answer of a route on a game: its links, and the rate-limit headers
-    every answer of a limited route carries."""
-    return {
-        status_code: {"links": game_links(id_pointer, **options), "headers": RATE_LIMIT_HEADERS}
+    """The success answer of a route on a game: its links, the rate-limit headers every
+    answer of a limited route carries, and ``headers``."""
+    declared: Headers = {**RATE_LIMIT_HEADERS}
+    for more in headers:
+        declared.update(more)
+    return {status_code: {"links": game_links(id_pointer, **options), "headers": declared}}
+
+
+# A read that names the game's version answers 304 to a client whose If-None-Match names
+# it still.
+NOT_MODIFIED: dict[int | str, dict[str, Any]] = {
+    304: {
+        "description": "Not Modified: the game is still at the version If-None-Match names "
+        "(no body)",
+        "headers": {**RATE_LIMIT_HEADERS, **ETAG, **REVALIDATE},
     }
+}
 
 
-MOVE_RESPONSES = {**ok_with_links(200, "/id", legal_move="/legal_moves/0"), **MOVE_ERRORS}
+def fresh_or_not_modified(
+    version: int, response: Response, if_none_match_header: str | None
+) -> Response | None:
+    """Tag the answer with the game's ``version``; a 304 (with the same headers) when
+    ``if_none_match_header`` names it."""
+    response.headers["ETag"] = etag(version)
+    response.headers["Cache-Control"] = "private, no-cache"
+    if if_none_match_header is not None and if_none_match(if_none_match_header, version):
+        return Response(status_code=status.HTTP_304_NOT_MODIFIED, headers=dict(response.headers))
+    return None
+
+
+def created(response: Response, game: LoadedGame) -> None:
+    """The headers of a new game's answer: where it is, its version, and no cache (the
+    answer holds its token)."""
+    response.headers["Location"] = f"/v1/games/{game.row.id}"
+    response.headers["ETag"] = etag(game.state.moves_made)
+    response.headers["Cache-Control"] = "no-store"
+
+
+CREATED_HEADERS = (LOCATION, ETAG, NO_STORE)
+MOVE_RESPONSES = {
+    **ok_with_links(200, "/id", ETAG, IDEMPOTENT_REPLAYED, legal_move="/legal_moves/0"),
+    **MOVE_ERRORS,
+}
 
 
 def legal_move_objects(
@@ -206,7 +274,7 @@ def legal_move_objects(
                 )
             )
         else:
-            out.append(LegalMoveRead.model_validate({"move": str(m), "kind": m.kind}))
+            out.append(LegalMoveRead(move=str(m), kind=MoveKind(m.kind), position=None, card=None))
     return out
 
 
@@ -272,7 +340,7 @@ def _move_answer(result: MoveResult, response: Response, now: datetime) -> GameR
     status_code=status.HTTP_201_CREATED,
     response_model=GameCreated,
     responses={
-        **ok_with_links(201, "/id", token=True, legal_move="/legal_moves/0"),
+        **ok_with_links(201, "/id", *CREATED_HEADERS, token=True, legal_move="/legal_moves/0"),
         **problem_responses(
             PayloadTooLargeProblem,
             ValidationProblem,
@@ -300,8 +368,7 @@ def create_game(
     clock: ClockDep,
 ) -> GameCreated:
     game, token = service.create(body, solver, player.id if player is not None else None)
-    response.headers["Location"] = f"/v1/games/{game.row.id}"
-    response.headers["ETag"] = etag(0)
+    created(response, game)
     return GameCreated.model_validate({**game_out(game, clock()), "token": token})
 
 
@@ -310,12 +377,25 @@ def create_game(
     operation_id="get_game",
     dependencies=[rate_limit(Budget.READ)],
     response_model=GameRead,
-    responses={**ok_with_links(200, "/id", legal_move="/legal_moves/0"), **READ_ERRORS},
+    responses={
+        **ok_with_links(200, "/id", ETAG, REVALIDATE, legal_move="/legal_moves/0"),
+        **NOT_MODIFIED,
+        **READ_ERRORS,
+    },
     summary="The game's state as its player sees it",
 )
-async def get_game(game: GameForRead, response: Response, clock: ClockDep) -> GameRead:
-    response.headers["ETag"] = etag(game.state.moves_made)
-    return GameRead.model_validate(game_out(game, clock()))
+async def get_game(
+    game: GameForRead,
+    response: Response,
+    clock: ClockDep,
+    if_none_match: IfNoneMatchHeader = None,
+) -> GameRead | Response:
+    """The table as its player sees it: face-up cards, the waste, the stock's count, the legal
+    moves, the score and the version (also the `ETag`). Face-down and stock cards are never sent;
+    a finished game reveals its deal and salt.
+    """
+    unchanged = fresh_or_not_modified(game.state.moves_made, response, if_none_match)
+    return unchanged or GameRead.model_validate(game_out(game, clock()))
 
 
 @router.get(
@@ -323,16 +403,25 @@ async def get_game(game: GameForRead, response: Response, clock: ClockDep) -> Ga
     operation_id="list_legal_moves",
     dependencies=[rate_limit(Budget.READ)],
     response_model=LegalMoveList,
-    responses={**ok_with_links(200, "/game_id", legal_move="/moves/0"), **READ_ERRORS},
+    responses={
+        **ok_with_links(200, "/game_id", ETAG, REVALIDATE, legal_move="/legal_moves/0"),
+        **NOT_MODIFIED,
+        **READ_ERRORS,
+    },
     summary="Every legal move, each as make_move accepts it",
 )
-async def list_legal_moves(game: GameForRead, response: Response) -> LegalMoveList:
-    response.headers["ETag"] = etag(game.state.moves_made)
-    return LegalMoveList(
+async def list_legal_moves(
+    game: GameForRead, response: Response, if_none_match: IfNoneMatchHeader = None
+) -> LegalMoveList | Response:
+    """Each legal move as an object that make_move accepts unchanged. The list is empty once the
+    game is over.
+    """
+    unchanged = fresh_or_not_modified(game.state.moves_made, response, if_none_match)
+    return unchanged or LegalMoveList(
         game_id=game.row.id,
         version=game.state.moves_made,
         status=game.state.outcome,
-        moves=legal_move_objects(game.state),
+        legal_moves=legal_move_objects(game.state),
     )
 
 
@@ -353,6 +442,11 @@ def make_move(
     if_match: IfMatchHeader = None,
     idempotency_key: IdempotencyKeyHeader = None,
 ) -> GameRead:
+    """Applies one move, given as a legal-move object from list_legal_moves or as its string (`play
+    21`, `draw`, ...). Send `If-Match` with the last `ETag` to refuse a stale move (412), and an
+    `Idempotency-Key` to retry safely. An illegal move is a 400 illegal-move problem; a finished
+    game's, 409 game-over.
+    """
     expect = body.model_dump(exclude={"move"}, exclude_none=True)
     result = service.move(
         game,
@@ -381,6 +475,10 @@ def play_card(
     if_match: IfMatchHeader = None,
     idempotency_key: IdempotencyKeyHeader = None,
 ) -> GameRead:
+    """Plays the free card at `position` onto the waste. Send `card` too to have the play
+    refused (422 validation) unless that card is there. `If-Match` and `Idempotency-Key` work as
+    in make_move.
+    """
     expect = {"card": body.card} if body.card is not None else None
     result = service.move(
         game,
@@ -392,7 +490,7 @@ def play_card(
     return _move_answer(result, response, clock())
 
 
-def _simple_move(move: str, operation_id: str, summary: str) -> None:
+def _simple_move(move: str, operation_id: str, summary: str, description: str) -> None:
     def endpoint(
         game: GameForMove,
         service: GameServiceDep,
@@ -414,11 +512,25 @@ def _simple_move(move: str, operation_id: str, summary: str) -> None:
         response_model=GameRead,
         responses=MOVE_RESPONSES,
         summary=summary,
+        description=description,
     )
 
 
-_simple_move("draw", "draw_card", "Turn the top stock card onto the waste")
-_simple_move("concede", "concede_game", "Give up; the score stands and the deal is revealed")
+_simple_move(
+    "draw",
+    "draw_card",
+    "Turn the top stock card onto the waste",
+    "The same as make_move with `draw`: the top stock card becomes the waste's top card. When "
+    "no stock card, redeal or play is left, the game is lost. `If-Match` and "
+    "`Idempotency-Key` work as in make_move.",
+)
+_simple_move(
+    "concede",
+    "concede_game",
+    "Give up; the score stands and the deal is revealed",
+    "The same as make_move with `concede`: the game ends as conceded, its score stands, and "
+    "its deal and salt are revealed (a challenge's once its day is over).",
+)
 
 
 @router.get(
@@ -426,11 +538,19 @@ _simple_move("concede", "concede_game", "Give up; the score stands and the deal 
     operation_id="get_score",
     dependencies=[rate_limit(Budget.READ)],
     response_model=GameScoreRead,
-    responses={**ok_with_links(200, "/game_id"), **READ_ERRORS},
+    responses={
+        **ok_with_links(200, "/game_id", ETAG, REVALIDATE),
+        **NOT_MODIFIED,
+        **READ_ERRORS,
+    },
     summary="The score and how it was made",
 )
-async def get_score(game: GameForRead) -> GameScoreRead:
-    return GameScoreRead.model_validate(
+async def get_score(
+    game: GameForRead, response: Response, if_none_match: IfNoneMatchHeader = None
+) -> GameScoreRead | Response:
+    """The score so far (or final) and its parts: streaks, bonuses, draw penalties."""
+    unchanged = fresh_or_not_modified(game.state.moves_made, response, if_none_match)
+    return unchanged or GameScoreRead.model_validate(
         {
             "game_id": game.row.id,
             "version": game.state.moves_made,
@@ -445,20 +565,41 @@ async def get_score(game: GameForRead) -> GameScoreRead:
     operation_id="list_moves",
     dependencies=[rate_limit(Budget.READ)],
     response_model=MoveList,
-    responses={**ok_with_links(200, "/game_id"), **READ_ERRORS},
-    summary="The move history, oldest first",
+    responses={
+        200: {"links": game_links("/game_id"), "headers": {**PAGE_HEADERS["headers"], **ETAG}},
+        **READ_ERRORS,
+    },
+    summary="The move history, oldest first, a page at a time",
+    description=(
+        "A page holds up to `limit` moves; when more follow, `next` is the cursor of the "
+        'next page (also in `Link: <...>; rel="next"`): send it back as `cursor`. `offset` '
+        "(moves to skip) is the other way to page, for a client that wants a page by its "
+        "number; it is ignored with a cursor."
+    ),
 )
 def list_moves(
     row: GameRowForRead,
     service: ReadGameServiceDep,
-    offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
-    limit: Annotated[int, Query(ge=1, le=1000)] = 1000,
+    request: Request,
+    response: Response,
+    offset: Annotated[
+        int, Query(ge=0, le=1_000_000, description="Moves to skip (without a cursor)")
+    ] = 0,
+    limit: Annotated[int, Query(ge=1, le=1000, description="The most moves a page holds")] = 100,
+    cursor: Annotated[
+        str | None, Query(max_length=200, description="The `next` of the page before")
+    ] = None,
 ) -> MoveList:
-    moves = service.history(row, offset, limit)
+    after = int(decode_cursor(cursor, 1)[0]) if cursor is not None else None
+    moves = service.history(row, offset, limit + 1, after)
+    next_cursor = encode_cursor([moves[limit - 1].seq]) if len(moves) > limit else None
+    link_next(request, response, next_cursor)
+    response.headers["ETag"] = etag(row.version)
     return MoveList(
         game_id=row.id,
         total=row.version,
-        moves=[MoveRead(seq=m.seq, move=m.move, created_at=m.created_at) for m in moves],
+        moves=[MoveRead(seq=m.seq, move=m.move, created_at=m.created_at) for m in moves[:limit]],
+        next=next_cursor,
     )
 
 
@@ -468,7 +609,7 @@ def list_moves(
     dependencies=[rate_limit(Budget.SOLVER), solver_free("hint")],
     response_model=HintRead,
     responses={
-        **ok_with_links(200, "/game_id"),
+        **ok_with_links(200, "/game_id", ETAG),
         **problem_responses(*READ_PROBLEMS, GameOverProblem, RankedGameProblem),
     },
     summary="A suggested move, from what the player can see",
@@ -483,6 +624,7 @@ def list_moves(
 def get_hint(
     game: GameForRead,
     request: Request,
+    response: Response,
     solver: SolverDep,
     clock: ClockDep,
     seed: Annotated[int | None, Query(ge=0, le=2**32 - 1)] = None,
@@ -495,6 +637,7 @@ def get_hint(
         )
     result = solving.suggest(game.state, request.app.state.settings, solver, seed, samples)
     move = next(m for m in legal_move_objects(game.state) if m.move == result.move)
+    response.headers["ETag"] = etag(game.state.moves_made)
     return HintRead(
         game_id=game.row.id,
         version=game.state.moves_made,
@@ -538,6 +681,9 @@ def get_analysis(
     request: Request,
     clock: ClockDep,
 ) -> AnalysisRead:
+    """For a finished game: whether its deal could be cleared, the best score the solver found and
+    the line to it, and where the game was lost. A game in progress gets 409 game-in-progress.
+    """
     if game.state.is_over and deal_secret(game.row, clock()):
         raise RankedGameProblem(
             "a challenge's game is analysed once its day is over: the analysis would show "
@@ -592,7 +738,7 @@ async def get_read_challenges(session: ReadSessionDep, request: Request) -> Chal
     dependencies=[rate_limit(Budget.CREATE)],
     response_model=GameCreated,
     responses={
-        **ok_with_links(201, "/id", token=True, legal_move="/legal_moves/0"),
+        **ok_with_links(201, "/id", *CREATED_HEADERS, token=True, legal_move="/legal_moves/0"),
         **problem_responses(
             *PLAYER_PROBLEMS,
             *START_PROBLEMS,
@@ -631,6 +777,5 @@ def start_challenge_game(
         request.app.state.sessions,
     )
     game, token = writer.start(challenge, player, now)
-    response.headers["Location"] = f"/v1/games/{game.row.id}"
-    response.headers["ETag"] = etag(0)
+    created(response, game)
     return GameCreated.model_validate({**game_out(game, now), "token": token})

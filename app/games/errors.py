@@ -2,25 +2,58 @@
 
 from __future__ import annotations
 
-from app.kit.errors import ProblemError, ValidationProblem
+from datetime import datetime
+from typing import ClassVar
+
+from pydantic import Field
+
+from app.engine import GameStatus
+from app.kit.errors import Member, ProblemError, ValidationProblem
 
 
 class IllegalMoveProblem(ProblemError):
     status = 400
     slug = "illegal-move"
     title = "Illegal move"
+    example_detail = "illegal move 'play 3': position 3 is still covered by 9 and 10"
+    members: ClassVar[dict[str, Member]] = {
+        "move": (str, Field(description="The move refused, as sent", examples=["play 3"])),
+        "reason": (
+            str,
+            Field(
+                description="Why, in words",
+                examples=["position 3 is still covered by 9 and 10"],
+            ),
+        ),
+    }
 
 
 class GameOverProblem(ProblemError):
     status = 409
     slug = "game-over"
     title = "The game is over"
+    members: ClassVar[dict[str, Member]] = {
+        "move": (
+            str | None,
+            Field(None, description="The move refused, as sent (a move's)", examples=["draw"]),
+        ),
+        "game_status": (GameStatus, Field(description="How the game ended", examples=["won"])),
+    }
 
 
 class MoveLimitProblem(ProblemError):
     status = 409
     slug = "move-limit"
     title = "The game has reached its move limit"
+    members: ClassVar[dict[str, Member]] = {
+        "limit": (
+            int,
+            Field(
+                description="The most moves a game may hold (MAX_MOVES_PER_GAME)",
+                examples=[5000],
+            ),
+        ),
+    }
 
 
 class GameInProgressProblem(ProblemError):
@@ -39,11 +72,27 @@ class PreconditionFailedProblem(ProblemError):
     status = 412
     slug = "precondition-failed"
     title = "Precondition failed: stale If-Match"
+    members: ClassVar[dict[str, Member]] = {
+        "current_version": (
+            int,
+            Field(
+                description='The game\'s version now: its ETag is "v<current_version>"',
+                examples=[12],
+            ),
+        ),
+    }
 
 
 class IdempotencyMismatchProblem(ValidationProblem):
     slug = "idempotency-key-reused"
     title = "Idempotency-Key reused with a different request"
+    members: ClassVar[dict[str, Member]] = {
+        **ValidationProblem.members,
+        "first_move": (
+            str,
+            Field(description="The move this key was first used with", examples=["draw"]),
+        ),
+    }
 
 
 class RankedGameProblem(ProblemError):
@@ -54,3 +103,16 @@ class RankedGameProblem(ProblemError):
     status = 409
     slug = "ranked-game"
     title = "Not in a ranked challenge game before the day is over"
+    members: ClassVar[dict[str, Member]] = {
+        "challenge_id": (
+            str,
+            Field(
+                description="The challenge the game is the attempt at",
+                examples=["2026-12-01.tripeaks"],
+            ),
+        ),
+        "reveal_after": (
+            datetime | None,
+            Field(None, description="When the day is over (for an analysis): ask again then"),
+        ),
+    }

@@ -64,8 +64,13 @@ class GameRepository:
             return self.session.scalars(_MOVES, {"game_id": game_id}).all()
         return self.session.scalars(_MOVES_UPTO, {"game_id": game_id, "upto": upto}).all()
 
-    def move_rows(self, game_id: str, offset: int = 0, limit: int | None = None) -> Sequence[Move]:
-        q = select(Move).where(Move.game_id == game_id).order_by(Move.seq).offset(offset)
+    def move_rows(
+        self, game_id: str, offset: int = 0, limit: int | None = None, after: int | None = None
+    ) -> Sequence[Move]:
+        """The game's moves in order: from ``offset``, or after the move numbered
+        ``after`` (a range of the (game, seq) key: a deep page costs what the first does)."""
+        q = select(Move).where(Move.game_id == game_id).order_by(Move.seq)
+        q = q.where(Move.seq > after) if after is not None else q.offset(offset)
         if limit is not None:
             q = q.limit(limit)
         return self.session.scalars(q).all()

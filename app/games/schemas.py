@@ -15,8 +15,7 @@ from pydantic import BaseModel, BeforeValidator, Field, StrictBool, StrictInt
 
 from app.engine import GameStatus, Scoring
 from app.engine.deals import MAX_DEAL_NUMBER
-from app.engine.layouts import LAYOUTS
-from app.kit.schemas import Strict
+from app.kit.schemas import DEFAULT_LAYOUT, LayoutName, RulesRead, Strict
 
 
 def _whole_number(value: Any) -> Any:
@@ -34,16 +33,6 @@ CardCode = Annotated[
         max_length=3,
         description="A rank (A, 2-9, T or 10, J, Q, K) and a suit (c, d, h, s), or JK",
         examples=["7h"],
-    ),
-]
-LayoutName = Annotated[
-    str,
-    Field(
-        min_length=1,
-        max_length=32,
-        pattern=r"^[a-z0-9_]+$",
-        json_schema_extra={"enum": list(LAYOUTS)},
-        description="One of the layouts list_layouts names",
     ),
 ]
 
@@ -74,22 +63,8 @@ class RulesCreate(Strict):
     deal_cost: Annotated[StrictInt, Field(ge=0, le=1000), WHOLE] | None = None
 
 
-class RulesRead(BaseModel):
-    layout: str
-    wrap: bool
-    king_stops: bool
-    open_peaks: bool
-    free_start: bool
-    jokers: int
-    redeals: int
-    undo: bool
-    scoring: Scoring
-    draw_penalty: int
-    deal_cost: int
-
-
 class GameCreate(Strict):
-    layout: LayoutName = "tripeaks"
+    layout: LayoutName = DEFAULT_LAYOUT
     rules: RulesCreate | None = None
     deal_number: Annotated[StrictInt, Field(ge=0, le=MAX_DEAL_NUMBER), WHOLE] | None = Field(
         default=None, description="Play numbered deal N (docs/deals.md); public in the game."
@@ -116,8 +91,8 @@ class LegalMoveRead(BaseModel):
 
     move: str = Field(examples=["play 21", "draw"])
     kind: MoveKind
-    position: int | None = None
-    card: str | None = Field(default=None, description="The card a play moves (face up)")
+    position: int | None = Field(description="The position a play takes from; null otherwise")
+    card: str | None = Field(description="The card a play moves (face up); null otherwise")
 
 
 class ScoreRead(BaseModel):
@@ -159,7 +134,7 @@ class GameRead(BaseModel):
     id: str
     version: int = Field(description="Moves applied so far; the ETag names it")
     status: GameStatus
-    layout: str
+    layout: LayoutName
     rules: RulesRead
     tableau: list[SlotRead]
     waste: list[str] = Field(description="The waste from the bottom; its last card is the top")
@@ -217,7 +192,9 @@ class LegalMoveList(BaseModel):
     game_id: str
     version: int
     status: GameStatus
-    moves: list[LegalMoveRead]
+    legal_moves: list[LegalMoveRead] = Field(
+        description="Every legal move (as in the game's state): post one back unchanged"
+    )
 
 
 class GameScoreRead(BaseModel):
@@ -235,8 +212,9 @@ class MoveRead(BaseModel):
 
 class MoveList(BaseModel):
     game_id: str
-    total: int
+    total: int = Field(description="Moves the game holds in all (its version)")
     moves: list[MoveRead]
+    next: str | None = Field(description="The cursor of the next page (also in Link), or null")
 
 
 class HintRead(BaseModel):

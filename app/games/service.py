@@ -33,6 +33,7 @@ from app.games.models import Analysis, Game, Move
 from app.games.repository import GameRepository
 from app.games.schemas import GameCreate
 from app.games.solving import winnable_deal
+from app.kit import headers as entity_tags
 from app.kit.auth import hash_secret, new_secret
 from app.kit.errors import ProblemError, ValidationProblem
 from app.kit.ids import new_id
@@ -40,10 +41,6 @@ from app.kit.models import utcnow
 from app.kit.workload import WorkLimiter
 from app.ops import metrics
 from app.settings import Settings, get_settings
-
-
-def etag(version: int) -> str:
-    return f'"v{version}"'
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +151,9 @@ class GameService:
         try:
             return engine.Rules.for_layout(request.layout, **options)
         except engine.RulesError as e:
-            raise ValidationProblem(str(e), option=e.option) from None
+            raise ValidationProblem(
+                str(e), option=e.option, loc=("body", "rules", e.option), kind="rule_conflict"
+            ) from None
 
     def _deal(
         self,
@@ -164,17 +163,25 @@ class GameService:
         solver: WorkLimiter,
     ) -> tuple[engine.Deal, int | None, bool]:
         if request.deal is not None and request.deal_number is not None:
-            raise ValidationProblem("give either deal or deal_number, not both")
+            raise ValidationProblem(
+                "give either deal or deal_number, not both", loc=("body", "deal_number")
+            )
         if request.deal is not None:
             if request.winnable_only:
-                raise ValidationProblem("winnable_only applies only to a deal the server picks")
+                raise ValidationProblem(
+                    "winnable_only applies only to a deal the server picks",
+                    loc=("body", "winnable_only"),
+                )
             try:
                 return engine.parse_deal(request.deal, layout.decks, rules.jokers), None, True
             except engine.DealError as e:
-                raise ValidationProblem(str(e)) from None
+                raise ValidationProblem(str(e), loc=("body", "deal")) from None
         if request.deal_number is not None:
             if request.winnable_only:
-                raise ValidationProblem("winnable_only applies only to a deal the server picks")
+                raise ValidationProblem(
+                    "winnable_only applies only to a deal the server picks",
+                    loc=("body", "winnable_only"),
+                )
             deal = engine.numbered_deal(request.deal_number, layout.decks, rules.jokers)
             return deal, request.deal_number, True
         if request.winnable_only:
@@ -278,17 +285,18 @@ class GameService:
             if first is not None:
                 return first
         row, state = game.row, game.state
-        if if_match is not None and not _etag_matches(if_match, row.version):
+        if if_match is not None and not entity_tags.if_match(if_match, row.version):
             raise _counted(
                 PreconditionFailedProblem(
-                    f"If-Match {if_match} is stale: the game is at {etag(row.version)}",
+                    f"the game has moved on: it is at {entity_tags.etag(row.version)}, "
+                    f"which If-Match {if_match} does not name",
                     current_version=row.version,
                 )
             )
         try:
             move = engine.parse_move(move_text)
         except engine.MoveSyntaxError as e:
-            raise ValidationProblem(str(e)) from None
+            raise ValidationProblem(str(e), loc=("body", "move")) from None
         try:
             new = engine.apply(state, move)
         except engine.GameOverError as e:
@@ -355,8 +363,8 @@ class GameService:
             self.session.refresh(row)
         return MoveResult(self.load_at(row, stored.seq), replayed=True)
 
-    def history(self, row: Game, offset: int, limit: int) -> list[Move]:
-        return list(self.games.move_rows(row.id, offset, limit))
+    def history(self, row: Game, offset: int, limit: int, after: int | None = None) -> list[Move]:
+        return list(self.games.move_rows(row.id, offset, limit, after))
 
 
 def _counted(problem: ProblemError) -> ProblemError:
@@ -371,37 +379,39 @@ def _request_hash(move_text: str, expect: dict[str, Any] | None) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-def _etag_matches(header: str, version: int) -> bool:
-    tags = [t.strip() for t in header.split(",")]
-    current = etag(version)
-    return any(t == "*" or t == current or t == "W/" + current for t in tags)
-
-
 def _check_expectations(state: GameState, move: engine.Move, expect: dict[str, Any] | None) -> None:
     if not expect:
         return
     kind = expect.get("kind")
     if kind is not None and kind != move.kind:
-        raise ValidationProblem(f"kind {kind!r} does not match move {str(move)!r}")
+        raise ValidationProblem(
+            f"kind {kind!r} does not match move {str(move)!r}", loc=("body", "kind")
+        )
     position = expect.get("position")
     if position is not None and (not isinstance(move, Play) or move.position != position):
-        raise ValidationProblem(f"position {position} does not match move {str(move)!r}")
+        raise ValidationProblem(
+            f"position {position} does not match move {str(move)!r}", loc=("body", "position")
+        )
     card = expect.get("card")
     if card is not None:
         if not isinstance(move, Play):
-            raise ValidationProblem(f"card {card!r} given for move {str(move)!r}, which plays none")
+            raise ValidationProblem(
+                f"card {card!r} given for move {str(move)!r}, which plays none",
+                loc=("body", "card"),
+            )
         # The move was legal, so the card at the position is free and face up: naming it
         # here reveals nothing hidden.
         placed = state.tableau[move.position]
         try:
             wanted = engine.parse_card(card)
         except engine.CardError as e:
-            raise ValidationProblem(str(e)) from None
+            raise ValidationProblem(str(e), loc=("body", "card")) from None
         if placed != wanted:
             raise ValidationProblem(
                 f"position {move.position} holds {placed}, not {wanted.code}",
                 position=move.position,
+                loc=("body", "card"),
             )
 
 
-__all__ = ["GameService", "LoadedGame", "MoveResult", "etag"]
+__all__ = ["GameService", "LoadedGame", "MoveResult"]

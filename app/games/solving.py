@@ -64,7 +64,9 @@ def suggest(
 ) -> Hint:
     """A hint from the player's view alone (the solver never sees the hidden cards)."""
     if state.is_over:
-        raise GameOverProblem(f"the game is over ({state.outcome.value}): no hint")
+        raise GameOverProblem(
+            f"the game is over ({state.outcome.value}): no hint", game_status=state.outcome.value
+        )
     view = engine.player_view(state)
     seconds = settings.hint_budget_ms / 1000
     began = time.perf_counter()

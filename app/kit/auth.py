@@ -42,7 +42,10 @@ async def get_bearer(
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> str:
     if credentials is None or not credentials.credentials:
-        raise UnauthorizedProblem("this call needs the game's token: Authorization: Bearer <token>")
+        raise UnauthorizedProblem(
+            "this call needs a credential: Authorization: Bearer <the game's token or the "
+            "player's key>"
+        )
     return credentials.credentials
 
 

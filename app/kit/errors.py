@@ -8,7 +8,28 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from pydantic import BaseModel, Field
+
 PROBLEM_BASE = "/problems/"
+
+# An extension member of a problem type, as pydantic's create_model takes a field: its
+# type and its Field (a description; a default of None when it is not always sent).
+Member = tuple[Any, Any]
+
+
+class ValidationErrorItem(BaseModel):
+    """One refused part of a request."""
+
+    loc: list[str] = Field(
+        description='Where: ["body", "rules", "wrap"], ["query", "limit"], ["header", '
+        '"if-match"]; empty when the request as a whole was refused',
+        examples=[["body", "rules", "king_stops"]],
+    )
+    msg: str = Field(description="Why, in words")
+    type: str = Field(
+        description='A stable code: "missing", "int_parsing", "rule_conflict"...',
+        examples=["rule_conflict"],
+    )
 
 
 class ProblemError(Exception):
@@ -17,6 +38,11 @@ class ProblemError(Exception):
     title: ClassVar[str] = "Bad request"
     # The headers this kind of problem is answered with, as OpenAPI header objects.
     response_headers: ClassVar[dict[str, dict[str, Any]]] = {}
+    # Its extension members beside type, title, status, detail and instance: each
+    # problem type has a schema of its own in the OpenAPI (app.kit.problems).
+    members: ClassVar[dict[str, Member]] = {}
+    # A detail for the example in its schema (by default its title).
+    example_detail: ClassVar[str] = ""
 
     def __init__(self, detail: str, **extensions: Any) -> None:
         super().__init__(detail)
@@ -92,9 +118,52 @@ class HeadersTooLargeProblem(ProblemError):
 
 
 class ValidationProblem(ProblemError):
+    """Every 422 has one shape: ``errors`` lists what was refused, each with where
+    (``loc``), why (``msg``) and a stable ``type``, whether the framework refused the
+    request's shape or the service refused its meaning."""
+
     status = 422
     slug = "validation"
     title = "Invalid request"
+    example_detail = "king_stops: needs wrap off (a king stops a streak only without wrap)"
+    members: ClassVar[dict[str, Member]] = {
+        "errors": (
+            list[ValidationErrorItem],
+            Field(
+                description="Each part of the request that was refused (at least one)",
+                examples=[
+                    [
+                        {
+                            "loc": ["body", "rules", "king_stops"],
+                            "msg": "needs wrap off",
+                            "type": "rule_conflict",
+                        }
+                    ]
+                ],
+            ),
+        ),
+        "option": (
+            str | None,
+            Field(None, description="The rule option refused, when one was (rules' conflicts)"),
+        ),
+        "position": (
+            int | None,
+            Field(None, description="The tableau position whose card did not match, if any"),
+        ),
+    }
+
+    def __init__(
+        self,
+        detail: str,
+        *,
+        loc: tuple[str | int, ...] = (),
+        kind: str = "value_error",
+        **extensions: Any,
+    ) -> None:
+        """``loc`` and ``kind`` make the one entry of ``errors`` when none are given."""
+        if "errors" not in extensions:
+            extensions["errors"] = [{"loc": [str(p) for p in loc], "msg": detail, "type": kind}]
+        super().__init__(detail, **extensions)
 
 
 class PreflightRefusedProblem(ProblemError):

@@ -43,7 +43,7 @@ def decode_cursor(cursor: str, size: int) -> list[Any]:
     except (ValueError, binascii.Error):
         place = None
     if not isinstance(place, list) or len(place) != size:
-        raise ValidationProblem("cursor: not a cursor this server gave")
+        raise ValidationProblem("cursor: not a cursor this server gave", loc=("query", "cursor"))
     return place
 
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 import logging
 import re
 import sqlite3
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Annotated, Any, Literal, Union
 
 import psycopg
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import Field, create_model
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -95,6 +96,50 @@ def _unavailable(request: Request, exc: BaseException) -> JSONResponse:
     )
 
 
+_SCHEMAS: dict[str, type[Problem]] = {}
+
+
+def problem_schema(kind: type[ProblemError]) -> type[Problem]:
+    """The schema of one problem type: ``type`` fixed to its URI, and its extension
+    members (``kind.members``), named after the class (``IllegalMoveProblem``)."""
+    known = _SCHEMAS.get(kind.type_uri())
+    if known is not None:
+        return known
+    fields: dict[str, Any] = {
+        "type": (Literal[kind.type_uri()], Field(description="This kind of problem")),
+        **kind.members,
+    }
+    example: dict[str, Any] = {
+        "type": kind.type_uri(),
+        "title": kind.title,
+        "status": kind.status,
+        "detail": kind.example_detail or kind.title,
+        "instance": "/v1/games/abc123",
+    }
+    for name, (_, field) in kind.members.items():
+        if getattr(field, "examples", None):
+            example[name] = field.examples[0]
+    doc = f"{kind.title} (`{kind.type_uri()}`, {kind.status})."
+    model: type[Problem] = create_model(
+        kind.__name__,
+        __base__=Problem,
+        __doc__=doc,
+        **fields,
+    )
+    model.model_config["json_schema_extra"] = {"example": example}
+    _SCHEMAS[kind.type_uri()] = model
+    return model
+
+
+def problem_model(kinds: Sequence[type[ProblemError]]) -> Any:
+    """The schema of an answer that may carry any of ``kinds``: the one, or a union of
+    them told apart by ``type`` (an OpenAPI discriminator)."""
+    if len(kinds) == 1:
+        return problem_schema(kinds[0])
+    union: Any = Union[tuple(problem_schema(k) for k in kinds)]  # noqa: UP007 - built at run time
+    return Annotated[union, Field(discriminator="type")]
+
+
 def problem_responses(*problems: type[ProblemError]) -> dict[int | str, dict[str, Any]]:
     """OpenAPI ``responses=`` entries declaring problem+json for each kind of problem a
     route raises, one entry a status naming every problem type it may carry."""
@@ -108,7 +153,7 @@ def problem_responses(*problems: type[ProblemError]) -> dict[int | str, dict[str
     out: dict[int | str, dict[str, Any]] = {}
     for status, kinds in sorted(by_status.items()):
         entry: dict[str, Any] = {
-            "model": Problem,
+            "model": problem_model(kinds),
             "description": "; ".join(f"{p.title} (`{p.type_uri()}`)" for p in kinds),
             "content": {PROBLEM_JSON: {}},
         }
@@ -211,7 +256,9 @@ def install_problem_handlers(app: FastAPI) -> None:
         elif exc.status_code == 400:
             # The framework could not read the body (not UTF-8, say): an invalid request,
             # answered as every other invalid request is.
-            problem = ValidationProblem(f"the request body could not be read: {exc.detail}")
+            problem = ValidationProblem(
+                f"the request body could not be read: {exc.detail}", loc=("body",)
+            )
         else:
             problem = ProblemError(str(exc.detail))
             problem.status = exc.status_code  # type: ignore[misc]

@@ -31,9 +31,10 @@ from fastapi import Depends, Request, Response
 from limits import RateLimitItem, parse
 from limits.storage import storage_from_string
 from limits.strategies import SlidingWindowCounterRateLimiter
+from pydantic import Field
 from starlette.concurrency import run_in_threadpool
 
-from app.kit.errors import ProblemError
+from app.kit.errors import Member, ProblemError
 from app.ops import metrics
 
 log = logging.getLogger("app.ratelimit")
@@ -72,6 +73,15 @@ class RateLimitedProblem(ProblemError):
             "description": "Seconds until the budget has room again",
             "schema": {"type": "integer"},
         },
+    }
+    members: ClassVar[dict[str, Member]] = {
+        "budget": (
+            Budget,
+            Field(
+                description="The budget that is spent: read, move, create or solver",
+                examples=["move"],
+            ),
+        ),
     }
 
 

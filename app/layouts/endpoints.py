@@ -6,6 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path
 
+from app import engine
 from app.kit.errors import NotFoundProblem, ValidationProblem
 from app.kit.problems import problem_responses
 from app.kit.ratelimit import RATE_LIMIT_HEADERS, Budget, RateLimitedProblem, rate_limit
@@ -23,6 +24,7 @@ router = APIRouter(prefix="/v1/layouts", tags=["layouts"], dependencies=[rate_li
     summary="Every layout",
 )
 def list_layouts() -> LayoutList:
+    """The layouts a game may be played on, each with its card count and default rules."""
     return LayoutList(
         layouts=[
             LayoutSummaryRead(
@@ -48,4 +50,11 @@ def list_layouts() -> LayoutList:
     summary="A layout's geometry: every position, what covers it, how it is dealt",
 )
 def get_layout(name: Annotated[str, Path(max_length=64)]) -> LayoutRead:
-    return LayoutRead.model_validate(service.get_layout(name).to_dict())
+    """Everything a client needs to draw a layout's table: each position's row, x and peak,
+    which positions cover it, and whether it is dealt face up; and the rules a game of it is
+    played under by default.
+    """
+    layout = service.get_layout(name)
+    return LayoutRead.model_validate(
+        {**layout.to_dict(), "defaults": engine.Rules.for_layout(layout).to_dict()}
+    )

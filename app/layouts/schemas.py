@@ -1,8 +1,8 @@
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import BaseModel, Field
+
+from app.kit.schemas import LayoutName, RulesRead
 
 
 class PositionRead(BaseModel):
@@ -15,19 +15,22 @@ class PositionRead(BaseModel):
 
 
 class LayoutRead(BaseModel):
-    name: str
+    name: LayoutName
     title: str
     description: str
     decks: int
     width: int = Field(description="Table width in half-card widths")
     rows: int
     peaks: list[int]
-    defaults: dict[str, Any] = Field(description="Rule options this layout sets by default")
+    defaults: RulesRead = Field(
+        description="The rules a game of this layout is played under when it gives none "
+        "(the usual defaults, with the layout's own over them)"
+    )
     positions: list[PositionRead]
 
 
 class LayoutSummaryRead(BaseModel):
-    name: str
+    name: LayoutName
     title: str
     description: str
     decks: int

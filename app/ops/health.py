@@ -14,6 +14,7 @@ router = APIRouter(tags=["operations"])
 
 @router.get("/healthz", operation_id="get_health", summary="The process answers")
 def healthz() -> dict[str, str]:
+    """Liveness: the process is up and answering. It touches no database."""
     return {"status": "ok"}
 
 
@@ -24,6 +25,9 @@ def healthz() -> dict[str, str]:
     responses={503: {"description": "Not ready; the body says why"}},
 )
 def readyz(request: Request) -> Any:
+    """Readiness: the database answers and its migrations are at head; 503 with the reason
+    otherwise.
+    """
     ok, reason, current = migration_status(request.app.state.engine)
     body = {"status": "ok" if ok else "unavailable", "reason": reason, "revision": current}
     return JSONResponse(body, status_code=200 if ok else 503)

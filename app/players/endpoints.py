@@ -11,9 +11,11 @@ from app.engine import GameStatus
 from app.games.service import GameService
 from app.kit.deps import ReadSessionDep, SessionDep
 from app.kit.errors import NotFoundProblem, ValidationProblem
+from app.kit.headers import LOCATION, NO_STORE
 from app.kit.paging import PAGE_HEADERS, decode_cursor, encode_cursor, link_next
 from app.kit.problems import problem_responses
 from app.kit.ratelimit import RATE_LIMIT_HEADERS, Budget, RateLimitedProblem, rate_limit
+from app.kit.schemas import LayoutName
 from app.players.access import PlayerForRead, PlayerForWrite
 from app.players.schemas import (
     GameSummaryList,
@@ -61,10 +63,16 @@ def player_out(profile: Profile) -> dict[str, Any]:
     status_code=status.HTTP_201_CREATED,
     dependencies=[rate_limit(Budget.CREATE)],
     response_model=PlayerCreated,
-    responses={201: OK_HEADERS, **problem_responses(ValidationProblem, RateLimitedProblem)},
+    responses={
+        201: {"headers": {**RATE_LIMIT_HEADERS, **LOCATION, **NO_STORE}},
+        **problem_responses(ValidationProblem, RateLimitedProblem),
+    },
     summary="Create a player: an account without e-mail or password, known by its key",
 )
 def create_player(body: PlayerCreate, players: PlayersDep, response: Response) -> PlayerCreated:
+    """Creates a player and returns its key once; the server keeps only a hash. Send the key as
+    `Authorization: Bearer` to create games that belong to the player and to read its account.
+    """
     player, key = players.create(body)
     response.headers["Location"] = f"/v1/players/{player.id}"
     response.headers["Cache-Control"] = "no-store"
@@ -80,6 +88,7 @@ def create_player(body: PlayerCreate, players: PlayersDep, response: Response) -
     summary="The caller's account and statistics",
 )
 def get_me(player: PlayerForRead, players: ReadPlayersDep) -> PlayerRead:
+    """The account of the player whose key is sent: its name, kind and statistics."""
     return PlayerRead.model_validate(player_out(players.profile(player)))
 
 
@@ -92,6 +101,7 @@ def get_me(player: PlayerForRead, players: ReadPlayersDep) -> PlayerRead:
     summary="Rename the caller",
 )
 def update_me(body: PlayerUpdate, player: PlayerForWrite, players: PlayersDep) -> PlayerRead:
+    """Changes the caller's display name."""
     players.rename(player, body.name)
     return PlayerRead.model_validate(player_out(players.profile(player)))
 
@@ -101,10 +111,14 @@ def update_me(body: PlayerUpdate, player: PlayerForWrite, players: PlayersDep) -
     operation_id="rotate_key",
     dependencies=[rate_limit(Budget.CREATE)],
     response_model=PlayerKeyRead,
-    responses={200: OK_HEADERS, **problem_responses(*ME_PROBLEMS)},
+    responses={
+        200: {"headers": {**RATE_LIMIT_HEADERS, **NO_STORE}},
+        **problem_responses(*ME_PROBLEMS),
+    },
     summary="A new player key; the old one stops working at once",
 )
 def rotate_key(player: PlayerForWrite, players: PlayersDep, response: Response) -> PlayerKeyRead:
+    """Issues a new player key and returns it once; the old key stops working at once."""
     response.headers["Cache-Control"] = "no-store"
     return PlayerKeyRead(key=players.rotate_key(player))
 
@@ -138,7 +152,9 @@ def _after(cursor: str | None) -> tuple[datetime, str] | None:
     try:
         return datetime.fromisoformat(str(created)), str(game_id)
     except ValueError:
-        raise ValidationProblem("cursor: not a cursor this server gave") from None
+        raise ValidationProblem(
+            "cursor: not a cursor this server gave", loc=("query", "cursor")
+        ) from None
 
 
 @router.get(
@@ -155,10 +171,13 @@ def list_my_games(
     request: Request,
     response: Response,
     status_: Annotated[GameStatus | None, Query(alias="status")] = None,
-    layout: Annotated[str | None, Query(max_length=32)] = None,
+    layout: Annotated[LayoutName | None, Query(description="Only games of this layout")] = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
     cursor: Annotated[str | None, Query(max_length=200, description="next of a page")] = None,
 ) -> GameSummaryList:
+    """The caller's games, newest first; filter by `status` or `layout`, and follow `next` (or the
+    `Link` header) for the next page.
+    """
     rows = GameService(session, request.app.state.settings).list_for_player(
         player.id, limit + 1, _after(cursor), status_, layout
     )
@@ -198,6 +217,7 @@ def list_my_games(
 def get_player(
     player_id: Annotated[str, Path(max_length=64)], players: ReadPlayersDep
 ) -> PlayerRead:
+    """Any player's public profile by id: name, kind, since when, and statistics; never its key."""
     player = players.get(player_id)
     if player is None:
         raise NotFoundProblem(f"no player {player_id[:32]!r}")

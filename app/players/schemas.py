@@ -10,7 +10,7 @@ from pydantic import AfterValidator, BaseModel, Field
 
 from app.engine import GameStatus, Scoring
 from app.kit.models import PlayerKind
-from app.kit.schemas import Strict
+from app.kit.schemas import LayoutName, Strict
 
 NAME_LENGTH = 32
 # Control, format (zero-width and direction marks), surrogate, private-use and unassigned
@@ -96,7 +96,7 @@ class PlayerKeyRead(BaseModel):
 
 class GameSummaryRead(BaseModel):
     id: str
-    layout: str
+    layout: LayoutName
     scoring: Scoring
     status: GameStatus
     score: int

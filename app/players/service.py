@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 from app.engine import Scoring
 from app.games.service import GameEnded
 from app.kit.auth import hash_secret, new_secret, secret_matches
+from app.kit.errors import UnauthorizedProblem
 from app.kit.ids import is_id, new_id
 from app.kit.models import utcnow
 from app.players.errors import PlayerKeyRefusedProblem, PlayerKeyRequiredProblem
@@ -24,7 +25,8 @@ from app.players.schemas import PlayerCreate, StatLineRead, StatsRead
 
 KEY_PREFIX = "tpk"
 # What resolving a player from a credential may answer instead of the player.
-PLAYER_PROBLEMS = (PlayerKeyRequiredProblem, PlayerKeyRefusedProblem)
+# No credential at all (kit's bearer), or a game's token where a player key is needed.
+PLAYER_PROBLEMS = (UnauthorizedProblem, PlayerKeyRequiredProblem, PlayerKeyRefusedProblem)
 
 
 def is_player_key(credential: str) -> bool:

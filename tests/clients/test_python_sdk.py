@@ -1,17 +1,15 @@
 """A Python client generated from the committed spec plays whole games on a real server.
 
-openapi-python-client generates the client into a temporary folder (nothing generated is
-committed); the test imports it and plays against a uvicorn process on 127.0.0.1, reading
-the legal moves and posting them back, as an SDK user would. Errors come back parsed into
-the generated Problem model, which proves that the problem+json responses are declared.
+openapi-python-client generates the client into a temporary folder (clients/generate.py;
+nothing generated is committed); the test imports it and plays against a uvicorn process
+on 127.0.0.1, reading the legal moves and posting them back, as an SDK user would. Errors
+come back parsed into the generated model of its problem type, which proves that the problem+json
+responses are declared.
 """
 
 from __future__ import annotations
 
 import importlib
-import os
-import shutil
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,13 +17,13 @@ from typing import Any
 
 import pytest
 
-from app.openapi import SPEC_PATH
+from clients import generate
 from tests.fixtures.deals import TRIPEAKS_CLEAR_ORDER, chain_deal, losing_deal, verify_commitment
 from tests.fixtures.servers import live_server
 
 pytestmark = pytest.mark.slow
 
-PACKAGE = "tripeaks_client"
+PACKAGE = generate.OPENAPI_PYTHON_CLIENT_PACKAGE
 GAME_OPERATIONS = {
     "create_game",
     "get_game",
@@ -39,38 +37,10 @@ GAME_OPERATIONS = {
 }
 
 
-def _generator() -> str:
-    found = shutil.which("openapi-python-client", path=str(Path(sys.executable).parent))
-    if found is None:  # pragma: no cover - the dev group installs it
-        pytest.fail("openapi-python-client is not installed: run `make setup`")
-    return found
-
-
 @pytest.fixture(scope="module")
 def sdk(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """The generated package, imported from a temporary folder."""
-    out = tmp_path_factory.mktemp("sdk")
-    bin_dir = str(Path(sys.executable).parent)
-    result = subprocess.run(
-        [
-            _generator(),
-            "generate",
-            "--path",
-            str(SPEC_PATH),
-            "--meta",
-            "none",
-            "--output-path",
-            str(out / PACKAGE),
-            "--fail-on-warning",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        # Its post-generation hook runs ruff, which lives beside this interpreter.
-        env={**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"},
-        check=False,
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
+    out = generate.openapi_python_client(tmp_path_factory.mktemp("sdk"))
     sys.path.insert(0, str(out))
     try:
         yield importlib.import_module(PACKAGE)
@@ -100,10 +70,19 @@ def test_operations_become_readable_modules(sdk: Any) -> None:
     assert {p.stem for p in (root / "games").glob("*.py")} >= GAME_OPERATIONS
     assert {"list_layouts", "get_layout", "get_health", "get_readiness"} <= modules
     assert {p.stem for p in (root / "layouts").glob("*.py")} >= {"list_layouts", "get_layout"}
-    # Every problem response is parsed into the one Problem model.
+    # Every problem response is parsed into its problem type's model (409 into the one
+    # its type names).
     make_move = (root / "games" / "make_move.py").read_text(encoding="utf-8")
-    for status in (400, 401, 403, 404, 409, 412, 422):
-        assert f"response_{status} = Problem.from_dict(response.json())" in make_move
+    for status, model in (
+        (400, "IllegalMoveProblem"),
+        (401, "UnauthorizedProblem"),
+        (403, "ForbiddenProblem"),
+        (404, "NotFoundProblem"),
+        (412, "PreconditionFailedProblem"),
+    ):
+        assert f"response_{status} = {model}.from_dict(response.json())" in make_move
+    for model in ("GameOverProblem", "MoveLimitProblem", "ConflictProblem"):
+        assert f"{model}.from_dict(data)" in make_move
 
 
 class Clients:
@@ -161,8 +140,8 @@ def test_a_generated_client_wins_a_game(sdk: Any, clients: Clients) -> None:
     for turn, position in enumerate(TRIPEAKS_CLEAR_ORDER):
         legal = games["list_legal_moves"].sync(game.id, client=player)
         assert isinstance(legal, models.LegalMoveList)
-        plays = {m.position: m for m in legal.moves if m.kind == models.MoveKind.PLAY}
-        assert position in plays, (position, [m.move for m in legal.moves])
+        plays = {m.position: m for m in legal.legal_moves if m.kind == models.MoveKind.PLAY}
+        assert position in plays, (position, [m.move for m in legal.legal_moves])
         chosen = plays[position]
         if turn % 2 == 0:
             # The legal-move object, posted back unchanged.
@@ -191,8 +170,9 @@ def test_a_generated_client_wins_a_game(sdk: Any, clients: Clients) -> None:
     # A move on a finished game: a typed game-over problem.
     over = games["draw_card"].sync_detailed(game.id, client=player)
     assert over.status_code == 409
-    assert isinstance(over.parsed, models.Problem)
+    assert isinstance(over.parsed, models.GameOverProblem)
     assert over.parsed.type_ == "/problems/game-over"
+    assert over.parsed.game_status == models.GameStatus.WON
 
 
 def test_a_generated_client_loses_a_game(sdk: Any, clients: Clients) -> None:
@@ -203,7 +183,7 @@ def test_a_generated_client_loses_a_game(sdk: Any, clients: Clients) -> None:
     draws = 0
     while state.status == models.GameStatus.IN_PROGRESS:
         legal = games["list_legal_moves"].sync(game.id, client=player)
-        kinds = {m.kind for m in legal.moves}
+        kinds = {m.kind for m in legal.legal_moves}
         assert models.MoveKind.PLAY not in kinds
         assert models.MoveKind.DRAW in kinds
         state = games["draw_card"].sync(game.id, client=player)
@@ -228,10 +208,10 @@ def test_errors_come_back_as_typed_problems(sdk: Any, clients: Clients) -> None:
     )
     assert illegal.status_code == 400
     problem = illegal.parsed
-    assert isinstance(problem, models.Problem)
+    assert isinstance(problem, models.IllegalMoveProblem)
     assert problem.type_ == "/problems/illegal-move"
     assert problem.status == 400
-    assert problem.additional_properties["move"] == "play 0"
+    assert problem.move == "play 0" and "covered" in problem.reason
     assert illegal.headers["content-type"] == "application/problem+json"
 
     # Another game's token opens nothing here.
@@ -239,23 +219,24 @@ def test_errors_come_back_as_typed_problems(sdk: Any, clients: Clients) -> None:
     stranger = clients.player(other.token)
     forbidden = games["get_game"].sync_detailed(game.id, client=stranger)
     assert forbidden.status_code == 403
-    assert isinstance(forbidden.parsed, models.Problem)
+    assert isinstance(forbidden.parsed, models.ForbiddenProblem)
     assert forbidden.parsed.type_ == "/problems/forbidden"
     forger = clients.player("not-a-token")
     wrong = games["make_move"].sync_detailed(
         game.id, client=forger, body=models.MoveCreate(move="draw")
     )
-    assert isinstance(wrong.parsed, models.Problem)
+    assert isinstance(wrong.parsed, models.ForbiddenProblem)
     assert wrong.parsed.type_ == "/problems/forbidden"
 
     # A stale If-Match and an unknown game.
     stale = games["draw_card"].sync_detailed(game.id, client=player, if_match='"v7"')
     assert stale.status_code == 412
-    assert isinstance(stale.parsed, models.Problem)
+    assert isinstance(stale.parsed, models.PreconditionFailedProblem)
     assert stale.parsed.type_ == "/problems/precondition-failed"
+    assert stale.parsed.current_version == 0
     missing = games["get_score"].sync_detailed("no-such-game", client=player)
     assert missing.status_code == 404
-    assert isinstance(missing.parsed, models.Problem)
+    assert isinstance(missing.parsed, models.NotFoundProblem)
     assert missing.parsed.type_ == "/problems/not-found"
 
     # Invalid rules: a validation problem listing what was refused.
@@ -264,8 +245,10 @@ def test_errors_come_back_as_typed_problems(sdk: Any, clients: Clients) -> None:
         body=models.GameCreate.from_dict({"rules": {"wrap": True, "king_stops": True}}),
     )
     assert bad.status_code == 422
-    assert isinstance(bad.parsed, models.Problem)
+    assert isinstance(bad.parsed, models.ValidationProblem)
     assert bad.parsed.type_ == "/problems/validation"
+    assert bad.parsed.option == "king_stops"
+    assert [e.loc for e in bad.parsed.errors] == [["body", "rules", "king_stops"]]
 
     # Conceding ends the game and reveals the deal.
     conceded = games["concede_game"].sync(game.id, client=player)
@@ -286,7 +269,7 @@ def test_layouts_and_health_through_the_client(sdk: Any, clients: Clients) -> No
         assert isinstance(layout, models.LayoutRead)
         assert len(layout.positions) == next(s.cards for s in listed.layouts if s.name == name)
     unknown = _api(sdk, "layouts", "get_layout").sync_detailed("nope", client=anonymous)
-    assert isinstance(unknown.parsed, models.Problem)
+    assert isinstance(unknown.parsed, models.NotFoundProblem)
     assert unknown.parsed.type_ == "/problems/not-found"
     health = _api(sdk, "operations", "get_health").sync_detailed(client=anonymous)
     assert health.status_code == 200
@@ -311,7 +294,7 @@ def test_a_player_plays_the_daily_challenge_and_reads_the_leaderboard(
     profile = _api(sdk, "players", "get_me").sync(client=me)
     assert isinstance(profile, models.PlayerRead) and profile.name == "sdk bot"
 
-    golf = models.GetDailyChallengeLayout.GOLF
+    golf = models.LayoutName.GOLF
     daily = _api(sdk, "challenges", "get_daily_challenge").sync(
         client=clients.anonymous, layout=golf
     )
@@ -322,8 +305,9 @@ def test_a_player_plays_the_daily_challenge_and_reads_the_leaderboard(
     assert isinstance(game, models.GameCreated)
     assert game.commitment == daily.commitment and game.challenge.ranked
     again = start.sync_detailed(daily.id, client=me)
-    assert again.status_code == 409 and isinstance(again.parsed, models.Problem)
+    assert again.status_code == 409 and isinstance(again.parsed, models.AlreadyEnteredProblem)
     assert again.parsed.type_ == "/problems/already-entered"
+    assert again.parsed.game_id == game.id
 
     games = {op: _api(sdk, "games", op) for op in GAME_OPERATIONS}
     hint = _api(sdk, "games", "get_hint").sync_detailed(game.id, client=me)

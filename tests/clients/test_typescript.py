@@ -4,8 +4,8 @@ openapi-typescript turns openapi/openapi.json into types (clients/ts/src/generat
 committed), tsc type-checks clients/ts/src/play.ts against them (strict), and node runs it
 with openapi-fetch against a uvicorn process on 127.0.0.1: it wins a game, loses one, and
 gets typed problems for an illegal move, a wrong token and a move after the end. The npm
-packages are pinned by clients/ts/package-lock.json and installed by `make setup`
-(`npm ci`).
+packages are pinned by clients/ts/package-lock.json and installed by `make node-setup`
+(`npm ci`), which the test targets run.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from clients import generate
 from tests.fixtures.deals import TRIPEAKS_CLEAR_ORDER, chain_deal, losing_deal
 from tests.fixtures.servers import ROOT, live_server
 
@@ -43,7 +44,7 @@ def compiled() -> Path:
     """clients/ts built: types generated from the spec, then play.ts type-checked by tsc."""
     node = shutil.which("node")
     if node is None or not (BIN / "tsc").exists():
-        reason = "Node.js and clients/ts/node_modules are needed: run `make setup`"
+        reason = "Node.js and clients/ts/node_modules are needed: run `make node-setup`"
         if os.environ.get("CI"):
             pytest.fail(f"CI must run the TypeScript client: {reason}")
         pytest.skip(reason)
@@ -52,13 +53,7 @@ def compiled() -> Path:
     assert major is not None and int(major.group(1)) >= 20, version
     shutil.rmtree(TS_DIR / "dist", ignore_errors=True)
     shutil.rmtree(TS_DIR / "src" / "generated", ignore_errors=True)
-    _run(
-        str(BIN / "openapi-typescript"),
-        str(ROOT / "openapi" / "openapi.json"),
-        "--default-non-nullable=false",
-        "--output",
-        "src/generated/api.ts",
-    )
+    generate.openapi_typescript(TS_DIR / "src" / "generated")
     _run(str(BIN / "tsc"), "-p", "tsconfig.json")
     script = TS_DIR / "dist" / "play.js"
     assert script.exists()
@@ -89,7 +84,11 @@ def test_a_typescript_client_plays_whole_games(compiled: Path, base_url: str) ->
     assert result["lost"] == {"status": "lost", "moves": 23, "score": -5 * 23, "revealed": True}
     problems = result["problems"]
     assert problems["typed"] is True
-    assert problems["illegal"] == {"status": 400, "type": "/problems/illegal-move"}
+    assert problems["illegal"] == {
+        "status": 400,
+        "type": "/problems/illegal-move",
+        "move": "play 0",
+    }
     assert problems["illegal_content_type"] == "application/problem+json"
     assert problems["forbidden"] == {"status": 403, "type": "/problems/forbidden"}
     assert problems["conceded"] == "conceded"

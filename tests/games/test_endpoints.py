@@ -105,7 +105,7 @@ def test_a_bot_posts_legal_moves_back_unchanged_until_the_end(client: TestClient
         legal = client.get(f"{url}/legal-moves", headers=auth).json()
         if legal["status"] != "in_progress":
             break
-        choice = next(m for m in legal["moves"] if m["kind"] != "concede")
+        choice = next(m for m in legal["legal_moves"] if m["kind"] != "concede")
         r = client.post(f"{url}/moves", json=choice, headers=auth)
         assert r.status_code == 200, r.text
         moves_made.append(choice["move"])

@@ -47,7 +47,7 @@ def test_random_games_never_leak_hidden_cards(client: TestClient) -> None:
             moments.append(len(moves))
             if legal.json()["status"] != "in_progress":
                 break
-            options = [m for m in legal.json()["moves"] if m["kind"] != "concede"]
+            options = [m for m in legal.json()["legal_moves"] if m["kind"] != "concede"]
             if len(moves) > 60 or not options:
                 options = [{"move": "concede"}]
             if len(moves) % 4 == 0:
@@ -58,7 +58,7 @@ def test_random_games_never_leak_hidden_cards(client: TestClient) -> None:
             covered = [
                 m
                 for m in range(28)
-                if f"play {m}" not in {o["move"] for o in legal.json()["moves"]}
+                if f"play {m}" not in {o["move"] for o in legal.json()["legal_moves"]}
             ]
             if len(moves) % 4 == 1:
                 bad = client.post(

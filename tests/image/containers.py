@@ -144,7 +144,7 @@ def play_whole_game(bases: Sequence[str], max_moves: int = 400) -> PlayedGame:
             if state["status"] != "in_progress":
                 break
             assert moves < max_moves, "the game did not end"
-            move = next(m for m in state["moves"] if m["kind"] != "concede")
+            move = next(m for m in state["legal_moves"] if m["kind"] != "concede")
             headers = {**auth, "If-Match": f'"v{state["version"]}"'}
             r = at(moves).post(f"{game}/moves", json=move, headers=headers)
             assert r.status_code == 200, r.text

@@ -109,7 +109,7 @@ def play_games(
                 state = r.json()
                 if state["status"] != "in_progress":
                     break
-                move = next(m for m in state["moves"] if m["kind"] != "concede")
+                move = next(m for m in state["legal_moves"] if m["kind"] != "concede")
                 headers = {**auth, "Idempotency-Key": uuid.uuid4().hex}
                 if if_match:
                     headers["If-Match"] = f'"v{state["version"]}"'

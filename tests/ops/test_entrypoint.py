@@ -114,7 +114,7 @@ def test_logs_are_json_lines_without_tokens_or_cards(served: Server) -> None:
     call("GET", url, headers={"Authorization": f"Bearer {wrong}"})
     call("POST", f"{url}/moves", json={"move": "play 0"}, headers=auth)  # illegal: covered
     for _ in range(6):
-        moves = call("GET", f"{url}/legal-moves", headers=auth).json()["moves"]
+        moves = call("GET", f"{url}/legal-moves", headers=auth).json()["legal_moves"]
         move = next(m for m in moves if m["kind"] != "concede")
         call("POST", f"{url}/moves", json=move, headers={**auth, "Idempotency-Key": move["move"]})
     call("POST", f"{url}/draw", headers={**auth, "If-Match": '"v0"'})  # stale

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -53,6 +54,32 @@ def test_docs_are_served_by_default_and_not_when_disabled(
         assert r.headers["content-type"] == "application/problem+json"
     assert closed.get("/v1/layouts").status_code == 200  # the API itself is all there
     assert closed.get("/docs/oauth2-redirect").status_code == 404
+
+
+def _references(html: str) -> list[str]:
+    """Every URL a page loads or links: src and href attributes, and spec-url/url: ..."""
+    found = re.findall(r'(?:src|href|spec-url)="([^"]*)"', html)
+    found += re.findall(r"\burl: '([^']*)'", html)
+    return found
+
+
+def test_the_docs_load_nothing_from_elsewhere(default: httpx.Client, closed: httpx.Client) -> None:
+    """/docs and /redoc work offline: their scripts, styles and icon are served here."""
+    for page, script in (("/docs", "swagger-ui-bundle.js"), ("/redoc", "redoc.standalone.js")):
+        html = default.get(page).text
+        assert "http://" not in html and "https://" not in html and "//" + "cdn" not in html
+        refs = _references(html)
+        assert any(ref.endswith(script) for ref in refs), (page, refs)
+        assert "/openapi.json" in refs, (page, refs)
+        for ref in refs:
+            assert ref.startswith("/") and not ref.startswith("//"), (page, ref)
+            asset = default.get(ref)
+            assert asset.status_code == 200, (page, ref)
+            assert len(asset.content) > 0, (page, ref)
+            if ref.endswith(".js"):
+                assert "javascript" in asset.headers["content-type"], ref
+                assert len(asset.content) > 100_000, ref  # the bundle itself, not a stub
+            assert closed.get(ref).status_code == 404, ref  # DOCS_ENABLED=false: none of it
 
 
 def test_the_committed_spec_is_checked_whatever_docs_enabled_says() -> None:

@@ -87,7 +87,7 @@ export async function apiState(page) {
 export async function apiMoves(page) {
   return page.evaluate(async () => {
     const s = JSON.parse(localStorage.getItem("tripeaks.game"));
-    const r = await fetch(`/v1/games/${s.id}/moves`, { headers: { Authorization: `Bearer ${s.token}` } });
+    const r = await fetch(`/v1/games/${s.id}/moves?limit=1000`, { headers: { Authorization: `Bearer ${s.token}` } });
     return (await r.json()).moves.map((m) => m.move);
   });
 }

@@ -12,7 +12,15 @@ import type { components, paths } from "./generated/api.js";
 
 type GameRead = components["schemas"]["GameRead"];
 type LegalMove = components["schemas"]["LegalMoveRead"];
-type Problem = components["schemas"]["Problem"];
+type IllegalMoveProblem = components["schemas"]["IllegalMoveProblem"];
+type ForbiddenProblem = components["schemas"]["ForbiddenProblem"];
+// What every problem type's schema has (RFC 9457).
+interface ProblemShape {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+}
 
 interface Plan {
   win: { deal: string[]; order: number[] };
@@ -75,7 +83,7 @@ async function play(deal: string[], order: number[]): Promise<Played> {
     const legal = await player.GET("/v1/games/{game_id}/legal-moves", { params: { path } });
     if (legal.data === undefined) fail(`list_legal_moves: ${legal.error?.detail}`);
     if (legal.data.version !== state.version) fail("legal moves of another version");
-    const move = choose(legal.data.moves, order, plays);
+    const move = choose(legal.data.legal_moves, order, plays);
     // The legal-move object goes back unchanged, guarded by the version it was read at.
     const posted = await player.POST("/v1/games/{game_id}/moves", {
       params: { path, header: { "if-match": `"v${legal.data.version}"` } },
@@ -100,9 +108,12 @@ async function play(deal: string[], order: number[]): Promise<Played> {
   };
 }
 
-// The error of a call is typed from the spec as the Problem schema: this line compiles only
-// while every declared error of these operations is application/problem+json -> Problem.
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+// The error of a call is typed from the spec: a union of the problem types its operation
+// declares, each told apart by its `type`. These lines compile only while every declared
+// error is application/problem+json with a problem's members, and the illegal move's and
+// the wrong token's types are among them with their own members.
+type IsProblem<E> = [E] extends [ProblemShape] ? true : false;
+type Has<U, T> = [Extract<U, T>] extends [never] ? false : true;
 
 async function problems(deal: string[]) {
   const { game, player } = await createGame(deal);
@@ -112,17 +123,22 @@ async function problems(deal: string[]) {
     params: { path },
     body: { position: 0 },
   });
-  const illegalIsProblem: Same<NonNullable<typeof illegal.error>, Problem> = true;
+  type IllegalError = NonNullable<typeof illegal.error>;
+  const illegalIsProblem: IsProblem<IllegalError> = true;
+  const illegalTyped: Has<IllegalError, IllegalMoveProblem> = true;
+  const illegalMove = illegal.error?.type === "/problems/illegal-move" ? illegal.error.move : null;
 
   const stranger = playerClient("not-the-token");
   const forbidden = await stranger.GET("/v1/games/{game_id}", { params: { path } });
-  const forbiddenIsProblem: Same<NonNullable<typeof forbidden.error>, Problem> = true;
+  type ForbiddenError = NonNullable<typeof forbidden.error>;
+  const forbiddenIsProblem: IsProblem<ForbiddenError> = true;
+  const forbiddenTyped: Has<ForbiddenError, ForbiddenProblem> = true;
 
   const over = await player.POST("/v1/games/{game_id}/concede", { params: { path } });
   const again = await player.POST("/v1/games/{game_id}/draw", { params: { path } });
   return {
-    typed: illegalIsProblem && forbiddenIsProblem,
-    illegal: { status: illegal.response.status, type: illegal.error?.type },
+    typed: illegalIsProblem && forbiddenIsProblem && illegalTyped && forbiddenTyped,
+    illegal: { status: illegal.response.status, type: illegal.error?.type, move: illegalMove },
     illegal_content_type: illegal.response.headers.get("Content-Type"),
     forbidden: { status: forbidden.response.status, type: forbidden.error?.type },
     conceded: over.data?.status,
