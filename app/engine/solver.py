@@ -834,7 +834,13 @@ class _BestSearch(_Search):
 
     An exhaustive search (a bound on the cards a streak can take, tried as a branch and
     bound, pruned too little to pay for itself): exact by construction and fast by its
-    small keys (mask and stock index), not by pruning.
+    small keys (mask and stock index), not by pruning. Tried again with alpha-beta over
+    draw positions (entries exact or upper bounds) and the sound bound "every card left
+    in one streak, and the bonus of every peak left" (penalties only lower the score),
+    children ordered by gain plus bound: on classic deals 0-2 it searched 20 to 40% fewer
+    nodes with wrap, none fewer without, and took no less time: the bound is 100 to 200
+    points above the value at most positions, and stopping is always allowed, so no
+    draw's penalty can be counted as owed.
 
     Dead draws. At a draw position (mask, i) where no free card fits the top, the only
     moves are to stop (0) or to draw (-penalty + V(mask, i + 1)); so V(mask, i) =
@@ -885,8 +891,8 @@ class _BestSearch(_Search):
     ) -> tuple[int, list[tuple[int, int]]]:
         """Without redeals: the most points still to come and the draw positions of the
         best line, as (stock index, the mask its streak ends on), the first the position
-        solved (index 0): by the C search
-        when it is built (``_ACCEL``), else by ``_value_fast``."""
+        solved (index 0): by the C search when it is built (``_ACCEL``), else by
+        ``_value_fast``."""
         t = self.table
         if _ACCEL is not None and t.n <= _ACCEL_MAX_POSITIONS and len(self.stock) < 256:
             left = None if self.deadline is None else max(0.0, self.deadline - time.perf_counter())
