@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from app.engine import solver as engine_solver
 from bench import engine, solver
 
 pytestmark = pytest.mark.slow
@@ -21,11 +22,16 @@ def test_engine_benchmark_runs(capsys: pytest.CaptureFixture[str]) -> None:
 def test_solver_benchmark_runs(capsys: pytest.CaptureFixture[str]) -> None:
     """Deals 28..30: 28 is lost with wrap, so the bench meets both answers."""
 
-    flags = "--deals 2 --seed 28 --plain-nodes 2000 --many 3 --best-deals 1 --positions 2"
+    flags = (
+        "--deals 2 --seed 28 --plain-nodes 2000 --many 3 --best-deals 1 --positions 2"
+        " --six-deals 1 --six-seconds 0.2 --python-deals 1"
+    )
     solver.run(flags.split())
     out = capsys.readouterr().out
     assert "clear, classic, wrap: winnable 1/2, solver unknown 0" in out
     assert "clear, classic, wrap, deals 28..30: winnable 2/3, unknown 0" in out
     assert "over 100 ms:" in out
-    assert "best score, whole classic deals, no wrap: unknown 0" in out
+    assert "best score, whole tripeaks deals 28..28, no wrap: unknown 0" in out
+    assert "best score, whole six_peaks deals 28..28, wrap:" in out
+    assert "pure Python search on 1 of them" in out or engine_solver._ACCEL is None
     assert "plain/solver time" in out

@@ -1,0 +1,677 @@
+/* The best-score search of app/engine/solver.py (``_BestSearch._value_fast``) in C: an
+ * optional accelerator, built by the normal install where a C compiler exists (setup.py,
+ * ``optional=True``). The pure Python search is the fallback and the reference: the two
+ * search the same draw positions in the same order and count nodes alike, so they give
+ * the same value, the same line and the same node count (tests/engine/test_best_accel.py).
+ *
+ * best(ranks, uncovers, fit, stock, pts, bonus, penalty, peak_mask, full,
+ *      mask, free, top, streak, max_nodes, seconds, max_entries)
+ *   -> (value or None, nodes, ends)
+ *
+ * ``ends``: the draw positions along the best line as (stock index, the mask its streak
+ * ends on), the first the position solved (index 0); value None when the budget (nodes, seconds, or
+ * ``max_entries`` entries of the table) ran out. At most 56 tableau positions and 255
+ * stock cards (a key is the mask << 8 | the stock index).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef uint64_t u64;
+
+/* A draw position's value: key (mask << 8 | stock index) + 1, 0 for an empty slot. */
+typedef struct {
+    u64 key;
+    int64_t best;
+} Entry;
+
+typedef struct {
+    u64 mask;
+    uint32_t gen;
+    int32_t top;
+} SeenSlot;
+
+typedef struct {
+    u64 mask;
+    uint32_t gen;
+    uint32_t pad;
+} EndSlot;
+
+typedef struct {
+    u64 mask;
+    u64 free;
+    int top;
+} Step;
+
+typedef struct {
+    u64 mask;
+    u64 free;
+    int next; /* the next draw position's stock index, past the stock: none */
+} End;
+
+typedef struct {
+    int n;
+    u64 full;
+    int rank[64];
+    int unc_off[65];
+    int *unc_q;
+    u64 *unc_cover;
+    u64 fit[15];
+    int nstock;
+    int *stock;
+    u64 *sfit; /* sfit[j]: the positions whose card may go on the top after j draws */
+    long long *pts;
+    Py_ssize_t npts;
+    long long *bonus;
+    Py_ssize_t nbonus;
+    long long penalty;
+    u64 peak_mask;
+    long long nodes;
+    long long max_nodes;
+    int timed;
+    double deadline;
+    int failed; /* 1: out of budget, 2: out of memory */
+    /* the table of draw positions */
+    Entry *tt;
+    size_t tt_cap, tt_count, tt_max;
+    /* one streak's walk: (mask, top) seen, the masks it ends on */
+    SeenSlot *seen;
+    size_t seen_cap, seen_count;
+    EndSlot *endset;
+    size_t endset_cap, endset_count;
+    uint32_t gen;
+    Step *walk;
+    size_t walk_len, walk_cap;
+    End *ends;
+    size_t ends_len, ends_cap;
+} Search;
+
+static inline u64 mix(u64 x) {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
+static double now_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int out_of_time(Search *s) { return s->timed && now_seconds() > s->deadline; }
+
+/* -- the table ------------------------------------------------------------------------ */
+
+static inline int popcount(u64 x) {
+#if defined(__POPCNT__)
+    return __builtin_popcountll(x);
+#else
+    x = x - ((x >> 1) & 0x5555555555555555ULL);
+    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+    return (int)((x * 0x0101010101010101ULL) >> 56);
+#endif
+}
+
+static inline u64 tt_key(u64 mask, int idx) { return (mask << 8 | (u64)idx) + 1; }
+
+static inline size_t tt_home(u64 key, size_t cap) { return (size_t)mix(key) & (cap - 1); }
+
+static inline Entry *tt_find(Search *s, u64 key) {
+    size_t m = s->tt_cap - 1;
+    size_t i = tt_home(key, s->tt_cap);
+    for (;;) {
+        Entry *e = &s->tt[i];
+        if (e->key == key) return e;
+        if (e->key == 0) return NULL;
+        i = (i + 1) & m;
+    }
+}
+
+static Entry *tt_slot(Entry *tt, size_t cap, u64 key) {
+    size_t m = cap - 1;
+    size_t i = tt_home(key, cap);
+    while (tt[i].key != 0 && tt[i].key != key) i = (i + 1) & m;
+    return &tt[i];
+}
+
+static int tt_put(Search *s, u64 key, long long best) {
+    if ((s->tt_count + 1) * 4 > s->tt_cap * 3) {
+        if (s->tt_count >= s->tt_max) {
+            s->failed = 2;
+            return -1;
+        }
+        size_t cap = s->tt_cap * 2;
+        Entry *tt = calloc(cap, sizeof(Entry));
+        if (tt == NULL) {
+            s->failed = 2;
+            return -1;
+        }
+        for (size_t i = 0; i < s->tt_cap; i++) {
+            if (s->tt[i].key != 0) *tt_slot(tt, cap, s->tt[i].key) = s->tt[i];
+        }
+        free(s->tt);
+        s->tt = tt;
+        s->tt_cap = cap;
+    }
+    Entry *e = tt_slot(s->tt, s->tt_cap, key);
+    if (e->key == 0) s->tt_count++;
+    e->key = key;
+    e->best = best;
+    return 0;
+}
+
+/* -- one walk's sets, cleared by a new generation -------------------------------------- */
+
+static int seen_grow(Search *s) {
+    size_t cap = s->seen_cap * 2;
+    SeenSlot *t = calloc(cap, sizeof(SeenSlot));
+    if (t == NULL) return -1;
+    for (size_t i = 0; i < s->seen_cap; i++) {
+        SeenSlot *o = &s->seen[i];
+        if (o->gen != s->gen) continue;
+        size_t j = (size_t)mix(o->mask * 31 + (u64)o->top) & (cap - 1);
+        while (t[j].gen == s->gen) j = (j + 1) & (cap - 1);
+        t[j] = *o;
+    }
+    free(s->seen);
+    s->seen = t;
+    s->seen_cap = cap;
+    return 0;
+}
+
+/* 1 if (mask, top) is new (and now seen), 0 if seen, -1 out of memory */
+static int seen_add(Search *s, u64 mask, int top) {
+    if ((s->seen_count + 1) * 2 > s->seen_cap && seen_grow(s) < 0) return -1;
+    size_t m = s->seen_cap - 1;
+    size_t j = (size_t)mix(mask * 31 + (u64)top) & m;
+    for (;;) {
+        SeenSlot *o = &s->seen[j];
+        if (o->gen != s->gen) {
+            o->gen = s->gen;
+            o->mask = mask;
+            o->top = top;
+            s->seen_count++;
+            return 1;
+        }
+        if (o->mask == mask && o->top == top) return 0;
+        j = (j + 1) & m;
+    }
+}
+
+static int endset_grow(Search *s) {
+    size_t cap = s->endset_cap * 2;
+    EndSlot *t = calloc(cap, sizeof(EndSlot));
+    if (t == NULL) return -1;
+    for (size_t i = 0; i < s->endset_cap; i++) {
+        EndSlot *o = &s->endset[i];
+        if (o->gen != s->gen) continue;
+        size_t j = (size_t)mix(o->mask) & (cap - 1);
+        while (t[j].gen == s->gen) j = (j + 1) & (cap - 1);
+        t[j] = *o;
+    }
+    free(s->endset);
+    s->endset = t;
+    s->endset_cap = cap;
+    return 0;
+}
+
+static int endset_add(Search *s, u64 mask) {
+    if ((s->endset_count + 1) * 2 > s->endset_cap && endset_grow(s) < 0) return -1;
+    size_t m = s->endset_cap - 1;
+    size_t j = (size_t)mix(mask) & m;
+    for (;;) {
+        EndSlot *o = &s->endset[j];
+        if (o->gen != s->gen) {
+            o->gen = s->gen;
+            o->mask = mask;
+            s->endset_count++;
+            return 1;
+        }
+        if (o->mask == mask) return 0;
+        j = (j + 1) & m;
+    }
+}
+
+static void new_walk(Search *s) {
+    s->gen++;
+    if (s->gen == 0) { /* wrapped: clear the stamps */
+        memset(s->seen, 0, s->seen_cap * sizeof(SeenSlot));
+        memset(s->endset, 0, s->endset_cap * sizeof(EndSlot));
+        s->gen = 1;
+    }
+    s->seen_count = 0;
+    s->endset_count = 0;
+}
+
+static int push_walk(Search *s, u64 mask, u64 free_, int top) {
+    if (s->walk_len == s->walk_cap) {
+        size_t cap = s->walk_cap * 2;
+        Step *w = realloc(s->walk, cap * sizeof(Step));
+        if (w == NULL) return -1;
+        s->walk = w;
+        s->walk_cap = cap;
+    }
+    s->walk[s->walk_len].mask = mask;
+    s->walk[s->walk_len].free = free_;
+    s->walk[s->walk_len].top = top;
+    s->walk_len++;
+    return 0;
+}
+
+static int push_end(Search *s, u64 mask, u64 free_) {
+    if (s->ends_len == s->ends_cap) {
+        size_t cap = s->ends_cap * 2;
+        End *e = realloc(s->ends, cap * sizeof(End));
+        if (e == NULL) return -1;
+        s->ends = e;
+        s->ends_cap = cap;
+    }
+    s->ends[s->ends_len].mask = mask;
+    s->ends[s->ends_len].free = free_;
+    s->ends[s->ends_len].next = 0;
+    s->ends_len++;
+    return 0;
+}
+
+/* -- the search (solver.py, _BestSearch._value_fast) ------------------------------------ */
+
+/* Every mask a streak can reach from (mask0, top0), pushed on ``ends`` in the order the
+ * Python walk finds them (mask0 first); the walk is deduplicated on (mask, top). */
+static int walk(Search *s, u64 mask0, u64 free0, int top0) {
+    new_walk(s);
+    if (push_end(s, mask0, free0) < 0 || endset_add(s, mask0) < 0) goto oom;
+    s->walk_len = 0;
+    if (push_walk(s, mask0, free0, top0) < 0) goto oom;
+    while (s->walk_len) {
+        Step st = s->walk[--s->walk_len];
+        u64 playable = st.free & s->fit[st.top + 1];
+        while (playable) {
+            u64 b = playable & (~playable + 1);
+            playable ^= b;
+            u64 m2 = st.mask | b;
+            int p = __builtin_ctzll(b);
+            int r = s->rank[p];
+            int added = seen_add(s, m2, r);
+            if (added < 0) goto oom;
+            if (!added) continue;
+            if ((s->seen_count & 4095) == 0 &&
+                (s->nodes + (long long)s->seen_count > s->max_nodes || out_of_time(s))) {
+                s->failed = 1;
+                return -1;
+            }
+            u64 f2 = st.free & ~b;
+            for (int k = s->unc_off[p]; k < s->unc_off[p + 1]; k++) {
+                u64 cq = s->unc_cover[k];
+                if ((cq & m2) == cq) f2 |= (u64)1 << s->unc_q[k];
+            }
+            int fresh = endset_add(s, m2);
+            if (fresh < 0) goto oom;
+            if (fresh && push_end(s, m2, f2) < 0) goto oom;
+            if (push_walk(s, m2, f2, r) < 0) goto oom;
+        }
+    }
+    s->nodes += (long long)s->seen_count;
+    return 0;
+oom:
+    s->failed = 2;
+    return -1;
+}
+
+/* The best points still to come from a draw position (``keep``: kept in the table; the
+ * position solved is not) into ``*out``. */
+static int value_fast(Search *s, int keep, u64 mask0, u64 free0, int idx, int top0, int streak,
+                      long long *out) {
+    s->nodes++;
+    if (s->nodes > s->max_nodes || ((s->nodes & 1023) == 0 && out_of_time(s))) {
+        s->failed = 1;
+        return -1;
+    }
+    size_t base = s->ends_len;
+    if (walk(s, mask0, free0, top0) < 0) return -1;
+    size_t stop = s->ends_len;
+    /* Where each end goes on after a draw: the next draw position where a card can be
+     * played (solver.py), its slot in the table fetched while the others are looked at. */
+    for (size_t i = base; i < stop; i++) {
+        End *d = &s->ends[i];
+        int j = idx + 1;
+        if (d->mask == s->full) {
+            j = s->nstock + 1;
+        } else {
+            while (j <= s->nstock && !(d->free & s->sfit[j])) j++;
+            if (j <= s->nstock) __builtin_prefetch(&s->tt[tt_home(tt_key(d->mask, j), s->tt_cap)]);
+        }
+        d->next = j;
+    }
+    int count0 = popcount(mask0);
+    long long base_pts = s->pts[streak] + s->bonus[popcount(mask0 & s->peak_mask)];
+    long long best = 0;
+    for (size_t i = base; i < stop; i++) {
+        u64 m2 = s->ends[i].mask;
+        long long now = s->pts[streak + popcount(m2) - count0] +
+                        s->bonus[popcount(m2 & s->peak_mask)] - base_pts;
+        if (now > best) best = now;
+        int j = s->ends[i].next;
+        if (j > s->nstock) continue;
+        u64 f2 = s->ends[i].free;
+        long long v;
+        Entry *e = tt_find(s, tt_key(m2, j));
+        if (e != NULL) {
+            v = e->best;
+        } else if (value_fast(s, 1, m2, f2, j, s->stock[j - 1], 0, &v) < 0) {
+            return -1;
+        }
+        long long c = now - s->penalty * (j - idx) + v;
+        if (c > best) best = c;
+    }
+    s->ends_len = base;
+    if (keep && tt_put(s, tt_key(mask0, idx), best) < 0) return -1;
+    *out = best;
+    return 0;
+}
+
+/* The choice the Python search makes at a draw position worth ``best``: the first end
+ * (in the walk's order) whose stop, or else draw, is worth it; ``*next``: the index of the
+ * next draw position, 0 to stop. */
+static int choose(Search *s, u64 mask0, u64 free0, int idx, int top0, int streak,
+                  long long best, u64 *end, int *next) {
+    size_t base = s->ends_len;
+    if (walk(s, mask0, free0, top0) < 0) return -1;
+    int count0 = popcount(mask0);
+    long long base_pts = s->pts[streak] + s->bonus[popcount(mask0 & s->peak_mask)];
+    for (size_t i = base; i < s->ends_len; i++) {
+        u64 m2 = s->ends[i].mask;
+        long long now = s->pts[streak + popcount(m2) - count0] +
+                        s->bonus[popcount(m2 & s->peak_mask)] - base_pts;
+        if (now == best) {
+            *end = m2;
+            *next = 0;
+            s->ends_len = base;
+            return 0;
+        }
+        if (m2 == s->full) continue;
+        u64 f2 = s->ends[i].free;
+        int j = idx + 1;
+        while (j <= s->nstock && !(f2 & s->sfit[j])) j++;
+        if (j > s->nstock) continue;
+        Entry *e = tt_find(s, tt_key(m2, j));
+        if (e != NULL && now - s->penalty * (j - idx) + e->best == best) {
+            *end = m2;
+            *next = j;
+            s->ends[base].free = f2; /* the next draw position's free cards */
+            s->ends_len = base + 1;
+            return 0;
+        }
+    }
+    s->ends_len = base;
+    PyErr_SetString(PyExc_AssertionError, "the best line cannot be found again");
+    return -2;
+}
+
+/* -- the Python function ---------------------------------------------------------------- */
+
+static int ints_of(PyObject *seq, long long **out, Py_ssize_t *len) {
+    PyObject *fast = PySequence_Fast(seq, "expected a sequence of ints");
+    if (fast == NULL) return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    long long *a = malloc((size_t)(n > 0 ? n : 1) * sizeof(long long));
+    if (a == NULL) {
+        Py_DECREF(fast);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        a[i] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(fast, i));
+        if (a[i] == -1 && PyErr_Occurred()) {
+            free(a);
+            Py_DECREF(fast);
+            return -1;
+        }
+    }
+    Py_DECREF(fast);
+    *out = a;
+    *len = n;
+    return 0;
+}
+
+static void search_free(Search *s) {
+    free(s->unc_q);
+    free(s->unc_cover);
+    free(s->stock);
+    free(s->sfit);
+    free(s->pts);
+    free(s->bonus);
+    free(s->tt);
+    free(s->seen);
+    free(s->endset);
+    free(s->walk);
+    free(s->ends);
+}
+
+static PyObject *best(PyObject *self, PyObject *args) {
+    PyObject *ranks_o, *unc_o, *fit_o, *stock_o, *pts_o, *bonus_o;
+    long long penalty, max_nodes, max_entries;
+    unsigned long long peak_mask, full, mask0, free0;
+    int top0, streak;
+    double seconds;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOOOOLKKKKiiLdL", &ranks_o, &unc_o, &fit_o, &stock_o, &pts_o,
+                          &bonus_o, &penalty, &peak_mask, &full, &mask0, &free0, &top0,
+                          &streak, &max_nodes, &seconds, &max_entries))
+        return NULL;
+    Search s;
+    memset(&s, 0, sizeof s);
+    long long *tmp = NULL;
+    Py_ssize_t len = 0;
+    PyObject *result = NULL;
+    PyObject *fast = NULL;
+
+    if (ints_of(ranks_o, &tmp, &len) < 0) goto done;
+    if (len > 56 || len < 1) { /* a key is the mask << 8 | the stock index */
+        free(tmp);
+        PyErr_SetString(PyExc_ValueError, "1 to 56 tableau positions");
+        goto done;
+    }
+    s.n = (int)len;
+    for (int i = 0; i < s.n; i++) s.rank[i] = (int)tmp[i];
+    free(tmp);
+    for (int i = 0; i < s.n; i++) {
+        if (s.rank[i] < 0 || s.rank[i] > 13) {
+            PyErr_SetString(PyExc_ValueError, "ranks: 0 to 13");
+            goto done;
+        }
+    }
+    if (top0 < -1 || top0 > 13 || streak < 0) {
+        PyErr_SetString(PyExc_ValueError, "top: -1 to 13, streak: 0 or more");
+        goto done;
+    }
+
+    fast = PySequence_Fast(unc_o, "uncovers: a sequence");
+    if (fast == NULL) goto done;
+    if (PySequence_Fast_GET_SIZE(fast) != s.n) {
+        PyErr_SetString(PyExc_ValueError, "uncovers: one entry a position");
+        goto done;
+    }
+    {
+        int total = 0;
+        for (int p = 0; p < s.n; p++) {
+            Py_ssize_t k = PySequence_Size(PySequence_Fast_GET_ITEM(fast, p));
+            if (k < 0) goto done;
+            total += (int)k;
+        }
+        s.unc_q = malloc((size_t)(total + 1) * sizeof(int));
+        s.unc_cover = malloc((size_t)(total + 1) * sizeof(u64));
+        if (s.unc_q == NULL || s.unc_cover == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        int at = 0;
+        for (int p = 0; p < s.n; p++) {
+            s.unc_off[p] = at;
+            PyObject *pairs = PySequence_Fast(PySequence_Fast_GET_ITEM(fast, p), "pairs");
+            if (pairs == NULL) goto done;
+            for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(pairs); k++) {
+                int q;
+                unsigned long long cq;
+                if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(pairs, k), "iK", &q, &cq)) {
+                    Py_DECREF(pairs);
+                    goto done;
+                }
+                if (q < 0 || q >= s.n) {
+                    Py_DECREF(pairs);
+                    PyErr_SetString(PyExc_ValueError, "uncovers: a position out of range");
+                    goto done;
+                }
+                s.unc_q[at] = q;
+                s.unc_cover[at] = cq;
+                at++;
+            }
+            Py_DECREF(pairs);
+        }
+        s.unc_off[s.n] = at;
+    }
+
+    {
+        PyObject *ff = PySequence_Fast(fit_o, "fit");
+        if (ff == NULL) goto done;
+        if (PySequence_Fast_GET_SIZE(ff) != 15) {
+            Py_DECREF(ff);
+            PyErr_SetString(PyExc_ValueError, "fit: 15 masks");
+            goto done;
+        }
+        for (int i = 0; i < 15; i++) {
+            s.fit[i] = PyLong_AsUnsignedLongLong(PySequence_Fast_GET_ITEM(ff, i));
+            if (PyErr_Occurred()) {
+                Py_DECREF(ff);
+                goto done;
+            }
+        }
+        Py_DECREF(ff);
+    }
+
+    if (ints_of(stock_o, &tmp, &len) < 0) goto done;
+    if (len > 255) {
+        free(tmp);
+        PyErr_SetString(PyExc_ValueError, "at most 255 stock cards");
+        goto done;
+    }
+    s.nstock = (int)len;
+    s.stock = malloc((size_t)(len + 1) * sizeof(int));
+    if (s.stock == NULL) {
+        free(tmp);
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < len; i++) s.stock[i] = (int)tmp[i];
+    free(tmp);
+    s.sfit = malloc((size_t)(len + 1) * sizeof(u64));
+    if (s.sfit == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    s.sfit[0] = 0;
+    for (Py_ssize_t j = 1; j <= len; j++) {
+        if (s.stock[j - 1] < 0 || s.stock[j - 1] > 13) {
+            PyErr_SetString(PyExc_ValueError, "stock: ranks 0 to 13");
+            goto done;
+        }
+        s.sfit[j] = s.fit[s.stock[j - 1] + 1];
+    }
+    if (ints_of(pts_o, &s.pts, &s.npts) < 0) goto done;
+    if (ints_of(bonus_o, &s.bonus, &s.nbonus) < 0) goto done;
+    if (s.npts < s.n + streak + 1 || s.nbonus < 1) {
+        PyErr_SetString(PyExc_ValueError, "pts: too short");
+        goto done;
+    }
+    s.penalty = penalty;
+    s.peak_mask = peak_mask;
+    s.full = full;
+    s.max_nodes = max_nodes < 0 ? ((long long)1 << 62) : max_nodes;
+    s.timed = seconds >= 0;
+    s.deadline = now_seconds() + seconds;
+    s.tt_max = max_entries > 0 ? (size_t)max_entries : ((size_t)1 << 22);
+    s.tt_cap = 1 << 12;
+    s.tt = calloc(s.tt_cap, sizeof(Entry));
+    s.seen_cap = 1 << 8;
+    s.seen = calloc(s.seen_cap, sizeof(SeenSlot));
+    s.endset_cap = 1 << 8;
+    s.endset = calloc(s.endset_cap, sizeof(EndSlot));
+    s.walk_cap = 1 << 8;
+    s.walk = malloc(s.walk_cap * sizeof(Step));
+    s.ends_cap = 1 << 10;
+    s.ends = malloc(s.ends_cap * sizeof(End));
+    if (!s.tt || !s.seen || !s.endset || !s.walk || !s.ends) {
+        PyErr_NoMemory();
+        goto done;
+    }
+
+    long long value = 0;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = value_fast(&s, 0, mask0, free0, 0, top0, streak, &value);
+    Py_END_ALLOW_THREADS
+    if (rc < 0) {
+        result = Py_BuildValue("(OLN)", Py_None, s.nodes, PyList_New(0));
+        goto done;
+    }
+    /* The line: the draw positions along it, each streak's end (the nodes counted once). */
+    long long counted = s.nodes;
+    PyObject *ends = PyList_New(0);
+    if (ends == NULL) goto done;
+    u64 mask = mask0, free_ = free0;
+    int top = top0, idx = 0, next = 1;
+    long long left = value;
+    s.max_nodes = (long long)1 << 62;
+    s.timed = 0;
+    while (next) {
+        u64 end;
+        int str = idx == 0 ? streak : 0;
+        rc = choose(&s, mask, free_, idx, top, str, left, &end, &next);
+        if (rc < 0) {
+            if (rc == -1) PyErr_NoMemory();
+            Py_DECREF(ends);
+            goto done;
+        }
+        PyObject *pair = Py_BuildValue("(iK)", idx, (unsigned long long)end);
+        if (pair == NULL || PyList_Append(ends, pair) < 0) {
+            Py_XDECREF(pair);
+            Py_DECREF(ends);
+            goto done;
+        }
+        Py_DECREF(pair);
+        if (next) {
+            long long base_pts = s.pts[str] + s.bonus[popcount(mask & s.peak_mask)];
+            long long now = s.pts[str + popcount(end) - popcount(mask)] +
+                            s.bonus[popcount(end & s.peak_mask)] - base_pts;
+            left -= now - s.penalty * (next - idx);
+            free_ = s.ends[s.ends_len - 1].free;
+            s.ends_len--;
+            top = s.stock[next - 1];
+            mask = end;
+            idx = next;
+        }
+    }
+    result = Py_BuildValue("(LLN)", value, counted, ends);
+done:
+    Py_XDECREF(fast);
+    search_free(&s);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"best", best, METH_VARARGS, "The best-score search over draw positions (solver.py)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_bestscore", "The solver's best-score search in C (optional).", -1,
+    methods,
+};
+
+PyMODINIT_FUNC PyInit__bestscore(void) { return PyModule_Create(&module); }
