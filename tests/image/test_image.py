@@ -33,6 +33,25 @@ def test_it_runs_as_uid_10001_with_a_healthcheck(docker: Docker, image: str) -> 
     assert out == "uid=10001(tripeaks) gid=10001(tripeaks) groups=10001(tripeaks)"
 
 
+def test_the_solver_runs_its_c_search_in_the_image(docker: Docker, image: str) -> None:
+    """The build stage compiles the solver's C best-score search for the image's Python;
+    a deal's best score comes from it, and the pure Python search agrees."""
+    script = (
+        "from app.engine import Rules, new_game, numbered_deal, solver; "
+        "assert solver._ACCEL is not None, 'no C search'; "
+        "state = new_game(numbered_deal(7), Rules()); "
+        "fast = solver.solve_best(state); "
+        "solver._ACCEL = None; "
+        "slow = solver.solve_best(state); "
+        "assert fast.score == slow.score is not None, (fast.score, slow.score); "
+        "print(fast.score)"
+    )
+    out = docker.out(
+        "run", "--rm", "--network", "none", "--entrypoint", "python", image, "-c", script
+    )
+    assert int(out) > 0
+
+
 def pem_certificates(text: str) -> list[bytes]:
     """The DER bytes of each PEM certificate in ``text``."""
     bodies = re.findall(r"-----BEGIN CERTIFICATE-----(.*?)-----END CERTIFICATE-----", text, re.S)
