@@ -316,6 +316,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             if missing:
                 install(missing)
             notes.append(f"installed {' '.join(missing)}" if missing else "nothing missing")
+        # What the engine must leave as it found it is the machine after the install:
+        # docker.io brings iptables, whose FORWARD chain then reads ACCEPT where there was
+        # no iptables at all (the same: nothing filtered), on a machine that had none.
+        before = machine_state()
         engine = Engine(EnginePaths(cache), "dockerd", DOCKER)
         try:
             with steps.step("start the engine"):
