@@ -35,7 +35,7 @@ from app.kit.clock import ClockDep
 from app.kit.deps import ReadSessionDep, SessionDep, release
 from app.kit.errors import NotFoundProblem, ServiceUnavailableProblem, ValidationProblem
 from app.kit.models import PlayerKind
-from app.kit.paging import PAGE_HEADERS, link_next
+from app.kit.paging import PAGE_HEADERS, CursorParam, link_next
 from app.kit.problems import problem_responses
 from app.kit.ratelimit import RATE_LIMIT_HEADERS, Budget, RateLimitedProblem, rate_limit
 from app.kit.schemas import DEFAULT_LAYOUT, LayoutName, RulesRead
@@ -254,14 +254,7 @@ def get_leaderboard(
             "either side of the caller's",
         ),
     ] = 20,
-    cursor: Annotated[
-        str | None,
-        Query(
-            max_length=300,
-            description="The next page: the previous page's next (also in its Link header); "
-            "leave it out for the first page",
-        ),
-    ] = None,
+    cursor: CursorParam = None,
     around: Annotated[
         Around | None,
         Query(

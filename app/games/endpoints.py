@@ -71,7 +71,7 @@ from app.kit.headers import (
     etag,
     if_none_match,
 )
-from app.kit.paging import PAGE_HEADERS, decode_cursor, encode_cursor, link_next
+from app.kit.paging import PAGE_HEADERS, CursorParam, decode_cursor, encode_cursor, link_next
 from app.kit.problems import problem_responses
 from app.kit.ratelimit import RATE_LIMIT_HEADERS, Budget, RateLimitedProblem, rate_limit
 from app.kit.workload import WorkLimiter
@@ -599,14 +599,7 @@ def list_moves(
     limit: Annotated[
         int, Query(ge=1, le=1000, description="The most moves a page holds, 1-1000 (default 100)")
     ] = 100,
-    cursor: Annotated[
-        str | None,
-        Query(
-            max_length=200,
-            description="The next page: the previous page's next (also in its Link header); "
-            "leave it out for the first page",
-        ),
-    ] = None,
+    cursor: CursorParam = None,
 ) -> MoveList:
     after = int(decode_cursor(cursor, 1)[0]) if cursor is not None else None
     moves = service.history(row, offset, limit + 1, after)

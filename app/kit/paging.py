@@ -12,9 +12,9 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import Request, Response
+from fastapi import Query, Request, Response
 
 from app.kit.errors import ValidationProblem
 from app.kit.ratelimit import RATE_LIMIT_HEADERS
@@ -29,6 +29,17 @@ PAGE_HEADERS: dict[str, Any] = {
         },
     }
 }
+
+
+# The query parameter of a paged list: the ``next`` of the page before.
+CursorParam = Annotated[
+    str | None,
+    Query(
+        max_length=300,
+        description="The next page: the previous page's next (also in its Link header); "
+        "leave it out for the first page",
+    ),
+]
 
 
 def encode_cursor(place: list[Any]) -> str:

@@ -12,7 +12,7 @@ from app.games.service import GameService
 from app.kit.deps import ReadSessionDep, SessionDep
 from app.kit.errors import NotFoundProblem, ValidationProblem
 from app.kit.headers import LOCATION, NO_STORE
-from app.kit.paging import PAGE_HEADERS, decode_cursor, encode_cursor, link_next
+from app.kit.paging import PAGE_HEADERS, CursorParam, decode_cursor, encode_cursor, link_next
 from app.kit.problems import problem_responses
 from app.kit.ratelimit import RATE_LIMIT_HEADERS, Budget, RateLimitedProblem, rate_limit
 from app.kit.schemas import LayoutName
@@ -181,14 +181,7 @@ def list_my_games(
     limit: Annotated[
         int, Query(ge=1, le=100, description="Most games on a page, 1-100 (default 20)")
     ] = 20,
-    cursor: Annotated[
-        str | None,
-        Query(
-            max_length=200,
-            description="The next page: the previous page's next (also in its Link header); "
-            "leave it out for the first page",
-        ),
-    ] = None,
+    cursor: CursorParam = None,
 ) -> GameSummaryList:
     """The caller's games, newest first; filter by `status` or `layout`, and follow `next` (or the
     `Link` header) for the next page.
