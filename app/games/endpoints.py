@@ -16,7 +16,7 @@ from app.challenges.service import (
     ensure_challenge,
     parse_challenge_id,
 )
-from app.engine import GameState, Play
+from app.engine import GameState
 from app.games import solving
 from app.games.access import (
     ACCESS_PROBLEMS,
@@ -49,11 +49,12 @@ from app.games.schemas import (
     LegalMoveList,
     LegalMoveRead,
     MoveCreate,
-    MoveKind,
     MoveList,
     MoveRead,
     PlayCreate,
     RevealRead,
+    legal_moves_read,
+    state_read,
 )
 from app.games.service import GameService, LoadedGame, MoveResult
 from app.kit.auth import BearerDep
@@ -267,28 +268,13 @@ def legal_move_objects(
     state: GameState, moves: Iterable[engine.Move] | None = None
 ) -> list[LegalMoveRead]:
     """``moves`` (by default the state's legal moves) as make_move accepts them."""
-    out = []
-    for m in engine.legal_moves(state) if moves is None else moves:
-        if isinstance(m, Play):
-            card = state.tableau[m.position]
-            out.append(
-                LegalMoveRead(
-                    move=str(m),
-                    kind=MoveKind.PLAY,
-                    position=m.position,
-                    card=card.code if card is not None else None,
-                )
-            )
-        else:
-            out.append(LegalMoveRead(move=str(m), kind=MoveKind(m.kind), position=None, card=None))
-    return out
+    return [LegalMoveRead.model_validate(m) for m in legal_moves_read(state, moves)]
 
 
 def game_out(game: LoadedGame, now: datetime) -> dict[str, Any]:
     """The game as its player may see it; the deal only once the game has ended (and a
     challenge's game only once its day is over too)."""
     row, state = game.row, game.state
-    view = engine.player_view(state)
     reveal = None
     if state.is_over and not deal_secret(row, now):
         reveal = RevealRead(deal=row.deal.split(), salt=row.salt, deal_number=row.deal_number)
@@ -302,20 +288,7 @@ def game_out(game: LoadedGame, now: datetime) -> dict[str, Any]:
         )
     return {
         "id": row.id,
-        "version": state.moves_made,
-        "status": view["status"],
-        "layout": view["layout"],
-        "rules": view["rules"],
-        "tableau": view["tableau"],
-        "waste": view["waste"],
-        "waste_top": view["waste_top"],
-        "stock_count": view["stock_count"],
-        "redeals_left": view["redeals_left"],
-        "cards_left": view["cards_left"],
-        "score": view["score"],
-        "can_undo": "undo" in view["legal_moves"],
-        # The view already holds the legal moves: not computed a second time.
-        "legal_moves": legal_move_objects(state, map(engine.parse_move, view["legal_moves"])),
+        **state_read(state),
         "deal_number": row.deal_number if row.deal_chosen else None,
         "commitment": row.commitment,
         "reveal": reveal,

@@ -7,6 +7,7 @@ list ``<Thing>List``; none is named like an engine class. The enums (``GameStatu
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
 from enum import StrEnum
 from typing import Annotated, Any, Final
@@ -38,23 +39,31 @@ CardCode = Annotated[
 ]
 
 
-def _game_example() -> dict[str, Any]:
-    """A real game's state for the contract's examples: numbered deal 7 under the default
-    rules, after its first legal play, as get_game answers it (so it cannot drift from
-    the rules: the engine computes it)."""
-    state = engine.new_game(engine.numbered_deal(7), engine.Rules.for_layout("tripeaks"))
-    state = engine.apply(state, engine.legal_moves(state)[0])
+def legal_moves_read(
+    state: engine.GameState, moves: Iterable[engine.Move] | None = None
+) -> list[dict[str, Any]]:
+    """``moves`` (by default the state's legal moves) as make_move accepts them: a play
+    names its position and its card (face up, since the play is legal)."""
+    out: list[dict[str, Any]] = []
+    for m in engine.legal_moves(state) if moves is None else moves:
+        position = m.position if isinstance(m, engine.Play) else None
+        card = state.tableau[position] if position is not None else None
+        out.append(
+            {
+                "move": str(m),
+                "kind": m.kind,
+                "position": position,
+                "card": card.code if card is not None else None,
+            }
+        )
+    return out
+
+
+def state_read(state: engine.GameState) -> dict[str, Any]:
+    """What a game's answer holds that its state alone gives, as its player may see it
+    (get_game's answers and the contract's examples alike)."""
     view = engine.player_view(state)
-    cards = {slot["position"]: slot["card"] for slot in view["tableau"]}
-    moves = []
-    for text in view["legal_moves"]:
-        move = engine.parse_move(text)
-        position = move.position if isinstance(move, engine.Play) else None
-        card = cards[position] if position is not None else None
-        moves.append({"move": text, "kind": move.kind, "position": position, "card": card})
-    salt = "5d1f0c7a9b3e4f2a8c6d0e1b2a3f4c5d"
     return {
-        "id": "hV3kq9X0b1LrT2mYp8dQzw",
         "version": state.moves_made,
         "status": view["status"],
         "layout": view["layout"],
@@ -66,8 +75,22 @@ def _game_example() -> dict[str, Any]:
         "redeals_left": view["redeals_left"],
         "cards_left": view["cards_left"],
         "score": view["score"],
-        "can_undo": False,
-        "legal_moves": moves,
+        "can_undo": "undo" in view["legal_moves"],
+        # The view already holds the legal moves: not computed a second time.
+        "legal_moves": legal_moves_read(state, map(engine.parse_move, view["legal_moves"])),
+    }
+
+
+def _game_example() -> dict[str, Any]:
+    """A real game's state for the contract's examples: numbered deal 7 under the default
+    rules, after its first legal play, as get_game answers it (so it cannot drift from
+    the rules: the engine computes it)."""
+    state = engine.new_game(engine.numbered_deal(7), engine.Rules.for_layout("tripeaks"))
+    state = engine.apply(state, engine.legal_moves(state)[0])
+    salt = "5d1f0c7a9b3e4f2a8c6d0e1b2a3f4c5d"
+    return {
+        "id": "hV3kq9X0b1LrT2mYp8dQzw",
+        **state_read(state),
         "deal_number": 7,
         "commitment": engine.commitment(state.deal, salt),
         "reveal": None,

@@ -18,7 +18,6 @@ from __future__ import annotations
 import importlib
 import os
 import shutil
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,6 +26,7 @@ import pytest
 
 from clients import generate
 from tests.fixtures.deals import TRIPEAKS_CLEAR_ORDER, chain_deal, losing_deal, verify_commitment
+from tests.fixtures.packages import imported
 from tests.fixtures.servers import live_server
 
 pytestmark = pytest.mark.slow
@@ -39,14 +39,10 @@ def sdk(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """The generated package, imported from a temporary folder."""
     if shutil.which("java") is None:  # pragma: no cover - Java 17 is on every machine
         pytest.fail("openapi-generator needs Java (17 or later) on PATH")
-    out = generate.python_client(tmp_path_factory.mktemp("openapi-generator") / "python")
-    sys.path.insert(0, str(out))
-    try:
-        yield importlib.import_module(PACKAGE)
-    finally:
-        sys.path.remove(str(out))
-        for name in [m for m in sys.modules if m == PACKAGE or m.startswith(PACKAGE + ".")]:
-            del sys.modules[name]
+    with imported(
+        generate.python_client(tmp_path_factory.mktemp("openapi-generator") / "python"), PACKAGE
+    ) as package:
+        yield package
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,6 @@ responses are declared.
 from __future__ import annotations
 
 import importlib
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ import pytest
 
 from clients import generate
 from tests.fixtures.deals import TRIPEAKS_CLEAR_ORDER, chain_deal, losing_deal, verify_commitment
+from tests.fixtures.packages import imported
 from tests.fixtures.servers import live_server
 
 pytestmark = pytest.mark.slow
@@ -40,14 +40,10 @@ GAME_OPERATIONS = {
 @pytest.fixture(scope="module")
 def sdk(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """The generated package, imported from a temporary folder."""
-    out = generate.openapi_python_client(tmp_path_factory.mktemp("sdk"))
-    sys.path.insert(0, str(out))
-    try:
-        yield importlib.import_module(PACKAGE)
-    finally:
-        sys.path.remove(str(out))
-        for name in [m for m in sys.modules if m == PACKAGE or m.startswith(PACKAGE + ".")]:
-            del sys.modules[name]
+    with imported(
+        generate.openapi_python_client(tmp_path_factory.mktemp("sdk")), PACKAGE
+    ) as package:
+        yield package
 
 
 @pytest.fixture(scope="module")
