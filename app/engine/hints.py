@@ -164,7 +164,7 @@ def _move_code(move: Move) -> int | None:
     return {"draw": DRAW_CODE, "redeal": REDEAL_CODE}.get(str(move))
 
 
-def hint(
+def sampled_hint(
     view: Mapping[str, Any],
     rules: Rules | None = None,
     layout: Layout | None = None,
@@ -317,6 +317,9 @@ def hint(
     best = min(i for i in alive if wins[codes[i][0]] >= most - margin)  # the first preferred
     best_text = codes[best][0]
     return Hint(best_text, wins[best_text] / samples, samples, exact, wins, unknown_count)
+
+
+hint = sampled_hint
 
 
 def _race(alive: list[int], won: list[list[bool]]) -> list[int]:
