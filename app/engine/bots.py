@@ -25,7 +25,7 @@ import math
 import random
 import statistics
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -304,7 +304,7 @@ def paired(a: Sequence[GameRecord], b: Sequence[GameRecord]) -> tuple[int, int]:
     return only_a, only_b
 
 
-def report(summaries: Sequence[Summary], records: dict[str, Sequence[GameRecord]]) -> str:
+def report(summaries: Sequence[Summary], records: Mapping[str, Sequence[GameRecord]]) -> str:
     """The side-by-side table, the paired counts of each hint against the others, and
     each hint's calibration table."""
     lines = [
@@ -321,9 +321,9 @@ def report(summaries: Sequence[Summary], records: dict[str, Sequence[GameRecord]
         )
     names = [s.name for s in summaries]
     for i, a in enumerate(names):
-        for b in names[i + 1 :]:
-            only_a, only_b = paired(records[a], records[b])
-            lines.append(f"  paired: {only_a} deals won by {a} alone, {only_b} by {b} alone")
+        for other in names[i + 1 :]:
+            only_a, only_b = paired(records[a], records[other])
+            lines.append(f"  paired: {only_a} deals won by {a} alone, {only_b} by {other} alone")
     for s in summaries:
         if not s.bins:
             continue
