@@ -57,7 +57,7 @@ import random
 import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from app.engine.cards import Card, parse_card
@@ -164,30 +164,63 @@ def _move_code(move: Move) -> int | None:
     return {"draw": DRAW_CODE, "redeal": REDEAL_CODE}.get(str(move))
 
 
-def sampled_hint(
-    view: Mapping[str, Any],
-    rules: Rules | None = None,
-    layout: Layout | None = None,
-    *,
-    seed: int = 0,
-    time_budget: float | None = DEFAULT_HINT_SECONDS,
-    max_samples: int | None = None,
-    sample_budget: Budget | None = None,
-) -> Hint:
-    """Suggest a move from the player's view alone (``player_view(state)``).
+@dataclass(frozen=True, slots=True)
+class _Sight:
+    """The view as the hints read it: what is known, what is hidden, and how to deal the
+    hidden cards at random consistently with it."""
 
-    Sampling stops at ``max_samples`` samples or when ``time_budget`` seconds have
-    passed, whichever comes first (at least one sample is always tried, and no search
-    runs past the time budget). Each search (a sample's position, then each move in it)
-    has ``sample_budget`` (default 20,000 nodes). For a result that depends only on the
-    view and the seed, give ``max_samples`` and ``time_budget=None``.
-    """
-    began = time.perf_counter()
-    rules = rules if rules is not None else Rules.from_dict(view["rules"])
-    lay = layout if layout is not None else get_layout(rules.layout)
-    if view.get("status", "in_progress") != "in_progress":
-        return Hint(None, 0.0, 0, True)
-    sample_budget = sample_budget or Budget(max_nodes=DEFAULT_SAMPLE_NODES)
+    layout: Layout
+    rules: Rules
+    candidates: tuple[Move, ...]  # in the order of preference (``_preference``)
+    visible: Mapping[int, Card]
+    hidden: tuple[int, ...]
+    mask: int
+    pool: tuple[Card, ...]  # the cards not seen: the hidden tableau cards and the stock
+    waste: tuple[int, ...]  # ranks, bottom first
+    redeals_left: int
+    streak: int
+    total: int
+
+    @property
+    def exact(self) -> bool:
+        return len(self.pool) <= 1
+
+    def sample(self, rng: random.Random) -> _Start:
+        """A deal of the hidden cards at random, as the search's start."""
+        order = list(self.pool)
+        rng.shuffle(order)
+        ranks = [0] * self.layout.size
+        for p, card in self.visible.items():
+            ranks[p] = card.rank
+        for p, card in zip(self.hidden, order, strict=False):
+            ranks[p] = card.rank
+        w = self.waste
+        return _Start(
+            tuple(ranks),
+            self.mask,
+            w[-1] if w else NO_TOP,
+            w[:-1],
+            tuple(c.rank for c in order[len(self.hidden) :]),
+            self.redeals_left,
+            self.streak,
+            self.total,
+        )
+
+    def reveals(self, mask: int, p: int) -> bool:
+        """Whether playing ``p`` from ``mask`` turns a face-down card up."""
+        lay = self.layout
+        after = mask | 1 << p
+        return any(
+            q in self.hidden_set and all(after >> c & 1 for c in lay.positions[q].covered_by)
+            for q in lay.covers[p]
+        )
+
+    @property
+    def hidden_set(self) -> frozenset[int]:
+        return frozenset(self.hidden)
+
+
+def _sight(view: Mapping[str, Any], rules: Rules, lay: Layout) -> _Sight:
     candidates = [
         m for m in (parse_move(t) for t in view["legal_moves"]) if _move_code(m) is not None
     ]
@@ -221,26 +254,27 @@ def sampled_hint(
             f"and {stock_count} stock cards"
         )
     score = view["score"]
-    wranks = tuple(c.rank for c in waste)
-    exact = len(pool) <= 1
-    rng = random.Random(seed)
+    sight = _Sight(
+        lay,
+        rules,
+        (),
+        visible,
+        tuple(hidden),
+        mask,
+        tuple(pool),
+        tuple(c.rank for c in waste),
+        int(view["redeals_left"]),
+        int(score["current_streak"]),
+        int(score["total"]),
+    )
     # The order of preference among moves the samples cannot tell apart (``TIE_SHARE``):
     # first a play that turns a face-down card up, then any play, then a draw; the card
     # holding up the most cards first.
-    hidden_mask = sum(1 << p for p in hidden)
-
-    def reveals(p: int) -> bool:
-        after = mask | 1 << p
-        return any(
-            hidden_mask >> q & 1 and all(after >> c & 1 for c in lay.positions[q].covered_by)
-            for q in lay.covers[p]
-        )
-
     candidates.sort(
         key=lambda m: (
             (
                 0,
-                not reveals(m.position),
+                not sight.reveals(mask, m.position),
                 -len(lay.covers[m.position]),
                 lay.positions[m.position].row,
             )
@@ -248,7 +282,48 @@ def sampled_hint(
             else (1, False, 0, 0)
         )
     )
-    codes = [(str(m), code) for m in candidates if (code := _move_code(m)) is not None]
+    return replace(sight, candidates=tuple(candidates))
+
+
+def _time_left(began: float, time_budget: float | None, budget: Budget) -> Budget:
+    """``budget``, cut to what is left of the hint's time: no search runs past it."""
+    if time_budget is None:
+        return budget
+    left = max(0.0, time_budget - (time.perf_counter() - began))
+    if budget.seconds is None or budget.seconds > left:
+        return Budget(budget.max_nodes, left)
+    return budget
+
+
+def sampled_hint(
+    view: Mapping[str, Any],
+    rules: Rules | None = None,
+    layout: Layout | None = None,
+    *,
+    seed: int = 0,
+    time_budget: float | None = DEFAULT_HINT_SECONDS,
+    max_samples: int | None = None,
+    sample_budget: Budget | None = None,
+) -> Hint:
+    """The hint up to 2026-12 (the bots' ``pimc``): every legal move solved on the same
+    samples with every card known, the move that wins the most suggested.
+
+    Sampling stops at ``max_samples`` samples or when ``time_budget`` seconds have
+    passed, whichever comes first (at least one sample is always tried, and no search
+    runs past the time budget). Each search (a sample's position, then each move in it)
+    has ``sample_budget`` (default 20,000 nodes). For a result that depends only on the
+    view and the seed, give ``max_samples`` and ``time_budget=None``.
+    """
+    began = time.perf_counter()
+    rules = rules if rules is not None else Rules.from_dict(view["rules"])
+    lay = layout if layout is not None else get_layout(rules.layout)
+    if view.get("status", "in_progress") != "in_progress":
+        return Hint(None, 0.0, 0, True)
+    sample_budget = sample_budget or Budget(max_nodes=DEFAULT_SAMPLE_NODES)
+    sight = _sight(view, rules, lay)
+    exact = sight.exact
+    rng = random.Random(seed)
+    codes = [(str(m), code) for m in sight.candidates if (code := _move_code(m)) is not None]
     # won[i][k]: whether move i wins sample k; a move dropped from the race has a
     # shorter list (it is no longer searched).
     won: list[list[bool]] = [[] for _ in codes]
@@ -256,31 +331,8 @@ def sampled_hint(
     samples = 0
     unknown_count = 0
     while True:
-        order = list(pool)
-        rng.shuffle(order)
-        ranks = [0] * lay.size
-        for p, card in visible.items():
-            ranks[p] = card.rank
-        for p, card in zip(hidden, order, strict=False):
-            ranks[p] = card.rank
-        stock = tuple(c.rank for c in order[len(hidden) :])
-        root = _Start(
-            tuple(ranks),
-            mask,
-            wranks[-1] if wranks else NO_TOP,
-            wranks[:-1],
-            stock,
-            int(view["redeals_left"]),
-            int(score["current_streak"]),
-            int(score["total"]),
-        )
-        budget = sample_budget
-        if time_budget is not None:
-            # No sample may run past the hint's time (its searches then count as unknown).
-            left = max(0.0, time_budget - (time.perf_counter() - began))
-            if budget.seconds is None or budget.seconds > left:
-                budget = Budget(budget.max_nodes, left)
-        search = _Search(lay, rules, root, budget)
+        root = sight.sample(rng)
+        search = _Search(lay, rules, root, _time_left(began, time_budget, sample_budget))
         try:
             # The whole position first: when it is lost in this sample every move is,
             # and when it is won the search's first move is a winner, and what the
