@@ -29,6 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.engine.calibration import wilson
 from app.engine.deals import numbered_deal
 from app.engine.game import apply, new_game
 from app.engine.layouts import Layout
@@ -41,6 +42,7 @@ from app.engine.view import player_view
 class Decision:
     move: str
     win_chance: float | None = None  # the hint's chance of winning, None for a plain bot
+    sample_share: float | None = None  # the share of its samples won, every card known
     samples: int = 0
 
 
@@ -69,6 +71,7 @@ class GameRecord:
     score: int
     seconds: list[float] = field(default_factory=list)
     chances: list[float] = field(default_factory=list)
+    shares: list[float] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -77,6 +80,7 @@ class GameRecord:
             "score": self.score,
             "seconds": [round(s, 5) for s in self.seconds],
             "chances": [round(c, 4) for c in self.chances],
+            "shares": [round(c, 4) for c in self.shares],
         }
 
     @classmethod
@@ -87,6 +91,7 @@ class GameRecord:
             int(d["score"]),
             [float(s) for s in d["seconds"]],
             [float(c) for c in d["chances"]],
+            [float(c) for c in d.get("shares", d["chances"])],
         )
 
 
@@ -139,7 +144,9 @@ def _hint_strategy(name: str) -> Callable[[Rules, Layout, HintSettings], Strateg
                 sample_budget=Budget(max_nodes=settings.nodes),
             )
             assert h.move is not None
-            return Decision(h.move, h.win_chance, h.samples)
+            if h.exact:  # nothing hidden: not a chance to calibrate
+                return Decision(h.move)
+            return Decision(h.move, h.win_chance, h.sample_share, h.samples)
 
         return choose
 
@@ -150,6 +157,7 @@ STRATEGIES: dict[str, Callable[[Rules, Layout, HintSettings], Strategy]] = {
     "random": random_strategy,
     "greedy": greedy_strategy,
     "pimc": _hint_strategy("sampled_hint"),
+    "planned": _hint_strategy("planned_hint"),
     "hint": _hint_strategy("hint"),
 }
 
@@ -160,6 +168,7 @@ def play_game(strategy: Strategy, rules: Rules, layout: Layout, deal: int) -> Ga
     state = new_game(numbered_deal(deal, layout.decks, rules.jokers), rules, layout)
     seconds: list[float] = []
     chances: list[float] = []
+    shares: list[float] = []
     while not state.is_over:
         view = player_view(state)
         moves = _playable(view)
@@ -171,23 +180,17 @@ def play_game(strategy: Strategy, rules: Rules, layout: Layout, deal: int) -> Ga
         seconds.append(time.perf_counter() - began)
         if decision.win_chance is not None:
             chances.append(decision.win_chance)
+            shares.append(
+                decision.sample_share if decision.sample_share is not None else decision.win_chance
+            )
         state = apply(state, decision.move)
-    return GameRecord(deal, state.outcome.value == "won", state.score.total, seconds, chances)
+    return GameRecord(
+        deal, state.outcome.value == "won", state.score.total, seconds, chances, shares
+    )
 
 
 # ---------------------------------------------------------------------------------------
 # Comparing
-
-
-def wilson(successes: int, trials: int, z: float = 1.96) -> tuple[float, float]:
-    """The Wilson score interval of a proportion (95% for z = 1.96)."""
-    if trials == 0:
-        return (0.0, 1.0)
-    p = successes / trials
-    denominator = 1 + z * z / trials
-    centre = (p + z * z / (2 * trials)) / denominator
-    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
-    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 def percentile(values: Sequence[float], q: float) -> float:
