@@ -426,7 +426,9 @@ def _plans(sight: _Sight, top: int, after: Sequence[int]) -> list[tuple[tuple[in
         else:
             ends[key] = (path, {path[0]})
 
-    seen: set[tuple[int, int]] = set()
+    # A position is walked once for each first move that reaches it (each must be credited
+    # with every end after it).
+    seen: set[tuple[int, int, int]] = set()
     stack: list[tuple[int, int, tuple[int, ...]]] = [(sight.mask, top, ())]
     while stack:
         mask, tp, path = stack.pop()
@@ -448,8 +450,8 @@ def _plans(sight: _Sight, top: int, after: Sequence[int]) -> list[tuple[tuple[in
             m2 = mask | 1 << p
             if sight.reveals(mask, p):
                 end((_TURNED, m2, rank[p]), (*path, p))
-            elif (m2, rank[p]) not in seen:
-                seen.add((m2, rank[p]))
+            elif (m2, rank[p], path[0] if path else p) not in seen:
+                seen.add((m2, rank[p], path[0] if path else p))
                 stack.append((m2, rank[p], (*path, p)))
     return list(ends.values())
 
