@@ -601,7 +601,9 @@ def list_moves(
         "Samples the hidden cards consistently with the player's view, solves each sample "
         "and suggests the move that wins the most of them; of moves within 2% of the samples "
         "of that, a play that turns a face-down card up first (under open_peaks with nothing "
-        "else hidden, the exact answer). The search has a time budget (HINT_BUDGET_MS); "
+        "else hidden, the exact answer). `win_chance` is what a player following the hints "
+        "wins from such a position, with its interval; `sample_share` what one who could see "
+        "every card would. The search has a time budget (HINT_BUDGET_MS); "
         "with `samples` it solves exactly that many, so that `seed` makes it repeatable."
     ),
 )
@@ -645,6 +647,8 @@ def get_hint(
         version=game.state.moves_made,
         move=move,
         win_chance=round(result.win_chance, 4),
+        win_chance_ci95=[round(x, 4) for x in result.ci95],
+        sample_share=round(result.sample_share, 4),
         samples=result.samples,
         exact=result.exact,
         unknown=result.unknown,

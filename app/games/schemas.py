@@ -559,7 +559,9 @@ class HintRead(BaseModel):
                     "game_id": GAME_EXAMPLE["id"],
                     "version": 0,
                     "move": GAME_EXAMPLE["legal_moves"][0],
-                    "win_chance": 0.8125,
+                    "win_chance": 0.6412,
+                    "win_chance_ci95": [0.5361, 0.7118],
+                    "sample_share": 0.8125,
                     "samples": 64,
                     "exact": False,
                     "unknown": 0,
@@ -572,7 +574,23 @@ class HintRead(BaseModel):
     version: int = Field(description="The game's version the hint is for")
     move: LegalMoveRead = Field(description="The suggestion, as make_move accepts it")
     win_chance: float = Field(
-        ge=0, le=1, description="Share of the sampled deals (consistent with the view) it wins"
+        ge=0,
+        le=1,
+        description="The chance that a player who follows the hints from here wins: the "
+        "share of the samples the move wins, calibrated on games played by the hints "
+        "themselves (docs/hints.md); exact when `exact`",
+    )
+    win_chance_ci95: list[float] = Field(
+        min_length=2,
+        max_length=2,
+        description="The 95% interval of `win_chance` from the number of samples (low, high)",
+    )
+    sample_share: float = Field(
+        ge=0,
+        le=1,
+        description="The share of the samples (consistent with the view) the move wins, each "
+        "solved with every card known: what a player who could see every card would win, "
+        "more than a player following the hints does",
     )
     samples: int = Field(description="How many samples were solved within the budget")
     exact: bool = Field(description="True when nothing was hidden, so the chance is exact")
