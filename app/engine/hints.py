@@ -75,8 +75,8 @@ from app.engine.solver import (
     Budget,
     BudgetExhausted,
     ClearAnswer,
-    _Search,
     _Start,
+    clear_search,
     solve_best,
     solve_clear,
     start_of,
@@ -280,7 +280,7 @@ def hint(
             left = max(0.0, time_budget - (time.perf_counter() - began))
             if budget.seconds is None or budget.seconds > left:
                 budget = Budget(budget.max_nodes, left)
-        search = _Search(lay, rules, root, budget)
+        search = clear_search(lay, rules, root, budget)
         try:
             # The whole position first: when it is lost in this sample every move is,
             # and when it is won the search's first move is a winner, and what the
@@ -414,7 +414,7 @@ def analysis(
     complete = clear.winnable is not None
     if clear.winnable and final.outcome is not GameStatus.WON:
         start = start_of(first)
-        search = _Search(first.layout, rules, start, left())
+        search = clear_search(first.layout, rules, start, left())
         known: dict[int, bool | None] = {0: True}
 
         def winnable(i: int) -> bool | None:

@@ -74,7 +74,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Final
+from typing import Final, Protocol
 
 from app.engine.cards import JOKER_RANK, KING, Card, ranks_adjacent
 from app.engine.deals import MAX_DEAL_NUMBER, Deal, numbered_deal
@@ -787,6 +787,80 @@ class _Search:
         return False
 
 
+class ClearingSearch(Protocol):
+    """What the hints ask of a clearing search (``clear_search``): whether a position of
+    its deal can be cleared (``BudgetExhausted`` when its budget runs out), the winning
+    line's move codes (``line``, the first move first) and the nodes searched, which the
+    caller may set back to 0 to give the next question the whole node budget."""
+
+    nodes: int
+
+    @property
+    def line(self) -> Sequence[int]: ...
+
+    def wins(self, start: _Start) -> bool: ...
+
+
+class _ClearSearch:
+    """The C clearing search (``_bestscore.Clear``: its comment says how) behind
+    ``_Search``'s interface, for the rules without redeals. Its table of positions proved
+    lost lives in the C object and serves every question on this deal and stock. It has
+    neither the bound nor the restarts of ``_Search`` and counts nodes alike (a node is a
+    position searched), so the same node budget is about the same number of positions; the
+    answers, when both give one, are the same (tested)."""
+
+    def __init__(self, layout: Layout, rules: Rules, start: _Start, budget: Budget) -> None:
+        assert _ACCEL is not None and rules.redeals == 0
+        self.table = t = _Table(layout, rules, start.ranks)
+        self.stock = start.stock
+        self.nodes = 0
+        self.max_nodes = budget.max_nodes if budget.max_nodes is not None else 1 << 62
+        self.deadline = time.perf_counter() + budget.seconds if budget.seconds is not None else None
+        # The bound (module docstring), off with a joker.
+        hall = _hall_sets(t.sup_ranks, rules.wrap).sets if rules.jokers == 0 else ()
+        self.search = _ACCEL.Clear(t.rank, t.uncovers, t.fit, self.stock, t.full, hall)
+        self.line: list[int] = []
+
+    def wins(self, start: _Start) -> bool:
+        """Whether ``start`` can be cleared; the line is left in ``self.line``."""
+        self.line = []
+        t = self.table
+        if start.mask == t.full:
+            return True
+        idx = len(self.stock) - len(start.stock)
+        if idx < 0 or self.stock[idx:] != start.stock:
+            raise ValueError("a search answers about one deal's stock")
+        left = -1.0 if self.deadline is None else max(0.0, self.deadline - time.perf_counter())
+        won, nodes, line = self.search.wins(
+            start.mask,
+            t.free_of(start.mask),
+            idx,
+            start.top,
+            max(0, self.max_nodes - self.nodes),
+            left,
+            _ACCEL_MAX_ENTRIES,
+        )
+        self.nodes += nodes
+        if won is None:
+            raise BudgetExhausted
+        self.line = line
+        return bool(won)
+
+
+def clear_search(layout: Layout, rules: Rules, start: _Start, budget: Budget) -> ClearingSearch:
+    """A clearing search for questions on positions of ``start``'s deal and stock, sharing
+    what it learns: the C one (``_ClearSearch``) where it is built and the rules have no
+    redeals, else the pure Python ``_Search`` (no ``bound`` choice: the C one has none)."""
+    if (
+        _ACCEL is not None
+        and rules.redeals == 0
+        and layout.size <= _ACCEL_MAX_POSITIONS
+        and len(start.stock) < 256
+    ):
+        return _ClearSearch(layout, rules, start, budget)
+    return _Search(layout, rules, start, budget)
+
+
 # ---------------------------------------------------------------------------------------
 # Best score
 
@@ -1021,6 +1095,7 @@ class _BestSearch(_Search):
         """The cards of a streak from (mask0, top0) that ends on the mask ``end`` (one
         that ``_value_fast`` found)."""
         t = self.table
+
         parent: dict[tuple[int, int], tuple[tuple[int, int], int]] = {}
         stack = [(mask0, t.free_of(mask0), top0)]
         found = (mask0, top0) if end == mask0 else None
