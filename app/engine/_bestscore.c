@@ -76,6 +76,7 @@ typedef struct {
     u64 *hall_in, *hall_near;
     int *hall_stock;
     long long nodes;
+    long long visits; /* the clearing search's positions, drawn to or not */
     long long max_nodes;
     int timed;
     double deadline;
@@ -461,12 +462,20 @@ static inline u64 lost_key(u64 mask, int top) { return (mask << 4 | (u64)(top + 
 
 /* 1: won (the winning moves are pushed on ``line``, the last first: a position, or -1 for
  * a draw), 0: lost, -1: out of budget or memory (``failed``). */
-static int clears(Search *s, u64 mask, u64 free_, int idx, int top, int *line, int *line_len) {
+static int clears(Search *s, u64 mask, u64 free_, int idx, int top, int drawn, int *line,
+                  int *line_len) {
     u64 key = lost_key(mask, top);
     Entry *e = tt_find(s, key);
     if (e != NULL && e->best <= idx) return 0;
-    s->nodes++;
-    if (s->nodes > s->max_nodes || ((s->nodes & 1023) == 0 && out_of_time(s))) {
+    /* A node is a position reached by a play (or asked about), as in the Python search,
+     * where a run of draws is a loop inside one call: the same budget, about the same
+     * work; the clock is read every 1,024 positions. */
+    s->nodes += !drawn;
+    if (++s->visits % 1024 == 0 && out_of_time(s)) {
+        s->failed = 1;
+        return -1;
+    }
+    if (s->nodes > s->max_nodes) {
         s->failed = 1;
         return -1;
     }
@@ -487,7 +496,7 @@ static int clears(Search *s, u64 mask, u64 free_, int idx, int top, int *line, i
                 u64 cq = s->unc_cover[k];
                 if ((cq & m2) == cq) f2 |= (u64)1 << s->unc_q[k];
             }
-            won = clears(s, m2, f2, idx, r, line, line_len);
+            won = clears(s, m2, f2, idx, r, 0, line, line_len);
         }
         if (won < 0) return -1;
         if (won) {
@@ -498,7 +507,7 @@ static int clears(Search *s, u64 mask, u64 free_, int idx, int top, int *line, i
     int j = idx + 1;
     while (j <= s->nstock && !(free_ & s->sfit[j])) j++;
     if (j <= s->nstock) {
-        int won = clears(s, mask, free_, j, s->stock[j - 1], line, line_len);
+        int won = clears(s, mask, free_, j, s->stock[j - 1], 1, line, line_len);
         if (won < 0) return -1;
         if (won) {
             for (int k = idx; k < j; k++) line[(*line_len)++] = -1;
@@ -860,6 +869,7 @@ static PyObject *Clear_wins(ClearObject *self, PyObject *args) {
     if (line == NULL) return PyErr_NoMemory();
     int line_len = 0;
     s->nodes = 0;
+    s->visits = 0;
     s->max_nodes = max_nodes < 0 ? ((long long)1 << 62) : max_nodes;
     s->timed = seconds >= 0;
     s->deadline = now_seconds() + seconds;
@@ -868,7 +878,7 @@ static PyObject *Clear_wins(ClearObject *self, PyObject *args) {
     int rc;
     self->busy = 1;
     Py_BEGIN_ALLOW_THREADS
-    rc = clears(s, mask0, free0, idx, top0, line, &line_len);
+    rc = clears(s, mask0, free0, idx, top0, 0, line, &line_len);
     Py_END_ALLOW_THREADS
     self->busy = 0;
     PyObject *result = NULL;
