@@ -73,6 +73,7 @@ typedef struct {
      * I, those holding a rank of N(I)), and hall_stock[f * (nstock + 1) + i]: the stock
      * cards from index i on with a rank in the f-th set's N(I) */
     int nhall;
+    int hw_popcnt; /* the processor counts bits (hall_short) */
     u64 *hall_in, *hall_near;
     int *hall_stock;
     long long nodes;
@@ -445,17 +446,39 @@ static int choose(Search *s, u64 mask0, u64 free0, int idx, int top0, int streak
  * it now (after any other move it is covered for good). So a set I of ranks whose cards
  * left outnumber the predecessors with a rank in N(I) cannot be cleared (Hall's theorem);
  * this checks the sets solver.py gives (ranks r, and r, r + 2). Off with jokers. */
-static int hall_short(Search *s, u64 mask, u64 free_, int idx, int top) {
-    u64 left = s->full & ~mask;
-    u64 fits = free_ & s->fit[top + 1];
-    int stride = s->nstock + 1;
-    for (int f = 0; f < s->nhall; f++) {
-        int need = popcount(left & s->hall_in[f]);
-        if (!need) continue;
-        int have = popcount(left & s->hall_near[f]) + s->hall_stock[f * stride + idx];
-        if (need > have + 1 || (need == have + 1 && !(fits & s->hall_in[f]))) return 1;
+#define HALL_SHORT(NAME, POPCOUNT)                                                          \
+    static int NAME(Search *s, u64 mask, u64 free_, int idx, int top) {                     \
+        u64 left = s->full & ~mask;                                                         \
+        u64 fits = free_ & s->fit[top + 1];                                                 \
+        int stride = s->nstock + 1;                                                         \
+        for (int f = 0; f < s->nhall; f++) {                                                \
+            int need = POPCOUNT(left & s->hall_in[f]);                                      \
+            if (!need) continue;                                                            \
+            int have = POPCOUNT(left & s->hall_near[f]) + s->hall_stock[f * stride + idx];  \
+            if (need > have + 1 || (need == have + 1 && !(fits & s->hall_in[f]))) return 1; \
+        }                                                                                   \
+        return 0;                                                                           \
     }
-    return 0;
+
+HALL_SHORT(hall_short_plain, popcount)
+
+/* The bound counts bits on every position searched: where the processor has an
+ * instruction for it (x86-64 machines of the last fifteen years; the build does not assume
+ * one), the same function compiled to use it, a third less time on the hint's samples. */
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+__attribute__((target("popcnt"))) HALL_SHORT(hall_short_hw, __builtin_popcountll)
+static int has_popcnt(void) {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("popcnt");
+}
+#else
+#define hall_short_hw hall_short_plain
+static int has_popcnt(void) { return 0; }
+#endif
+
+static inline int hall_short(Search *s, u64 mask, u64 free_, int idx, int top) {
+    return s->hw_popcnt ? hall_short_hw(s, mask, free_, idx, top)
+                        : hall_short_plain(s, mask, free_, idx, top);
 }
 
 static inline u64 lost_key(u64 mask, int top) { return (mask << 4 | (u64)(top + 1)) + 1; }
@@ -844,6 +867,7 @@ static int Clear_init(ClearObject *self, PyObject *args, PyObject *kwds) {
             counts[i] = counts[i + 1] + (int)(near_ranks >> s->stock[i] & 1);
     }
     s->nhall = (int)nh;
+    s->hw_popcnt = has_popcnt();
     Py_DECREF(hall);
     return 0;
 }
