@@ -350,21 +350,33 @@ def _hint_samples(args: argparse.Namespace, wrap: bool) -> None:
         f"  Python/C: mean {py_mean / c_mean:.1f}x,"
         f" p50 {percentile(py_times, 0.5) / percentile(c_times, 0.5):.1f}x"
     )
-    got: dict[str, list[int]] = {"C": [], "Python": []}
+    # The hint itself: its race may settle before the time is up (the same samples on both
+    # paths then), so the samples of the positions where both ran the whole time are given.
+    got: dict[str, list[tuple[int, bool]]] = {"C": [], "Python": []}
     for k, state in enumerate(states):
         view = player_view(state)
         for name in ["C", "Python"] if k % 2 == 0 else ["Python", "C"]:
             kept = solver._ACCEL
             solver._ACCEL = solver._ACCEL_MODULE if name == "C" else None
             try:
-                got[name].append(hint(view, rules, seed=k).samples)
+                began = time.perf_counter()
+                samples = hint(view, rules, seed=k).samples
+                timed_out = time.perf_counter() - began >= DEFAULT_HINT_SECONDS
+                got[name].append((samples, timed_out))
             finally:
                 solver._ACCEL = kept
-    for name, samples in got.items():
+    full = [
+        k for k in range(len(states)) if got["C"][k][1] and got["Python"][k][1]
+    ]  # both ran to the time
+    for name, tried in got.items():
+        counts = [float(n) for n, _ in tried]
+        whole = [counts[k] for k in full]
         print(
             f"  the hint ({DEFAULT_HINT_SECONDS * 1000:.0f} ms) with the {name} search: samples"
-            f" p50 {percentile([float(x) for x in samples], 0.5):.0f},"
-            f" mean {sum(samples) / len(samples):.0f}"
+            f" p50 {percentile(counts, 0.5):.0f}, mean {sum(counts) / len(counts):.0f};"
+            f" on the {len(full)} positions where both ran the whole time: p50"
+            f" {percentile(whole, 0.5) if whole else 0:.0f}, mean"
+            f" {sum(whole) / len(whole) if whole else 0:.0f}"
         )
 
 
