@@ -12,6 +12,13 @@
  * ends on), the first the position solved (index 0); value None when the budget (nodes, seconds, or
  * ``max_entries`` entries of the table) ran out. At most 56 tableau positions and 255
  * stock cards (a key is the mask << 8 | the stock index).
+ *
+ * Clear(ranks, uncovers, fit, stock, full, hall).wins(mask, free, index, top, max_nodes,
+ *      seconds, max_entries) -> (True, False or None, nodes, the winning line)
+ *
+ * The clearing search without redeals (solver.py ``clear_search``, for the hints), an
+ * object that keeps its table of lost positions between questions on one deal and stock;
+ * its own order, the Python search's answers (tests/engine/test_clear_accel.py).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -956,7 +963,7 @@ static PyMethodDef methods[] = {
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "_bestscore", "The solver's best-score search in C (optional).", -1,
+    PyModuleDef_HEAD_INIT, "_bestscore", "The solver's best-score and clearing searches in C (optional).", -1,
     methods,
 };
 

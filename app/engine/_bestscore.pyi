@@ -1,4 +1,4 @@
-"""The optional C best-score search (_bestscore.c); solver.py calls it."""
+"""The optional C best-score and clearing searches (_bestscore.c); solver.py calls them."""
 
 from collections.abc import Sequence
 
