@@ -14,7 +14,7 @@
  * stock cards (a key is the mask << 8 | the stock index).
  *
  * Clear(ranks, uncovers, fit, stock, full, hall).wins(mask, free, index, top, max_nodes,
- *      seconds, max_entries) -> (True, False or None, nodes, the winning line)
+ *      seconds, max_entries) -> (won: True, False, or None out of budget; nodes; the line)
  *
  * The clearing search without redeals (solver.py ``clear_search``, for the hints), an
  * object that keeps its table of lost positions between questions on one deal and stock;
