@@ -846,7 +846,12 @@ static int Clear_init(ClearObject *self, PyObject *args, PyObject *kwds) {
     search_free(s);
     memset(s, 0, sizeof *s);
     if (load_tables(s, ranks_o, unc_o, fit_o, stock_o) < 0) return -1;
-    if (alloc_work(s) < 0) return -1;
+    s->tt_cap = 1 << 10; /* a sample's table: thousands of positions, rarely more */
+    s->tt = calloc(s->tt_cap, sizeof(Entry));
+    if (s->tt == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
     s->full = full;
     PyObject *hall = PySequence_Fast(hall_o, "hall: a sequence of (ranks, their neighbours)");
     if (hall == NULL) return -1;
