@@ -7,16 +7,16 @@ tripeaks solve [FILE] [rule flags] [budget flags]
 tripeaks stats --deals N --seed S [rule flags] [budget flags]
     The share of winnable deals among deals S, S+1, ... with its 95% (Wilson)
     interval, the mean best score and the solving time per deal.
-tripeaks bot --games N --strategy random|greedy|hint [rule flags]
-    N games played in process by a bot that sees only the player's view.
+tripeaks bot --games N --strategy random,greedy,pimc,hint [rule flags]
+    N games played in process by bots that see only the player's view, side by side on
+    the same deals (app.engine.bots): games won with the 95% interval, the time a
+    decision takes, and the hints' calibration table.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
-import random
 import statistics
 import sys
 import time
@@ -29,37 +29,24 @@ from app.engine import (
     Rules,
     Scoring,
     TriPeaksError,
-    apply,
     get_layout,
     new_game,
     numbered_deal,
     parse_deal,
-    player_view,
 )
-from app.engine.hints import hint
+from app.engine.bots import (
+    STRATEGIES,
+    GameRecord,
+    HintSettings,
+    percentile,
+    play_game,
+    report,
+    summarise,
+)
+from app.engine.calibration import wilson
 from app.engine.solver import Budget, solve_best, solve_clear
 
 Strategy = Callable[[dict[str, Any], int], str]
-
-
-def wilson(successes: int, trials: int, z: float = 1.96) -> tuple[float, float]:
-    """The Wilson score interval of a proportion (95% for z = 1.96)."""
-    if trials == 0:
-        return (0.0, 1.0)
-    p = successes / trials
-    denominator = 1 + z * z / trials
-    centre = (p + z * z / (2 * trials)) / denominator
-    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
-    return (max(0.0, centre - half), min(1.0, centre + half))
-
-
-def percentile(values: Sequence[float], q: float) -> float:
-    """The q-quantile (0-1) by the nearest rank; 0 for no values."""
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    k = max(0, min(len(ordered) - 1, math.ceil(q * len(ordered)) - 1))
-    return ordered[k]
 
 
 # ---------------------------------------------------------------------------------------
@@ -235,126 +222,40 @@ def _cmd_stats(args: argparse.Namespace, stdout: TextIO) -> int:
 # bot
 
 
-def _random_strategy(rng: random.Random) -> Strategy:
-    def choose(view: dict[str, Any], game: int) -> str:
-        moves: list[str] = [m for m in view["legal_moves"] if m not in ("undo", "concede")]
-        return rng.choice(moves)
-
-    return choose
-
-
-def _greedy_strategy(layout: Layout) -> Strategy:
-    """Play a card when one fits (the one holding up the most cards, then the highest on
-    the table), else draw, else redeal."""
-
-    def choose(view: dict[str, Any], game: int) -> str:
-        legal: list[str] = view["legal_moves"]
-        plays = [m for m in legal if m.startswith("play ")]
-        if plays:
-
-            def weight(m: str) -> tuple[int, int]:
-                p = int(m.split()[1])
-                return (len(layout.covers[p]), -layout.positions[p].row)
-
-            return max(plays, key=weight)
-        for m in ("draw", "redeal"):
-            if m in legal:
-                return m
-        return "concede"  # pragma: no cover - a game with no move is over
-
-    return choose
-
-
-def _hint_strategy(
-    rules: Rules,
-    layout: Layout,
-    samples: int,
-    nodes: int,
-    seconds: float | None,
-    times: list[float],
-) -> Strategy:
-    """The hint's move from ``samples`` samples at most, within ``seconds`` when given
-    (the server's form: a time budget and a cap; without it the bot is repeatable). Each
-    hint's duration goes into ``times``."""
-
-    def choose(view: dict[str, Any], game: int) -> str:
-        moves: list[str] = [m for m in view["legal_moves"] if m not in ("undo", "concede")]
-        if len(moves) == 1:
-            return moves[0]
-        began = time.perf_counter()
-        h = hint(
-            view,
-            rules,
-            layout,
-            seed=game * 1000 + int(view["moves_made"]),
-            time_budget=seconds,
-            max_samples=samples,
-            sample_budget=Budget(max_nodes=nodes),
-        )
-        times.append(time.perf_counter() - began)
-        assert h.move is not None
-        return h.move
-
-    return choose
-
-
-def play_games(
-    strategy: Strategy, rules: Rules, layout: Layout, games: int, first: int
-) -> tuple[int, list[int]]:
-    """Play deals first, first+1, ...; the number won and the final scores."""
-    won = 0
-    scores = []
-    for i in range(games):
-        state = new_game(numbered_deal(first + i, layout.decks, rules.jokers), rules, layout)
-        while not state.is_over:
-            state = apply(state, strategy(player_view(state), i))
-        won += state.outcome.value == "won"
-        scores.append(state.score.total)
-    return won, scores
-
-
 def _cmd_bot(args: argparse.Namespace, stdout: TextIO) -> int:
     rules, layout = _rules(args)
-    hint_times: list[float] = []
-    if args.strategy == "random":
-        strategy = _random_strategy(random.Random(args.seed))
-    elif args.strategy == "greedy":
-        strategy = _greedy_strategy(layout)
-    else:
-        seconds = args.hint_seconds if args.hint_seconds > 0 else None
-        strategy = _hint_strategy(
-            rules, layout, args.hint_samples, args.hint_nodes, seconds, hint_times
-        )
-    began = time.perf_counter()
-    won, scores = play_games(strategy, rules, layout, args.games, args.seed)
-    low, high = wilson(won, args.games)
-    report = {
-        "strategy": args.strategy,
-        "games": args.games,
-        "first_deal": args.seed,
-        "won": won,
-        "win_rate": round(won / args.games, 4) if args.games else None,
-        "win_rate_ci95": [round(low, 4), round(high, 4)],
-        "mean_score": round(statistics.fmean(scores), 3) if scores else None,
-        "seconds": round(time.perf_counter() - began, 3),
-    }
-    if hint_times:
-        report["hints"] = len(hint_times)
-        report["hint_seconds_p50"] = round(percentile(hint_times, 0.5), 4)
-        report["hint_seconds_p99"] = round(percentile(hint_times, 0.99), 4)
+    names = [n for n in args.strategy.split(",") if n]
+    unknown = [n for n in names if n not in STRATEGIES]
+    if unknown:
+        raise TriPeaksError(f"unknown strategies {unknown}; known: {', '.join(STRATEGIES)}")
+    settings = HintSettings(
+        args.hint_samples, args.hint_seconds if args.hint_seconds > 0 else None, args.hint_nodes
+    )
+    records: dict[str, list[GameRecord]] = {}
+    seconds: dict[str, float] = {}
+    for name in names:
+        strategy = STRATEGIES[name](rules, layout, settings)
+        began = time.perf_counter()
+        records[name] = [
+            play_game(strategy, rules, layout, deal)
+            for deal in range(args.seed, args.seed + args.games)
+        ]
+        seconds[name] = time.perf_counter() - began
+    summaries = [summarise(n, records[n]) for n in names]
     if args.json:
-        stdout.write(json.dumps(report) + "\n")
+        out = {
+            "games": args.games,
+            "first_deal": args.seed,
+            "strategies": [
+                {**s.to_dict(), "seconds": round(seconds[s.name], 3)} for s in summaries
+            ],
+        }
+        stdout.write(json.dumps(out) + "\n")
     else:
         stdout.write(
-            f"{args.strategy}: won {won}/{args.games} = {report['win_rate']}"
-            f" (95% CI {low:.4f}-{high:.4f}), mean score {report['mean_score']},"
-            f" {report['seconds']} s\n"
+            f"deals {args.seed}-{args.seed + args.games - 1}, {rules.layout}"
+            f" {'with' if rules.wrap else 'without'} wrap\n{report(summaries, records)}\n"
         )
-        if hint_times:
-            stdout.write(
-                f"{len(hint_times)} hints: p50 {report['hint_seconds_p50']} s,"
-                f" p99 {report['hint_seconds_p99']} s a hint\n"
-            )
     return 0
 
 
@@ -382,15 +283,17 @@ def build_parser() -> argparse.ArgumentParser:
     bot = sub.add_parser("bot", help="let a bot play games that it cannot peek into")
     bot.add_argument("--games", type=int, default=100)
     bot.add_argument("--seed", type=int, default=0, help="the first deal number")
-    bot.add_argument("--strategy", choices=("random", "greedy", "hint"), default="greedy")
     bot.add_argument(
-        "--hint-samples", type=int, default=100, help="samples a hint at most (repeatable)"
+        "--strategy",
+        default="greedy",
+        help=f"one or more of {', '.join(STRATEGIES)}, comma-separated: side by side",
     )
+    bot.add_argument("--hint-samples", type=int, default=64, help="samples a hint at most")
     bot.add_argument("--hint-nodes", type=int, default=20_000, help="node budget a search")
     bot.add_argument(
         "--hint-seconds",
         type=float,
-        default=0,
+        default=0.25,
         help="time budget a hint, as the server has (0: none, repeatable)",
     )
     bot.add_argument("--json", action="store_true")

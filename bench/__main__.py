@@ -2,7 +2,8 @@
 
 Each module under ``bench/`` listed in MODULES has a ``run(argv)`` function that prints
 its own section. Figures are ratios measured in one run, since these machines are noisy.
-``python -m bench engine solver`` runs only the named ones.
+``python -m bench engine solver`` runs only the named ones; options after them are the
+modules' own (``python -m bench hints --deals 1000 --rules nowrap``).
 """
 
 from __future__ import annotations
@@ -10,11 +11,13 @@ from __future__ import annotations
 import importlib
 import sys
 
-MODULES = ("engine", "solver", "analysis", "http", "abuse", "leaderboard")
+MODULES = ("engine", "solver", "analysis", "hints", "http", "abuse", "leaderboard")
 
 
 def main(argv: list[str]) -> int:
-    names = [a for a in argv if not a.startswith("-")] or list(MODULES)
+    # The module names come first; what follows the first option is the modules' own.
+    leading = next((i for i, a in enumerate(argv) if a.startswith("-")), len(argv))
+    names = argv[:leading] or list(MODULES)
     for name in names:
         try:
             module = importlib.import_module(f"bench.{name}")

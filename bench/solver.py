@@ -38,7 +38,6 @@ import random
 import time
 from collections.abc import Callable
 
-from app.cli import percentile
 from app.engine import (
     DRAW,
     GameState,
@@ -52,6 +51,7 @@ from app.engine import (
     player_view,
     solver,
 )
+from app.engine.bots import percentile
 from app.engine.hints import DEFAULT_HINT_SECONDS, DEFAULT_SAMPLE_NODES, _after, hint
 from app.engine.solver import (
     DRAW_CODE,

@@ -79,27 +79,46 @@ def test_stats() -> None:
     assert "winnable" in text and "best score (cards_left)" in text
 
 
-@pytest.mark.parametrize("strategy", ["random", "greedy", "hint"])
-def test_bot(strategy: str) -> None:
-    argv = ["bot", "--games", "2", "--strategy", strategy, "--hint-samples", "3"]
-    argv += ["--hint-nodes", "1000"]
+def test_bots_side_by_side_on_the_same_deals() -> None:
+    argv = ["bot", "--games", "3", "--strategy", "random,greedy,pimc,hint", "--seed", "5"]
+    argv += ["--hint-samples", "3", "--hint-nodes", "1000", "--hint-seconds", "0"]
     code, out = run([*argv, "--json"])
     assert code == 0
     report = json.loads(out)
-    assert report["games"] == 2
-    assert 0 <= report["won"] <= 2
-    code, text = run([*argv, "--games", "1"])
-    assert strategy in text
-    assert ("hints: p50" in text) is (strategy == "hint")
+    assert report["games"] == 3 and report["first_deal"] == 5
+    by_name = {s["strategy"]: s for s in report["strategies"]}
+    assert list(by_name) == ["random", "greedy", "pimc", "hint"]
+    for s in by_name.values():
+        assert s["games"] == 3 and 0 <= s["won"] <= 3
+        low, high = s["win_rate_ci95"]
+        assert low <= s["win_rate"] <= high
+        assert 0 <= s["decision_seconds_p50"] <= s["decision_seconds_p99"]
+    # The plain bots say no chance; the hints do, with a calibration table over it.
+    assert by_name["greedy"]["brier"] is None and by_name["greedy"]["calibration"] == []
+    for name in ("pimc", "hint"):
+        table = by_name[name]["calibration"]
+        assert sum(b["count"] for b in table) > 0
+        assert 0 <= by_name[name]["brier"] <= 1
+    # The same deals, seeds and sample counts: the same games again.
+    assert json.loads(run([*argv, "--json"])[1])["strategies"][2]["won"] == by_name["pimc"]["won"]
+    code, text = run(argv)
+    assert code == 0
+    assert "paired:" in text and "calibration of hint" in text
 
 
 def test_bot_with_the_servers_time_budgeted_hint() -> None:
     argv = ["bot", "--games", "1", "--strategy", "hint", "--hint-seconds", "0.02"]
     code, out = run([*argv, "--hint-samples", "5", "--hint-nodes", "1000", "--json"])
     assert code == 0
-    report = json.loads(out)
-    assert report["hints"] >= 1
-    assert 0 < report["hint_seconds_p50"] <= report["hint_seconds_p99"]
+    (hint,) = json.loads(out)["strategies"]
+    assert hint["decisions"] >= 1
+    assert 0 < hint["decision_seconds_p50"] <= hint["decision_seconds_p99"]
+
+
+def test_an_unknown_strategy_is_an_error(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _ = run(["bot", "--games", "1", "--strategy", "greedy,clairvoyant"])
+    assert code == 2
+    assert "clairvoyant" in capsys.readouterr().err
 
 
 def test_wilson_interval_and_percentile() -> None:

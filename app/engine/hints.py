@@ -57,9 +57,10 @@ import random
 import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
+from app.engine.calibration import Knots, calibrated, interval, wilson
 from app.engine.cards import Card, parse_card
 from app.engine.deals import ordered_deck
 from app.engine.errors import TriPeaksError
@@ -75,6 +76,7 @@ from app.engine.solver import (
     Budget,
     BudgetExhausted,
     ClearAnswer,
+    _fits,
     _Start,
     clear_search,
     solve_best,
@@ -95,9 +97,12 @@ TIE_SHARE: Final = 0.02
 
 @dataclass(frozen=True, slots=True)
 class Hint:
-    """``move`` is None only when the game is over. ``win_chance`` is the share of the
-    samples the move wins (exact when ``exact``); ``wins`` counts the winning samples of
-    every move considered (a move dropped from the race was solved on fewer samples)."""
+    """``move`` is None only when the game is over. ``sample_share`` is the share of the
+    samples the move wins with every card known; ``win_chance`` what a player following
+    the hints wins from such a position (``app.engine.calibration``; the share itself for
+    ``sampled_hint``, and exact when ``exact``), ``ci95`` its 95% interval. ``wins``
+    counts the winning samples of every move considered (a move dropped from the race
+    was solved on fewer samples)."""
 
     move: str | None
     win_chance: float
@@ -105,16 +110,41 @@ class Hint:
     exact: bool
     wins: dict[str, int] = field(default_factory=dict)
     unknown: int = 0  # searches (of a sample or a move in it) out of budget: not won
+    sample_share: float = 0.0
+    ci95: tuple[float, float] = (0.0, 1.0)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "move": self.move,
             "win_chance": round(self.win_chance, 4),
+            "win_chance_ci95": [round(x, 4) for x in self.ci95],
+            "sample_share": round(self.sample_share, 4),
             "samples": self.samples,
             "exact": self.exact,
             "wins": dict(self.wins),
             "unknown": self.unknown,
         }
+
+
+def _answer(
+    move: str, wins: dict[str, int], samples: int, exact: bool, unknown: int, knots: Knots | None
+) -> Hint:
+    """The hint for ``move``, its chance calibrated on ``knots`` (None: the share)."""
+    share = wins[move] / samples
+    if exact:
+        return Hint(move, share, samples, True, wins, unknown, share, (share, share))
+    if knots is None:
+        return Hint(move, share, samples, False, wins, unknown, share, wilson(wins[move], samples))
+    return Hint(
+        move,
+        calibrated(share, knots),
+        samples,
+        False,
+        wins,
+        unknown,
+        share,
+        interval(wins[move], samples, knots),
+    )
 
 
 class HintError(TriPeaksError):
@@ -164,30 +194,63 @@ def _move_code(move: Move) -> int | None:
     return {"draw": DRAW_CODE, "redeal": REDEAL_CODE}.get(str(move))
 
 
-def hint(
-    view: Mapping[str, Any],
-    rules: Rules | None = None,
-    layout: Layout | None = None,
-    *,
-    seed: int = 0,
-    time_budget: float | None = DEFAULT_HINT_SECONDS,
-    max_samples: int | None = None,
-    sample_budget: Budget | None = None,
-) -> Hint:
-    """Suggest a move from the player's view alone (``player_view(state)``).
+@dataclass(frozen=True, slots=True)
+class _Sight:
+    """The view as the hints read it: what is known, what is hidden, and how to deal the
+    hidden cards at random consistently with it."""
 
-    Sampling stops at ``max_samples`` samples or when ``time_budget`` seconds have
-    passed, whichever comes first (at least one sample is always tried, and no search
-    runs past the time budget). Each search (a sample's position, then each move in it)
-    has ``sample_budget`` (default 20,000 nodes). For a result that depends only on the
-    view and the seed, give ``max_samples`` and ``time_budget=None``.
-    """
-    began = time.perf_counter()
-    rules = rules if rules is not None else Rules.from_dict(view["rules"])
-    lay = layout if layout is not None else get_layout(rules.layout)
-    if view.get("status", "in_progress") != "in_progress":
-        return Hint(None, 0.0, 0, True)
-    sample_budget = sample_budget or Budget(max_nodes=DEFAULT_SAMPLE_NODES)
+    layout: Layout
+    rules: Rules
+    candidates: tuple[Move, ...]  # in the order of preference (``_preference``)
+    visible: Mapping[int, Card]
+    hidden: tuple[int, ...]
+    mask: int
+    pool: tuple[Card, ...]  # the cards not seen: the hidden tableau cards and the stock
+    waste: tuple[int, ...]  # ranks, bottom first
+    redeals_left: int
+    streak: int
+    total: int
+
+    @property
+    def exact(self) -> bool:
+        return len(self.pool) <= 1
+
+    def sample(self, rng: random.Random) -> _Start:
+        """A deal of the hidden cards at random, as the search's start."""
+        order = list(self.pool)
+        rng.shuffle(order)
+        ranks = [0] * self.layout.size
+        for p, card in self.visible.items():
+            ranks[p] = card.rank
+        for p, card in zip(self.hidden, order, strict=False):
+            ranks[p] = card.rank
+        w = self.waste
+        return _Start(
+            tuple(ranks),
+            self.mask,
+            w[-1] if w else NO_TOP,
+            w[:-1],
+            tuple(c.rank for c in order[len(self.hidden) :]),
+            self.redeals_left,
+            self.streak,
+            self.total,
+        )
+
+    def reveals(self, mask: int, p: int) -> bool:
+        """Whether playing ``p`` from ``mask`` turns a face-down card up."""
+        lay = self.layout
+        after = mask | 1 << p
+        return any(
+            q in self.hidden_set and all(after >> c & 1 for c in lay.positions[q].covered_by)
+            for q in lay.covers[p]
+        )
+
+    @property
+    def hidden_set(self) -> frozenset[int]:
+        return frozenset(self.hidden)
+
+
+def _sight(view: Mapping[str, Any], rules: Rules, lay: Layout) -> _Sight:
     candidates = [
         m for m in (parse_move(t) for t in view["legal_moves"]) if _move_code(m) is not None
     ]
@@ -221,26 +284,27 @@ def hint(
             f"and {stock_count} stock cards"
         )
     score = view["score"]
-    wranks = tuple(c.rank for c in waste)
-    exact = len(pool) <= 1
-    rng = random.Random(seed)
+    sight = _Sight(
+        lay,
+        rules,
+        (),
+        visible,
+        tuple(hidden),
+        mask,
+        tuple(pool),
+        tuple(c.rank for c in waste),
+        int(view["redeals_left"]),
+        int(score["current_streak"]),
+        int(score["total"]),
+    )
     # The order of preference among moves the samples cannot tell apart (``TIE_SHARE``):
     # first a play that turns a face-down card up, then any play, then a draw; the card
     # holding up the most cards first.
-    hidden_mask = sum(1 << p for p in hidden)
-
-    def reveals(p: int) -> bool:
-        after = mask | 1 << p
-        return any(
-            hidden_mask >> q & 1 and all(after >> c & 1 for c in lay.positions[q].covered_by)
-            for q in lay.covers[p]
-        )
-
     candidates.sort(
         key=lambda m: (
             (
                 0,
-                not reveals(m.position),
+                not sight.reveals(mask, m.position),
                 -len(lay.covers[m.position]),
                 lay.positions[m.position].row,
             )
@@ -248,7 +312,48 @@ def hint(
             else (1, False, 0, 0)
         )
     )
-    codes = [(str(m), code) for m in candidates if (code := _move_code(m)) is not None]
+    return replace(sight, candidates=tuple(candidates))
+
+
+def _time_left(began: float, time_budget: float | None, budget: Budget) -> Budget:
+    """``budget``, cut to what is left of the hint's time: no search runs past it."""
+    if time_budget is None:
+        return budget
+    left = max(0.0, time_budget - (time.perf_counter() - began))
+    if budget.seconds is None or budget.seconds > left:
+        return Budget(budget.max_nodes, left)
+    return budget
+
+
+def sampled_hint(
+    view: Mapping[str, Any],
+    rules: Rules | None = None,
+    layout: Layout | None = None,
+    *,
+    seed: int = 0,
+    time_budget: float | None = DEFAULT_HINT_SECONDS,
+    max_samples: int | None = None,
+    sample_budget: Budget | None = None,
+) -> Hint:
+    """The hint up to 2026-12 (the bots' ``pimc``): every legal move solved on the same
+    samples with every card known, the move that wins the most suggested.
+
+    Sampling stops at ``max_samples`` samples or when ``time_budget`` seconds have
+    passed, whichever comes first (at least one sample is always tried, and no search
+    runs past the time budget). Each search (a sample's position, then each move in it)
+    has ``sample_budget`` (default 20,000 nodes). For a result that depends only on the
+    view and the seed, give ``max_samples`` and ``time_budget=None``.
+    """
+    began = time.perf_counter()
+    rules = rules if rules is not None else Rules.from_dict(view["rules"])
+    lay = layout if layout is not None else get_layout(rules.layout)
+    if view.get("status", "in_progress") != "in_progress":
+        return Hint(None, 0.0, 0, True)
+    sample_budget = sample_budget or Budget(max_nodes=DEFAULT_SAMPLE_NODES)
+    sight = _sight(view, rules, lay)
+    exact = sight.exact
+    rng = random.Random(seed)
+    codes = [(str(m), code) for m in sight.candidates if (code := _move_code(m)) is not None]
     # won[i][k]: whether move i wins sample k; a move dropped from the race has a
     # shorter list (it is no longer searched).
     won: list[list[bool]] = [[] for _ in codes]
@@ -256,31 +361,8 @@ def hint(
     samples = 0
     unknown_count = 0
     while True:
-        order = list(pool)
-        rng.shuffle(order)
-        ranks = [0] * lay.size
-        for p, card in visible.items():
-            ranks[p] = card.rank
-        for p, card in zip(hidden, order, strict=False):
-            ranks[p] = card.rank
-        stock = tuple(c.rank for c in order[len(hidden) :])
-        root = _Start(
-            tuple(ranks),
-            mask,
-            wranks[-1] if wranks else NO_TOP,
-            wranks[:-1],
-            stock,
-            int(view["redeals_left"]),
-            int(score["current_streak"]),
-            int(score["total"]),
-        )
-        budget = sample_budget
-        if time_budget is not None:
-            # No sample may run past the hint's time (its searches then count as unknown).
-            left = max(0.0, time_budget - (time.perf_counter() - began))
-            if budget.seconds is None or budget.seconds > left:
-                budget = Budget(budget.max_nodes, left)
-        search = clear_search(lay, rules, root, budget)
+        root = sight.sample(rng)
+        search = clear_search(lay, rules, root, _time_left(began, time_budget, sample_budget))
         try:
             # The whole position first: when it is lost in this sample every move is,
             # and when it is won the search's first move is a winner, and what the
@@ -317,6 +399,144 @@ def hint(
     best = min(i for i in alive if wins[codes[i][0]] >= most - margin)  # the first preferred
     best_text = codes[best][0]
     return Hint(best_text, wins[best_text] / samples, samples, exact, wins, unknown_count)
+
+
+# The ends of the plans (``planned_hint``): what happens after the plays, and the key
+# that tells two ends apart (two orders of the same plays end in the same position).
+_DRAWN: Final = 0  # then a draw (or a redeal): the next card is news
+_TURNED: Final = 1  # the last play turned a face-down card up
+_CLEARED: Final = 2  # the tableau is cleared
+_STUCK: Final = 3  # no move is left
+
+
+def _plans(sight: _Sight, top: int, after: Sequence[int]) -> list[tuple[tuple[int, ...], set[int]]]:
+    """Every plan from the view: plays the player can choose with what they see now (on
+    face-up cards, none of them turning a card up but the last), each ended by the first
+    thing that brings news (a draw or redeal, in ``after``, or a card turned up), or by
+    the end of the game. Two plans reaching the same position are one end; the answer
+    is each end's moves and the first moves that reach it."""
+    lay, rules = sight.layout, sight.rules
+    rank = {p: c.rank for p, c in sight.visible.items()}
+    full = (1 << lay.size) - 1
+    ends: dict[tuple[int, int, int], tuple[tuple[int, ...], set[int]]] = {}
+
+    def end(key: tuple[int, int, int], path: tuple[int, ...]) -> None:
+        if key in ends:
+            ends[key][1].add(path[0])
+        else:
+            ends[key] = (path, {path[0]})
+
+    # A position is walked once for each first move that reaches it (each must be credited
+    # with every end after it).
+    seen: set[tuple[int, int, int]] = set()
+    stack: list[tuple[int, int, tuple[int, ...]]] = [(sight.mask, top, ())]
+    while stack:
+        mask, tp, path = stack.pop()
+        if mask == full:
+            end((_CLEARED, mask, 0), path)
+            continue
+        plays = [
+            p
+            for p, r in rank.items()
+            if not mask >> p & 1
+            and all(mask >> c & 1 for c in lay.positions[p].covered_by)
+            and _fits(r, tp, rules)
+        ]
+        for code in after:
+            end((_DRAWN, mask, code), (*path, code))
+        if not plays and not after and path:
+            end((_STUCK, mask, tp), path)
+        for p in plays:
+            m2 = mask | 1 << p
+            if sight.reveals(mask, p):
+                end((_TURNED, m2, rank[p]), (*path, p))
+            elif (m2, rank[p], path[0] if path else p) not in seen:
+                seen.add((m2, rank[p], path[0] if path else p))
+                stack.append((m2, rank[p], (*path, p)))
+    return list(ends.values())
+
+
+def planned_hint(
+    view: Mapping[str, Any],
+    rules: Rules | None = None,
+    layout: Layout | None = None,
+    *,
+    seed: int = 0,
+    time_budget: float | None = DEFAULT_HINT_SECONDS,
+    max_samples: int | None = None,
+    sample_budget: Budget | None = None,
+) -> Hint:
+    """Plans solved on samples: the move that starts the plan winning the most samples.
+
+    ``sampled_hint`` credits a move with every sample that some line after it wins, each
+    sample's line chosen knowing that sample's cards: after the move it may play on in
+    one sample and draw in another, though the player, who sees no more after the move
+    than before it, could not have told the two apart ("strategy fusion"). Here the
+    player's choices up to the next news (a card drawn or turned up) are one plan chosen
+    for all samples: each plan is solved on the same samples and the moves are ranked by
+    their best plan. Only after the news does the search know the cards.
+    Arguments as ``sampled_hint``.
+    """
+    began = time.perf_counter()
+    rules = rules if rules is not None else Rules.from_dict(view["rules"])
+    lay = layout if layout is not None else get_layout(rules.layout)
+    if view.get("status", "in_progress") != "in_progress":
+        return Hint(None, 0.0, 0, True)
+    sample_budget = sample_budget or Budget(max_nodes=DEFAULT_SAMPLE_NODES)
+    sight = _sight(view, rules, lay)
+    codes = {code: str(m) for m in sight.candidates if (code := _move_code(m)) is not None}
+    after = [c for c in codes if c < 0]  # a draw, a redeal
+    w = sight.waste
+    plans = _plans(sight, w[-1] if w else NO_TOP, after)
+    exact = sight.exact
+    rng = random.Random(seed)
+    won: list[list[bool]] = [[] for _ in plans]
+    alive = list(range(len(plans)))
+    samples = 0
+    unknown_count = 0
+    while True:
+        root = sight.sample(rng)
+        search = clear_search(lay, rules, root, _time_left(began, time_budget, sample_budget))
+        try:
+            root_won = search.wins(root)
+        except BudgetExhausted:
+            unknown_count += 1
+            root_won = False
+        for i in alive:
+            ok = False
+            if root_won:
+                start = root
+                for code in plans[i][0]:
+                    start = _after(start, code, root.ranks)
+                search.nodes = 0  # each plan gets the whole budget
+                try:
+                    ok = search.wins(start)
+                except BudgetExhausted:
+                    unknown_count += 1
+            won[i].append(ok)
+        samples += 1
+        if len(alive) > 1 and samples % RACE_EVERY == 0:
+            alive = _race(alive, won)
+        if exact or len(alive) == 1:
+            break
+        if max_samples is not None and samples >= max_samples:
+            break
+        if time_budget is not None and time.perf_counter() - began >= time_budget:
+            break
+        if max_samples is None and time_budget is None:
+            break
+    # A move's wins: its best plan's.
+    wins = dict.fromkeys(codes.values(), 0)
+    for i in alive:
+        for code in plans[i][1]:
+            wins[codes[code]] = max(wins[codes[code]], sum(won[i]))
+    most = max(wins.values())
+    margin = 0 if exact else int(TIE_SHARE * samples)
+    best_text = next(t for t in codes.values() if wins[t] >= most - margin)  # the first preferred
+    return _answer(best_text, wins, samples, exact, unknown_count, None)
+
+
+hint = sampled_hint
 
 
 def _race(alive: list[int], won: list[list[bool]]) -> list[int]:
