@@ -256,7 +256,8 @@ def _hint_position(rules: Rules, number: int, rng: random.Random) -> GameState:
     state = new_game(numbered_deal(number), rules)
     for _ in range(rng.randint(0, 25)):
         plays = [m for m in legal_moves(state) if isinstance(m, Play)]
-        after = apply(state, rng.choice(plays) if plays and rng.random() < 0.8 else DRAW)
+        draw = bool(state.stock) and (not plays or rng.random() >= 0.8)
+        after = apply(state, DRAW if draw else rng.choice(plays))
         if after.is_over:
             break
         state = after

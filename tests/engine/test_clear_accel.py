@@ -95,7 +95,8 @@ def played(rules: Rules, number: int, rng: random.Random, moves: int) -> GameSta
     state = new_game(numbered_deal(number, layout.decks, rules.jokers), rules, layout)
     for _ in range(moves):
         plays = [m for m in legal_moves(state) if isinstance(m, Play)]
-        after = apply(state, rng.choice(plays) if plays and rng.random() < 0.8 else DRAW)
+        draw = bool(state.stock) and (not plays or rng.random() >= 0.8)
+        after = apply(state, DRAW if draw else rng.choice(plays))
         if after.is_over:
             break
         state = after
