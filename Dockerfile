@@ -39,9 +39,10 @@ RUN python -c "import tomllib; deps = tomllib.load(open('pyproject.toml', 'rb'))
     && find /opt/venv -name '*.so' -exec sh -c \
        'for f; do if readelf -S "$f" | grep -q "\.debug_"; then strip --strip-debug "$f"; fi; done' \
        sh {} +
-# The solver's optional C best-score search (app/engine/_bestscore.c; setup.py builds it
-# the same way for a developer's install): 20-30x the pure Python search's speed on a
-# deal's best score, which analyses and each day's challenge par need.
+# The solver's optional C best-score and clearing searches (app/engine/_bestscore.c;
+# setup.py builds it the same way for a developer's install): 20-30x the pure Python
+# search's speed on a deal's best score, which analyses and each day's challenge par need,
+# and about 8x on the hint's clearing searches.
 COPY app/engine/_bestscore.c /src/
 RUN mkdir /opt/accel \
     && gcc -O2 -shared -fPIC -Wall \

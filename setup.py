@@ -1,4 +1,5 @@
-"""The optional C accelerator of the solver's best-score search (app/engine/_bestscore.c).
+"""The optional C accelerator of the solver's best-score and clearing searches
+(app/engine/_bestscore.c).
 
 Everything else is in pyproject.toml. ``optional=True``: where no C compiler exists the
 install goes on without it, and the solver runs its pure Python search.

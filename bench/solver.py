@@ -3,6 +3,7 @@
     python -m bench solver [--deals N] [--seed S] [--plain-nodes K] [--many D]
                            [--best-deals M] [--best-seconds T] [--six-deals M6]
                            [--six-seconds T6] [--python-deals Q] [--positions P] [--no-bound]
+                           [--hint-positions H] [--hint-samples K] [--hint-only]
 
 1. Clearing, classic deals S..S+N-1 with and without wrap: the solver's deals per second,
    p50 and p99 per deal, its unknown answers (default budget), and the plain search on
@@ -19,6 +20,15 @@
    whole cards, and cannot finish whole deals: it is measured against on positions (3.).
 3. Both questions on P positions of classic deals played forward to a short stock (as in
    the tests), solver against plain search, as a ratio.
+4. The hint's clearing searches (``--hint-positions H``, default 60, and ``--hint-samples``
+   K each; ``--hint-only`` runs this alone): classic deals with and without wrap, played
+   some random moves in, the hidden cards re-dealt K times as the hint deals them; each
+   sample asks what the hint asks (the position, then, when it is won, each legal move's
+   position, on one search with the hint's default node budget), by the C search
+   (``solver.clear_search``) and by the pure Python ``_Search``, in turn on the same
+   sample: time a sample (p50, mean), the ratio, the samples 250 ms holds at that mean;
+   then the hint itself (250 ms) on each position on both paths: the samples it got
+   through.
 """
 
 from __future__ import annotations
@@ -28,9 +38,32 @@ import random
 import time
 from collections.abc import Callable
 
-from app.cli import percentile
-from app.engine import GameState, Rules, get_layout, new_game, numbered_deal, solver
-from app.engine.solver import Budget, solve_best, solve_clear
+from app.engine import (
+    DRAW,
+    GameState,
+    Play,
+    Rules,
+    apply,
+    get_layout,
+    legal_moves,
+    new_game,
+    numbered_deal,
+    player_view,
+    solver,
+)
+from app.engine.bots import percentile
+from app.engine.hints import DEFAULT_HINT_SECONDS, DEFAULT_SAMPLE_NODES, _after, hint
+from app.engine.solver import (
+    DRAW_CODE,
+    Budget,
+    BudgetExhausted,
+    ClearingSearch,
+    _Start,
+    clear_search,
+    solve_best,
+    solve_clear,
+    start_of,
+)
 from bench.plain_dfs import plain_best, plain_clear
 from bench.positions import position
 
@@ -218,6 +251,136 @@ def _positions(args: argparse.Namespace, wrap: bool) -> None:
         print(f"  plain/solver time = {sum(plain_times) / sum(solver_times):.1f}x")
 
 
+def _hint_position(rules: Rules, number: int, rng: random.Random) -> GameState:
+    """Deal ``number`` after up to 25 random moves (a play four times in five), not over."""
+    state = new_game(numbered_deal(number), rules)
+    for _ in range(rng.randint(0, 25)):
+        plays = [m for m in legal_moves(state) if isinstance(m, Play)]
+        draw = bool(state.stock) and (not plays or rng.random() >= 0.8)
+        after = apply(state, DRAW if draw else rng.choice(plays))
+        if after.is_over:
+            break
+        state = after
+    return state
+
+
+def _redealt(state: GameState, rng: random.Random) -> _Start:
+    """The position with the cards the player cannot see (face-down tableau cards and the
+    stock) dealt again at random, as a hint's sample."""
+    start = start_of(state)
+    view = player_view(state)
+    hidden = [e["position"] for e in view["tableau"] if not e["removed"] and e["card"] is None]
+    pool = [start.ranks[p] for p in hidden] + list(start.stock)
+    rng.shuffle(pool)
+    ranks = list(start.ranks)
+    for p, r in zip(hidden, pool, strict=False):
+        ranks[p] = r
+    stock = tuple(pool[len(hidden) :])
+    return _Start(tuple(ranks), start.mask, start.top, start.waste, stock, 0, 0, 0)
+
+
+def _sample(
+    make: Callable[[], ClearingSearch], root: _Start, codes: list[int]
+) -> tuple[float, list[bool | None]]:
+    """What the hint asks of one sample: the position, then each move's when it is won."""
+    began = time.perf_counter()
+    search = make()
+    answers: list[bool | None] = []
+    try:
+        won: bool | None = search.wins(root)
+    except BudgetExhausted:
+        won = None
+    answers.append(won)
+    if won:
+        winner = search.line[0]
+        for code in codes:
+            search.nodes = 0
+            try:
+                answers.append(code == winner or search.wins(_after(root, code, root.ranks)))
+            except BudgetExhausted:
+                answers.append(None)
+    return time.perf_counter() - began, answers
+
+
+def _hint_samples(args: argparse.Namespace, wrap: bool) -> None:
+    if solver._ACCEL_MODULE is None:
+        print("hint samples: the C search is not built, nothing to compare")
+        return
+    rules = Rules.for_layout("tripeaks", wrap=wrap)
+    layout = get_layout("tripeaks")
+    rng = random.Random(args.seed + 19)
+    states = [_hint_position(rules, args.seed + n, rng) for n in range(args.hint_positions)]
+    budget = Budget(max_nodes=DEFAULT_SAMPLE_NODES)
+    c_times: list[float] = []
+    py_times: list[float] = []
+    unknown = {"C": 0, "Python": 0}
+    differ = 0
+    for k, state in enumerate(states):
+        codes = [m.position if isinstance(m, Play) else DRAW_CODE for m in legal_moves(state)]
+        for _ in range(args.hint_samples):
+            root = _redealt(state, rng)
+            runs = {
+                "C": lambda root=root: clear_search(layout, rules, root, budget),
+                "Python": lambda root=root: solver._Search(layout, rules, root, budget),
+            }
+            order = ["C", "Python"] if k % 2 == 0 else ["Python", "C"]
+            found: dict[str, list[bool | None]] = {}
+            for name in order:
+                seconds, found[name] = _sample(runs[name], root, codes)
+                (c_times if name == "C" else py_times).append(seconds)
+                unknown[name] += found[name].count(None)
+            pairs = zip(found["C"], found["Python"], strict=False)
+            differ += any(a is not None and b is not None and a != b for a, b in pairs)
+    if differ:
+        raise AssertionError(f"the C and Python clearing searches disagree on {differ} samples")
+    c_mean = sum(c_times) / len(c_times)
+    py_mean = sum(py_times) / len(py_times)
+    label = "wrap" if wrap else "no wrap"
+    print(
+        f"hint samples, classic, {label}: {len(states)} positions x {args.hint_samples}"
+        f" samples (position + each move, {DEFAULT_SAMPLE_NODES} nodes a search)"
+    )
+    for name, times, mean in (("C     ", c_times, c_mean), ("Python", py_times, py_mean)):
+        print(
+            f"  {name}: p50 {percentile(times, 0.5) * 1000:.2f} ms, mean {mean * 1000:.2f} ms,"
+            f" p99 {percentile(times, 0.99) * 1000:.2f} ms a sample,"
+            f" {DEFAULT_HINT_SECONDS / mean:.0f} samples in {DEFAULT_HINT_SECONDS * 1000:.0f} ms"
+            f" at that mean; searches out of budget {unknown[name.strip()]}"
+        )
+    print(
+        f"  Python/C: mean {py_mean / c_mean:.1f}x,"
+        f" p50 {percentile(py_times, 0.5) / percentile(c_times, 0.5):.1f}x"
+    )
+    # The hint itself: its race may settle before the time is up (the same samples on both
+    # paths then), so the samples of the positions where both ran the whole time are given.
+    got: dict[str, list[tuple[int, bool]]] = {"C": [], "Python": []}
+    for k, state in enumerate(states):
+        view = player_view(state)
+        for name in ["C", "Python"] if k % 2 == 0 else ["Python", "C"]:
+            kept = solver._ACCEL
+            solver._ACCEL = solver._ACCEL_MODULE if name == "C" else None
+            try:
+                began = time.perf_counter()
+                samples = hint(view, rules, seed=k).samples
+                timed_out = time.perf_counter() - began >= DEFAULT_HINT_SECONDS
+                got[name].append((samples, timed_out))
+            finally:
+                solver._ACCEL = kept
+    full = [
+        k for k in range(len(states)) if got["C"][k][1] and got["Python"][k][1]
+    ]  # both ran to the time
+    for name, tried in got.items():
+        counts = [float(n) for n, _ in tried]
+        whole = [counts[k] for k in full]
+        print(
+            f"  the hint ({DEFAULT_HINT_SECONDS * 1000:.0f} ms) with the {name} search: samples"
+            f" p50 {percentile(counts, 0.5):.0f}, mean {sum(counts) / len(counts):.0f};"
+            f" on the {len(full)} positions where both ran the whole time: p50"
+            f" {percentile(whole, 0.5) if whole else 0:.0f}, mean"
+            f" {sum(whole) / len(whole) if whole else 0:.0f}"
+        )
+
+
 def run(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(prog="bench.solver")
     parser.add_argument("--deals", type=int, default=50)
@@ -231,7 +394,14 @@ def run(argv: list[str]) -> None:
     parser.add_argument("--python-deals", type=int, default=5)
     parser.add_argument("--positions", type=int, default=100)
     parser.add_argument("--no-bound", action="store_true", help="clear without the bound")
+    parser.add_argument("--hint-positions", type=int, default=60)
+    parser.add_argument("--hint-samples", type=int, default=4)
+    parser.add_argument("--hint-only", action="store_true", help="only the hint's searches")
     args, _ = parser.parse_known_args(argv)  # other modules' names and flags pass by
+    if args.hint_only:
+        for wrap in (True, False):
+            _hint_samples(args, wrap)
+        return
     for wrap in (True, False):
         _clear(args, wrap)
     for wrap in (True, False):
@@ -240,3 +410,5 @@ def run(argv: list[str]) -> None:
         _best_whole(args, layout, wrap)
     for wrap in (True, False):
         _positions(args, wrap)
+    for wrap in (True, False):
+        _hint_samples(args, wrap)

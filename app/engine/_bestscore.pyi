@@ -1,4 +1,4 @@
-"""The optional C best-score search (_bestscore.c); solver.py calls it."""
+"""The optional C best-score and clearing searches (_bestscore.c); solver.py calls them."""
 
 from collections.abc import Sequence
 
@@ -20,3 +20,27 @@ def best(
     seconds: float,
     max_entries: int,
 ) -> tuple[int | None, int, list[tuple[int, int]]]: ...
+
+class Clear:
+    """The clearing search of one deal and stock, its table kept between questions."""
+
+    def __init__(
+        self,
+        ranks: Sequence[int],
+        uncovers: Sequence[Sequence[tuple[int, int]]],
+        fit: Sequence[int],
+        stock: Sequence[int],
+        full: int,
+        hall: Sequence[tuple[int, int]],
+    ) -> None: ...
+    def wins(
+        self,
+        mask: int,
+        free: int,
+        index: int,
+        top: int,
+        max_nodes: int,
+        seconds: float,
+        max_entries: int,
+    ) -> tuple[bool | None, int, list[tuple[int, int]]]: ...
+    def lost(self) -> int: ...

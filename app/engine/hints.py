@@ -77,8 +77,8 @@ from app.engine.solver import (
     BudgetExhausted,
     ClearAnswer,
     _fits,
-    _Search,
     _Start,
+    clear_search,
     solve_best,
     solve_clear,
     start_of,
@@ -362,7 +362,7 @@ def sampled_hint(
     unknown_count = 0
     while True:
         root = sight.sample(rng)
-        search = _Search(lay, rules, root, _time_left(began, time_budget, sample_budget))
+        search = clear_search(lay, rules, root, _time_left(began, time_budget, sample_budget))
         try:
             # The whole position first: when it is lost in this sample every move is,
             # and when it is won the search's first move is a winner, and what the
@@ -496,7 +496,7 @@ def planned_hint(
     unknown_count = 0
     while True:
         root = sight.sample(rng)
-        search = _Search(lay, rules, root, _time_left(began, time_budget, sample_budget))
+        search = clear_search(lay, rules, root, _time_left(began, time_budget, sample_budget))
         try:
             root_won = search.wins(root)
         except BudgetExhausted:
@@ -634,7 +634,7 @@ def analysis(
     complete = clear.winnable is not None
     if clear.winnable and final.outcome is not GameStatus.WON:
         start = start_of(first)
-        search = _Search(first.layout, rules, start, left())
+        search = clear_search(first.layout, rules, start, left())
         known: dict[int, bool | None] = {0: True}
 
         def winnable(i: int) -> bool | None:
