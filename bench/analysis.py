@@ -17,8 +17,8 @@ import random
 import time
 from collections.abc import Sequence
 
-from app.cli import _greedy_strategy, percentile
 from app.engine import Rules, apply, get_layout, legal_moves, new_game, numbered_deal, player_view
+from app.engine.bots import HintSettings, greedy_strategy, percentile
 from app.engine.hints import Analysis, analysis
 from app.engine.solver import Budget
 from app.settings import Settings
@@ -31,12 +31,14 @@ RANDOM_SHARE = 0.3
 def finished_game(layout_name: str, number: int, rng: random.Random) -> tuple[Rules, list[str]]:
     layout = get_layout(layout_name)
     rules = Rules.for_layout(layout_name)
-    greedy = _greedy_strategy(layout)
+    greedy = greedy_strategy(rules, layout, HintSettings())
     state = new_game(numbered_deal(number, layout.decks, rules.jokers), rules, layout)
     log: list[str] = []
     while not state.is_over:
         moves = [str(m) for m in legal_moves(state) if str(m) not in ("undo", "concede")]
-        move = rng.choice(moves) if rng.random() < RANDOM_SHARE else greedy(player_view(state), 0)
+        move = (
+            rng.choice(moves) if rng.random() < RANDOM_SHARE else greedy(player_view(state), 0).move
+        )
         state = apply(state, move)
         log.append(move)
     return rules, log

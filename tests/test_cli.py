@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from app.cli import main, percentile, wilson
+from app.cli import main
 from app.engine import Rules, apply, format_deal, new_game, numbered_deal
+from app.engine.bots import percentile
+from app.engine.calibration import wilson
 
 
 def run(argv: list[str], stdin: str = "") -> tuple[int, str]:
