@@ -89,18 +89,26 @@ export function explain(e) {
   }
 }
 
-/** "Chance of a win: 84–97% (64 possible deals tried)": a 95% Wilson interval, never a bare 0%
- * or 100% from a handful of samples. */
-export function chanceText({ win_chance: p, samples: n, exact }) {
-  if (typeof p !== "number") return "";
-  if (exact) return p >= 1 ? "Nothing is hidden: this wins." : p <= 0 ? "Nothing is hidden: no move wins now." : `Exact chance ${Math.round(p * 100)}%.`;
-  if (!n) return "No estimate of the chance this time.";
+/** "Chance of a win: 54–71% (64 possible deals tried)": the 95% interval the server gives
+ * with its calibrated chance (what a player following the hints wins from here), never a
+ * bare 0% or 100% from a handful of samples. */
+function wilson(p, n) {
   const z = 1.96;
   const centre = (p + (z * z) / (2 * n)) / (1 + (z * z) / n);
   const half = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / (1 + (z * z) / n);
-  const lo = Math.max(0, Math.round((centre - half) * 100));
-  const hi = Math.min(100, Math.round((centre + half) * 100));
+  return [centre - half, centre + half];
+}
+
+export function chanceText({ win_chance: p, win_chance_ci95: ci, samples: n, exact }) {
+  if (typeof p !== "number") return "";
+  if (exact) return p >= 1 ? "Nothing is hidden: this wins." : p <= 0 ? "Nothing is hidden: no move wins now." : `Exact chance ${Math.round(p * 100)}%.`;
+  if (!n) return "No estimate of the chance this time.";
+  // A server older than the calibrated chance sends no interval: Wilson's over the samples.
+  const [low, high] = Array.isArray(ci) && ci.length === 2 ? ci : wilson(p, n);
+  const lo = Math.max(0, Math.round(low * 100));
+  const hi = Math.min(100, Math.round(high * 100));
   const tried = `${n} possible deal${n === 1 ? "" : "s"} tried`;
+  if (lo === hi) return `Chance of a win: about ${lo}% (${tried}).`;
   if (lo <= 0) return `Chance of a win: under ${Math.max(hi, 1)}% (${tried}).`;
   if (hi >= 100) return `Chance of a win: over ${Math.min(lo, 99)}% (${tried}).`;
   return `Chance of a win: ${lo}–${hi}% (${tried}).`;
