@@ -14,6 +14,12 @@ runs on the same core gets fewer samples); ``--out DIR`` keeps every game as a J
 in ``DIR/<rules>-<strategy>.jsonl`` and a later run with the same DIR plays only the
 deals not yet there, so a long comparison can be run in pieces and reported at once;
 ``--samples``, ``--seconds`` (0: no time budget, repeatable), ``--nodes`` for the hints.
+
+``--fit`` also fits the calibration curve of each hint (``app.engine.calibration``) on
+the sample shares of these games, and shows it honestly: fitted on the odd deals and
+judged on the even ones, and the other way round (the reliability table and Brier score
+of the chance the curve gives, on games it was not fitted on), then fitted on them all,
+as ``KNOTS`` takes it.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ from app.engine.bots import (
     report,
     summarise,
 )
+from app.engine.calibration import calibrated, fit
 
 RULE_SETS = {
     "wrap": ("tripeaks", {"wrap": True}),
@@ -61,7 +68,28 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--samples", type=int, default=64)
     p.add_argument("--seconds", type=float, default=0.25)
     p.add_argument("--nodes", type=int, default=20_000)
+    p.add_argument("--fit", action="store_true")
     return p
+
+
+def cross_fitted(records: list[GameRecord]) -> list[GameRecord]:
+    """The games with each chance replaced by the curve fitted on the other half of the
+    deals (odd and even deal numbers) at its sample share."""
+    halves = {
+        parity: fit([(s, r.won) for r in records if r.deal % 2 == parity for s in r.shares])
+        for parity in (0, 1)
+    }
+    return [
+        GameRecord(
+            r.deal,
+            r.won,
+            r.score,
+            r.seconds,
+            [calibrated(s, halves[1 - r.deal % 2]) for s in r.shares],
+            r.shares,
+        )
+        for r in records
+    ]
 
 
 def run(argv: list[str]) -> None:
@@ -101,3 +129,15 @@ def run(argv: list[str]) -> None:
         records[name] = [done[d] for d in wanted]
     summaries = [summarise(n, records[n]) for n in names]
     print(report(summaries, records))
+    if args.fit:
+        for name in names:
+            games = records[name]
+            if not any(r.shares for r in games):
+                continue
+            raw = [GameRecord(r.deal, r.won, r.score, r.seconds, r.shares, r.shares) for r in games]
+            judged = {f"{name}/share": raw, f"{name}/fitted": cross_fitted(games)}
+            print(f"calibration of {name}: the sample share, and the curve fitted on the other")
+            print("half of the deals (odd/even)")
+            print(report([summarise(k, v) for k, v in judged.items()], judged))
+            knots = fit([(s, r.won) for r in games for s in r.shares])
+            print(f"  KNOTS[{args.rules!r}] = {knots!r}")

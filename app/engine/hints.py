@@ -60,7 +60,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
-from app.engine.calibration import Knots, calibrated, interval, wilson
+from app.engine.calibration import KNOTS, Knots, calibrated, family, interval, wilson
 from app.engine.cards import Card, parse_card
 from app.engine.deals import ordered_deck
 from app.engine.errors import TriPeaksError
@@ -334,6 +334,8 @@ def sampled_hint(
     time_budget: float | None = DEFAULT_HINT_SECONDS,
     max_samples: int | None = None,
     sample_budget: Budget | None = None,
+    prefer_play: float = 0.0,
+    knots: Knots | None = None,
 ) -> Hint:
     """The hint up to 2026-12 (the bots' ``pimc``): every legal move solved on the same
     samples with every card known, the move that wins the most suggested.
@@ -396,9 +398,14 @@ def sampled_hint(
     wins = {text: sum(won[i]) for i, (text, _) in enumerate(codes)}
     most = max(wins[codes[i][0]] for i in alive)
     margin = 0 if exact else int(TIE_SHARE * samples)
+    if not exact and prefer_play > 0:
+        # A draw must beat the best play by more than ``prefer_play`` of the samples.
+        plays = [wins[codes[i][0]] for i in alive if codes[i][1] >= 0]
+        if plays and most - max(plays) <= prefer_play * samples:
+            most = max(plays)
     best = min(i for i in alive if wins[codes[i][0]] >= most - margin)  # the first preferred
     best_text = codes[best][0]
-    return Hint(best_text, wins[best_text] / samples, samples, exact, wins, unknown_count)
+    return _answer(best_text, wins, samples, exact, unknown_count, knots)
 
 
 # The ends of the plans (``planned_hint``): what happens after the plays, and the key
@@ -536,7 +543,33 @@ def planned_hint(
     return _answer(best_text, wins, samples, exact, unknown_count, None)
 
 
-hint = sampled_hint
+PREFER_PLAY = float(__import__("os").environ.get("TRIPEAKS_PREFER_PLAY", "0.05"))
+
+
+def hint(
+    view: Mapping[str, Any],
+    rules: Rules | None = None,
+    layout: Layout | None = None,
+    *,
+    seed: int = 0,
+    time_budget: float | None = DEFAULT_HINT_SECONDS,
+    max_samples: int | None = None,
+    sample_budget: Budget | None = None,
+) -> Hint:
+    """The server's hint."""
+    rules = rules if rules is not None else Rules.from_dict(view["rules"])
+    lay = layout if layout is not None else get_layout(rules.layout)
+    return sampled_hint(
+        view,
+        rules,
+        lay,
+        seed=seed,
+        time_budget=time_budget,
+        max_samples=max_samples,
+        sample_budget=sample_budget,
+        prefer_play=PREFER_PLAY,
+        knots=KNOTS[family(rules, lay)],
+    )
 
 
 def _race(alive: list[int], won: list[list[bool]]) -> list[int]:
