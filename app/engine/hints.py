@@ -334,7 +334,6 @@ def sampled_hint(
     time_budget: float | None = DEFAULT_HINT_SECONDS,
     max_samples: int | None = None,
     sample_budget: Budget | None = None,
-    prefer_play: float = 0.0,
     knots: Knots | None = None,
 ) -> Hint:
     """The hint up to 2026-12 (the bots' ``pimc``): every legal move solved on the same
@@ -398,11 +397,6 @@ def sampled_hint(
     wins = {text: sum(won[i]) for i, (text, _) in enumerate(codes)}
     most = max(wins[codes[i][0]] for i in alive)
     margin = 0 if exact else int(TIE_SHARE * samples)
-    if not exact and prefer_play > 0:
-        # A draw must beat the best play by more than ``prefer_play`` of the samples.
-        plays = [wins[codes[i][0]] for i in alive if codes[i][1] >= 0]
-        if plays and most - max(plays) <= prefer_play * samples:
-            most = max(plays)
     best = min(i for i in alive if wins[codes[i][0]] >= most - margin)  # the first preferred
     best_text = codes[best][0]
     return _answer(best_text, wins, samples, exact, unknown_count, knots)
@@ -543,9 +537,6 @@ def planned_hint(
     return _answer(best_text, wins, samples, exact, unknown_count, None)
 
 
-PREFER_PLAY = float(__import__("os").environ.get("TRIPEAKS_PREFER_PLAY", "0.05"))
-
-
 def hint(
     view: Mapping[str, Any],
     rules: Rules | None = None,
@@ -556,7 +547,9 @@ def hint(
     max_samples: int | None = None,
     sample_budget: Budget | None = None,
 ) -> Hint:
-    """The server's hint."""
+    """The server's hint: ``sampled_hint``'s move (each search in C where it is built),
+    its chance calibrated for the game's rules (``app.engine.calibration``). What was
+    tried to choose better moves, and did not, is in docs/hints.md."""
     rules = rules if rules is not None else Rules.from_dict(view["rules"])
     lay = layout if layout is not None else get_layout(rules.layout)
     return sampled_hint(
@@ -567,7 +560,6 @@ def hint(
         time_budget=time_budget,
         max_samples=max_samples,
         sample_budget=sample_budget,
-        prefer_play=PREFER_PLAY,
         knots=KNOTS[family(rules, lay)],
     )
 
