@@ -108,3 +108,14 @@ def test_the_move_that_ends_a_player_s_game_is_one_transaction_with_their_statis
     assert sent[-1] == "COMMIT" and sent[begin + 1 : -1].count("statement") >= 2
     stats = client.get("/v1/players/me", headers=key).json()["stats"]["overall"]
     assert (stats["played"], stats["conceded"]) == (1, 1)
+
+
+def test_a_game_is_created_in_one_round_trip(committing_client: TestClient, trips: Trips) -> None:
+    trips()
+    r = committing_client.post("/v1/games", json={"deal_number": 7})
+    assert r.status_code == 201, r.text
+    assert trips() == ["statement"]  # the game's row, inserted
+    game = committing_client.get(
+        r.headers["location"], headers={"Authorization": f"Bearer {r.json()['token']}"}
+    )
+    assert game.status_code == 200 and game.json()["version"] == 0
