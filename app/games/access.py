@@ -9,8 +9,9 @@ player's game, the player's key (``app.players.service``).
 - ``GameForRead``: rehydrated in a reading session whose transaction ends as soon as the
   game is loaded, so that what the route does next (a response, a solver search) holds no
   transaction, no lock and no pooled connection.
-- ``GameForMove``: rehydrated inside the request's writing transaction (on SQLite, under
-  its write lock), which the move's writes then join.
+- ``GameForMove``: rehydrated in the request's writing session (on SQLite, inside its
+  transaction, under its write lock, which the move's writes then join; on PostgreSQL by
+  a statement that commits alone, as the move's one write does: no BEGIN, no COMMIT).
 - ``GameRowForRead``: the row alone, for routes that read more of it (the move history).
 
 An id is checked against the shape of the ids the server makes before any query: one
@@ -32,6 +33,7 @@ from sqlalchemy.orm import Session
 from app.games.models import Game
 from app.games.service import GameService, LoadedGame
 from app.kit.auth import BearerDep, OptionalBearerDep, secret_matches
+from app.kit.database import statements_commit_alone
 from app.kit.deps import ReadSessionDep, SessionDep, in_hop, release
 from app.kit.errors import ForbiddenProblem, NotFoundProblem, UnauthorizedProblem
 from app.kit.ids import MAX_ID_LENGTH, is_id
@@ -55,10 +57,8 @@ def game_service(session: Session, request: Request) -> GameService:
     return GameService(session, request.app.state.settings, clock=request.app.state.clock)
 
 
-def _checked_row(
-    service: GameService, game_id: str, credential: str, *, for_move: bool = False
-) -> Game:
-    row = service.get(game_id, for_move=for_move) if is_id(game_id) else None
+def _checked_row(service: GameService, game_id: str, credential: str) -> Game:
+    row = service.get(game_id) if is_id(game_id) else None
     if row is None:
         raise NotFoundProblem(f"no game {game_id[:MAX_ID_LENGTH]!r}")
     if is_player_key(credential):
@@ -94,9 +94,12 @@ async def game_for_move(
     game_id: GameIdPath, credential: BearerDep, session: SessionDep, request: Request
 ) -> LoadedGame:
     service = game_service(session, request)
-    return await in_hop(
-        request, lambda: service.load(_checked_row(service, game_id, credential, for_move=True))
-    )
+
+    def load() -> LoadedGame:
+        statements_commit_alone(session)
+        return service.load(_checked_row(service, game_id, credential))
+
+    return await in_hop(request, load)
 
 
 async def optional_player(

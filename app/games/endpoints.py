@@ -59,6 +59,7 @@ from app.games.schemas import (
 from app.games.service import GameService, LoadedGame, MoveResult
 from app.kit.auth import BearerDep
 from app.kit.clock import ClockDep
+from app.kit.database import statements_commit_alone
 from app.kit.deps import OneHopRoute, ReadSessionDep, SessionDep, release
 from app.kit.errors import PayloadTooLargeProblem, ServiceUnavailableProblem, ValidationProblem
 from app.kit.headers import (
@@ -346,6 +347,8 @@ def create_game(
     response: Response,
     clock: ClockDep,
 ) -> GameCreated:
+    # Its one write, the game's row, commits alone (PostgreSQL: no BEGIN, no COMMIT).
+    statements_commit_alone(service.session)
     game, token = service.create(body, solver, player.id if player is not None else None)
     created(response, game)
     return GameCreated.model_validate({**game_out(game, clock()), "token": token})

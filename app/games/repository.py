@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+from psycopg.errors import ForeignKeyViolation
 from sqlalchemy import Select, Table, and_, bindparam, delete, exists, func, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.sql.dml import ReturningInsert
@@ -14,6 +16,8 @@ from sqlalchemy.sql.dml import ReturningInsert
 from app.engine import GameStatus
 from app.games.errors import ConflictProblem
 from app.games.models import Analysis, Game, Move
+from app.kit.database import commits_alone
+from app.kit.errors import NotFoundProblem
 from app.kit.models import utcnow
 
 # The statements of every move, built once: building a statement and its cache key costs
@@ -22,7 +26,6 @@ from app.kit.models import utcnow
 GAMES: Table = Game.__table__  # type: ignore[assignment]
 MOVES: Table = Move.__table__  # type: ignore[assignment]
 _GAME = select(Game).where(Game.id == bindparam("game_id"))
-_GAME_FOR_UPDATE = _GAME.with_for_update()  # SQLite: nothing (BEGIN IMMEDIATE locks)
 _MOVES = select(Move.move).where(Move.game_id == bindparam("game_id")).order_by(Move.seq)
 _MOVES_UPTO = _MOVES.where(Move.seq <= bindparam("upto"))
 _BUMP_VERSION = update(GAMES).where(
@@ -85,9 +88,8 @@ class GameRepository:
     def _dialect(self) -> str:
         return self.session.get_bind().dialect.name
 
-    def get(self, game_id: str, *, for_update: bool = False) -> Game | None:
-        statement = _GAME_FOR_UPDATE if for_update else _GAME
-        return self.session.scalars(statement, {"game_id": game_id}).one_or_none()
+    def get(self, game_id: str) -> Game | None:
+        return self.session.scalars(_GAME, {"game_id": game_id}).one_or_none()
 
     def add(self, game: Game) -> None:
         self.session.add(game)
@@ -146,9 +148,11 @@ class GameRepository:
 
         Returns False, writing nothing, when another request got there first: its move
         holds that number, or this idempotency key (on PostgreSQL the insert waits for
-        the other transaction, then finds its row). The move goes in first so that the
-        constraints, not a check made earlier, decide the race. On PostgreSQL both
-        writes are one statement (``_move_and_bump``).
+        the other request's statement or transaction, then finds its row). The move goes
+        in first so that the constraints, not a check made earlier, decide the race. On
+        PostgreSQL both writes are one statement (``_move_and_bump``): in a session whose
+        statements commit alone (``app.kit.database.statements_commit_alone``) it has
+        landed, whole, when it returns.
         """
         row = {
             "game_id": game.id,
@@ -172,7 +176,16 @@ class GameRepository:
         bump = {"b_id": game.id, "b_version": expected_version, **values}
         if self._dialect == "postgresql":
             moved = {f"m_{name}": value for name, value in row.items()}
-            inserted, bumped = self.session.execute(_MOVE_AND_BUMP[ended], {**moved, **bump}).one()
+            try:
+                inserted, bumped = self.session.execute(
+                    _MOVE_AND_BUMP[ended], {**moved, **bump}
+                ).one()
+            except IntegrityError as e:
+                if isinstance(e.orig, ForeignKeyViolation):
+                    # The game's row was deleted (a purge) after this request read it: the
+                    # statement failed whole, and there is no game left to move.
+                    raise NotFoundProblem(f"no game {game.id!r}: it was deleted") from None
+                raise
         else:  # SQLite has no INSERT in a WITH; its round trips cost little
             inserted = len(self.session.execute(_INSERT_MOVE[self._dialect], row).all())
             if not inserted:
@@ -183,7 +196,14 @@ class GameRepository:
         if bumped != 1:
             # The game holds no move number expected_version + 1, yet is not at that
             # version: its row changed outside the server. Raised, so that the request's
-            # transaction (and the move inserted above) is rolled back.
+            # transaction (and the move inserted above) is rolled back; a statement that
+            # committed alone has its move taken back here.
+            if commits_alone(self.session):
+                self.session.execute(
+                    delete(MOVES).where(
+                        MOVES.c.game_id == game.id, MOVES.c.seq == expected_version + 1
+                    )
+                )
             raise ConflictProblem("the stored game changed under this move; reload it")
         # The loaded row takes the values just written, as if refreshed, without a query.
         for key, value in values.items():

@@ -1,10 +1,13 @@
 """The game use cases: create, rehydrate by replay, apply a move, read the history.
 
-No game lives in a process between requests: each call loads the game's row and its move
-log (``app.games.access``, which also checks the caller's credential), replays the log
-onto the stored deal, and (for a move) writes the move and the game's summary. The
-service adds and flushes; the request's session commits once, at the boundary, so a move
-and whatever other domains record with it land together or not at all.
+No game lives in a process between requests: each call loads the game's row
+(``app.games.access``, which also checks the caller's credential), replays its line onto
+the stored deal, and (for a move) writes the move and the game's summary. The service
+adds and flushes; the request's session commits once, at the boundary, so a move and
+whatever other domains record with it land together or not at all. On PostgreSQL a move
+whose writes are its one statement needs no transaction around it: its statements commit
+alone (the read, then the write), and the one that ends a game, which the player's
+statistics and a challenge's board follow, is one transaction with theirs.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from app.games.schemas import GameCreate
 from app.games.solving import winnable_deal
 from app.kit import headers as entity_tags
 from app.kit.auth import hash_secret, new_secret
+from app.kit.database import one_transaction
 from app.kit.errors import ProblemError, ValidationProblem
 from app.kit.ids import new_id
 from app.kit.models import utcnow
@@ -191,10 +195,11 @@ class GameService:
         return engine.numbered_deal(number, layout.decks, rules.jokers), number, False
 
     # -- loading ----------------------------------------------------------------------
-    def get(self, game_id: str, *, for_move: bool = False) -> Game | None:
-        """The game's row; ``for_move`` locks it until the request's transaction ends
-        (PostgreSQL: a racing move, or a purge, waits for this one)."""
-        return self.games.get(game_id, for_update=for_move)
+    def get(self, game_id: str) -> Game | None:
+        """The game's row. A move takes no lock on it: its write is checked against the
+        version read (``GameRepository.append_move``), and a racing move, or a purge,
+        waits for that write's lock, then finds the row changed."""
+        return self.games.get(game_id)
 
     def load(self, row: Game) -> LoadedGame:
         """The game rehydrated from its row alone: its line replayed onto its deal. The
@@ -276,9 +281,14 @@ class GameService:
         idempotency_key: str | None = None,
         expect: dict[str, Any] | None = None,
     ) -> MoveResult:
-        """Apply one move to ``game`` (loaded in this session's writing transaction).
+        """Apply one move to ``game`` (loaded in this session, which writes).
         ``expect`` holds the other fields of a posted legal-move object (kind, position,
-        card), which must agree with the move."""
+        card), which must agree with the move.
+
+        The move's writes are one statement (on PostgreSQL), which may commit alone
+        (``app.kit.database.statements_commit_alone``). The move that ends the game is
+        followed by the listeners' writes (a player's statistics, a challenge's entry):
+        it is written in one transaction with them."""
         request_hash = _request_hash(move_text, expect)
         if idempotency_key is not None:
             first = self._replay_idempotent(game.row, idempotency_key, request_hash)
@@ -310,6 +320,8 @@ class GameService:
                 f"this game has reached the limit of {limit} moves; it can only be conceded",
                 limit=limit,
             )
+        if new.is_over and self.on_end:
+            one_transaction(self.session)
         appended = self.games.append_move(
             row,
             row.version,

@@ -28,6 +28,14 @@ a connection the server has closed meanwhile (``pg_terminate_backend``, a restar
 timeout) has said so on its socket, a FATAL message and the end of the stream, so a
 connection whose socket has anything to read while idle is replaced at checkout, without
 asking the server anything (``BoundedConnection.idle_and_open``).
+
+A request whose writes are one statement need not pay for a transaction around it
+(psycopg sends BEGIN, then COMMIT, each a round trip): ``statements_commit_alone`` puts a
+writing session's PostgreSQL connection in autocommit, where each statement is its own
+transaction, with its own snapshot, committed when it returns. A move is then two round
+trips: the game's row read, and the move's one statement (``app.games.repository``).
+``one_transaction`` gives such a session a real transaction back, before the first of
+several writes that must land together.
 """
 
 from __future__ import annotations
@@ -201,6 +209,36 @@ class RequestSession(Session):
                 raise
             log.warning("database connection lost at session close: %s", type(e.orig).__name__)
             self.invalidate()
+
+
+def statements_commit_alone(session: Session) -> None:
+    """PostgreSQL: each statement of ``session``, until its transaction ends, commits as
+    it returns (autocommit: no BEGIN and no COMMIT, a round trip each); the session's
+    commit then has nothing to do, its rollback nothing to undo. For a request whose
+    writes are at most one statement, which is atomic alone; call it before the session's
+    first statement. SQLite: nothing (a writer holds BEGIN IMMEDIATE's lock from its read
+    to its write, and its round trips cost little), nor for a session bound to a
+    connection whose transaction it joins (a test's, rolled back after it)."""
+    bind = session.get_bind()
+    if isinstance(bind, Engine) and bind.dialect.name == "postgresql":
+        session.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
+
+
+def commits_alone(session: Session) -> bool:
+    """Whether ``session``'s statements commit one by one (``statements_commit_alone``)."""
+    if not session.in_transaction():
+        return False
+    options = session.connection().get_execution_options()
+    return bool(options.get("isolation_level") == "AUTOCOMMIT")
+
+
+def one_transaction(session: Session) -> None:
+    """From here on, ``session``'s statements share one transaction again, committed at
+    the request's boundary: for writes that must land together. A session whose
+    statements committed alone ends that (nothing is left to commit: no round trip) and
+    gives its connection back; its next statement takes one in the usual mode."""
+    if commits_alone(session):
+        session.commit()
 
 
 def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:

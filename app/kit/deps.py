@@ -5,6 +5,11 @@ route has returned, the session commits (before the answer is sent, so that an a
 never announces what failed to land), and when the route raised, it rolls back. The
 dependency runs at function scope for that reason: its exit runs before the response.
 
+On PostgreSQL a route whose writes are one statement (a move, a new game) may send its
+statements in autocommit (``app.kit.database.statements_commit_alone``): each has landed
+when it returns, so the commit at the boundary has nothing left to do (no round trip),
+and the rule holds: nothing is answered that did not land.
+
 ``ReadSessionDep`` is for routes that only read: no write lock on SQLite, a READ ONLY
 transaction on PostgreSQL, and never a commit of anything.
 

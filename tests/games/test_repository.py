@@ -6,14 +6,15 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import pytest
-from sqlalchemy import Engine, func, select, update
+from sqlalchemy import Engine, delete, func, select, update
 from sqlalchemy.orm import Session
 
 from app.engine import GameStatus
 from app.games.errors import ConflictProblem
 from app.games.models import Game, Move
 from app.games.repository import GameRepository
-from app.kit.database import make_engine, make_sessionmaker
+from app.kit.database import make_engine, make_sessionmaker, statements_commit_alone
+from app.kit.errors import NotFoundProblem
 from app.settings import Settings
 
 
@@ -130,3 +131,68 @@ def test_the_move_that_ends_a_game_stamps_its_end(engine: Engine) -> None:
         stored = session.get(Game, game_id)
         assert stored is not None and stored.status is GameStatus.CONCEDED
         assert stored.ended_at == now and stored.version == 1
+
+
+def _commit_alone(engine: Engine) -> Session:
+    """A session whose statements commit as they return, as a move's on PostgreSQL (on
+    SQLite a move's read and write share its transaction's write lock)."""
+    if engine.dialect.name != "postgresql":
+        pytest.skip("PostgreSQL's statements that commit alone")
+    session = make_sessionmaker(engine)()
+    statements_commit_alone(session)
+    return session
+
+
+def test_a_move_whose_statement_commits_alone_lands_when_it_returns(engine: Engine) -> None:
+    game_id = f"repo-alone-{engine.dialect.name}"
+    alone = _commit_alone(engine)
+    with make_sessionmaker(engine)() as session:
+        _game(session, game_id)
+        session.commit()
+    with alone as session, make_sessionmaker(engine)() as other:
+        repo = GameRepository(session)
+        row = repo.get(game_id)
+        assert row is not None
+        assert _append(repo, row, 0, "k1")
+        assert _moves(other, game_id) == 1  # seen by another connection, not yet committed
+        assert not _append(repo, row, 0, "k2")  # the racer's view: the number is taken
+        assert _moves(other, game_id) == 1
+
+
+def test_a_game_changed_outside_the_server_keeps_nothing_of_a_move_that_committed_alone(
+    engine: Engine,
+) -> None:
+    game_id = f"repo-outside-alone-{engine.dialect.name}"
+    alone = _commit_alone(engine)
+    with make_sessionmaker(engine)() as session:
+        row = _game(session, game_id)
+        session.execute(update(Game).where(Game.id == game_id).values(version=5))
+        session.commit()
+    with alone as session:
+        with pytest.raises(ConflictProblem):
+            _append(GameRepository(session), row, 0, None)  # the row still says 0
+        session.rollback()
+        assert _moves(session, game_id) == 0
+        assert session.scalar(select(Game.version).where(Game.id == game_id)) == 5
+
+
+def test_a_game_deleted_after_it_was_read_is_not_found_and_nothing_is_written(
+    engine: Engine,
+) -> None:
+    """A purge deleted the game between the move's read and its write (a move takes no
+    lock when it reads): a 404, not a database error."""
+    game_id = f"repo-deleted-{engine.dialect.name}"
+    alone = _commit_alone(engine)
+    with make_sessionmaker(engine)() as session:
+        _game(session, game_id)
+        session.commit()
+    with alone as session:
+        row = GameRepository(session).get(game_id)
+        assert row is not None
+        with make_sessionmaker(engine)() as purge:
+            purge.execute(delete(Game).where(Game.id == game_id))
+            purge.commit()
+        with pytest.raises(NotFoundProblem):
+            _append(GameRepository(session), row, 0, None)
+        session.rollback()
+        assert _moves(session, game_id) == 0

@@ -5,8 +5,8 @@ rate limits shared through Redis; and ``docker stop`` while a move is in flight:
 completes and the container exits 0.
 
 The move is made slow honestly, as in tests/ops/test_shutdown.py: the test holds the
-game's row (SELECT ... FOR UPDATE), so the move waits inside its transaction until the
-test lets go."""
+game's row (SELECT ... FOR UPDATE), so the move's write waits for it until the test lets
+go."""
 
 from __future__ import annotations
 

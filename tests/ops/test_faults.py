@@ -58,7 +58,8 @@ def test_a_connection_killed_mid_transaction_is_a_503_and_nothing_is_written(
     game, auth = f"/v1/games/{created['id']}", {"Authorization": f"Bearer {created['token']}"}
     answers: list[httpx.Response] = []
     with psycopg.connect(_dsn(url)) as lock:
-        # Hold the game's row: the move reads it, then waits to update it, mid-transaction.
+        # Hold the game's row: the move reads it, then waits to update it, mid-statement
+        # (its one write, which commits alone when it returns).
         lock.execute("SELECT id FROM games WHERE id = %s FOR UPDATE", (created["id"],))
         mover = threading.Thread(
             target=lambda: answers.append(c.post(f"{game}/draw", headers=auth))

@@ -3,7 +3,8 @@ container runtime sends) completes, and the server then exits 0.
 
 The request is made slow honestly: the test holds the database lock the move needs (on
 SQLite the write lock, with BEGIN IMMEDIATE; on PostgreSQL the game's row, with SELECT
-... FOR UPDATE), so the move waits inside its transaction until the test lets go."""
+... FOR UPDATE), so the move waits (on SQLite for its transaction, on PostgreSQL in its
+write) until the test lets go."""
 
 from __future__ import annotations
 
