@@ -399,7 +399,9 @@ def sampled_hint(
     margin = 0 if exact else int(TIE_SHARE * samples)
     best = min(i for i in alive if wins[codes[i][0]] >= most - margin)  # the first preferred
     best_text = codes[best][0]
-    return _answer(best_text, wins, samples, exact, unknown_count, knots)
+    # A play that takes the last card wins whatever is hidden: no chance to calibrate.
+    clears = codes[best][1] >= 0 and sight.mask | 1 << codes[best][1] == (1 << lay.size) - 1
+    return _answer(best_text, wins, samples, exact or clears, unknown_count, knots)
 
 
 # The ends of the plans (``planned_hint``): what happens after the plays, and the key

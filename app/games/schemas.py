@@ -593,7 +593,10 @@ class HintRead(BaseModel):
         "more than a player following the hints does",
     )
     samples: int = Field(description="How many samples were solved within the budget")
-    exact: bool = Field(description="True when nothing was hidden, so the chance is exact")
+    exact: bool = Field(
+        description="True when the chance is exact: nothing is hidden, or the move takes the "
+        "last card"
+    )
     unknown: int = Field(description="Samples whose search ran out of budget (counted as lost)")
 
 

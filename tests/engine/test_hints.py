@@ -15,6 +15,7 @@ from app.engine import (
     numbered_deal,
     player_view,
 )
+from app.engine.calibration import KNOTS, calibrated
 from app.engine.hints import HintError, analysis, hint
 from app.engine.solver import Budget, solve_clear
 
@@ -55,15 +56,22 @@ def test_hint_is_exact_when_nothing_is_hidden() -> None:
     assert h.samples == 1
     for text, won in h.wins.items():
         assert won == int(bool(solve_clear(apply(state, text)).winnable))
-    assert h.win_chance == max(h.wins.values())
+    assert h.win_chance == h.sample_share == max(h.wins.values())
+    assert h.ci95 == (h.win_chance, h.win_chance)
 
 
 def test_hint_picks_a_winning_move_and_estimates_the_chance() -> None:
     state = new_game(numbered_deal(1), CLASSIC)
     h = hint(player_view(state), CLASSIC, seed=3, time_budget=None, max_samples=30)
     assert h.move in {str(m) for m in legal_moves(state)}
-    assert 0.5 <= h.win_chance <= 1.0
+    assert 0.5 <= h.sample_share <= 1.0
     assert h.samples == 30
+    # The chance a player following the hints wins is less than a clairvoyant's share
+    # of the samples (classic with wrap), and inside its interval.
+    assert h.win_chance < h.sample_share
+    assert h.win_chance == calibrated(h.sample_share, KNOTS["wrap"])
+    low, high = h.ci95
+    assert low <= h.win_chance <= high
     assert h.to_dict()["move"] == h.move
 
 
@@ -184,7 +192,7 @@ def test_hint_stops_sampling_when_one_move_clearly_leads() -> None:
     assert h.move == right
     assert h.samples < 200
     # the moves dropped from the race were solved on fewer samples and won none of them
-    assert h.wins[right] == round(h.win_chance * h.samples)
+    assert h.wins[right] == round(h.sample_share * h.samples)
     assert all(won == 0 for text, won in h.wins.items() if text != right)
 
 
@@ -218,4 +226,4 @@ def test_a_move_one_sample_behind_in_64_counts_as_equal() -> None:
     h = hint(player_view(state), CLASSIC, seed=7, time_budget=None, max_samples=64)
     assert h.wins["play 27"] == h.wins["play 9"] + 1 == max(h.wins.values())
     assert h.move == "play 9"
-    assert h.win_chance == h.wins["play 9"] / 64
+    assert h.sample_share == h.wins["play 9"] / 64

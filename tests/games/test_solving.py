@@ -46,11 +46,18 @@ def test_a_hint_cannot_depend_on_hidden_cards(client: TestClient) -> None:
         hint = r.json()
         assert hint["samples"] == 6
         assert hint["move"] in view["legal_moves"]
+        # The calibrated chance, inside its interval; the clairvoyant share beside it.
+        low, high = hint["win_chance_ci95"]
+        assert 0 <= low <= hint["win_chance"] <= high <= 1
+        assert 0 <= hint["sample_share"] <= 1
         answers.append(
             (
                 view["tableau"],
                 view["waste"],
-                {k: hint[k] for k in ("move", "win_chance", "samples", "unknown", "exact")},
+                {
+                    k: hint[k]
+                    for k in ("move", "win_chance", "win_chance_ci95", "sample_share", "samples")
+                },
             )
         )
     assert answers[0] == answers[1]
