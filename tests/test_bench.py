@@ -1,0 +1,36 @@
+"""``python -m bench hints``: strategies side by side, kept games, the calibration fit."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bench import hints
+
+
+def test_hints_side_by_side_kept_and_resumed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["hints", "--deals", "3", "--first", "7", "--strategies", "greedy,hint"]
+    argv += ["--samples", "3", "--seconds", "0", "--nodes", "2000", "--out", str(tmp_path)]
+    hints.run([*argv, "--fit"])
+    out = capsys.readouterr().out
+    assert "rules wrap, deals 7-9" in out
+    assert "paired:" in out and "calibration of hint" in out
+    assert "KNOTS['wrap'] = " in out
+    kept = (tmp_path / "wrap-hint.jsonl").read_text().splitlines()
+    assert sorted(json.loads(line)["deal"] for line in kept) == [7, 8, 9]
+    game = json.loads(kept[0])
+    assert len(game["chances"]) == len(game["shares"]) <= len(game["seconds"])
+    # A second run plays only the deals not kept yet: here none, then one more.
+    hints.run(argv)
+    assert len((tmp_path / "wrap-hint.jsonl").read_text().splitlines()) == 3
+    hints.run([a if a != "3" or i != 2 else "4" for i, a in enumerate(argv)])
+    assert len((tmp_path / "wrap-hint.jsonl").read_text().splitlines()) == 4
+
+
+def test_an_unknown_strategy_is_refused() -> None:
+    with pytest.raises(SystemExit, match="clairvoyant"):
+        hints.run(["hints", "--deals", "1", "--strategies", "clairvoyant"])
