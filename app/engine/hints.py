@@ -325,6 +325,64 @@ def _time_left(began: float, time_budget: float | None, budget: Budget) -> Budge
     return budget
 
 
+def _race_samples(
+    sight: _Sight,
+    lines: Sequence[tuple[int, ...]],
+    seed: int,
+    began: float,
+    time_budget: float | None,
+    sample_budget: Budget,
+    max_samples: int | None,
+) -> tuple[list[list[bool]], list[int], int, int]:
+    """Deal samples and solve, in each, the position after each of ``lines`` (moves in
+    the search's codes) that is still in the race (``_race``), until ``max_samples`` or
+    ``time_budget``. The answer: ``won[i][k]``, whether line i wins sample k (a line
+    dropped from the race has a shorter list: it is no longer searched), the lines still
+    in the race, the number of samples and of searches out of budget (not won)."""
+    rng = random.Random(seed)
+    lay, rules = sight.layout, sight.rules
+    won: list[list[bool]] = [[] for _ in lines]
+    alive = list(range(len(lines)))
+    samples = 0
+    unknown = 0
+    while True:
+        root = sight.sample(rng)
+        search = clear_search(lay, rules, root, _time_left(began, time_budget, sample_budget))
+        try:
+            # The whole position first: when it is lost in this sample every line is,
+            # and when it is won the search's first move is a winner, and what the
+            # search learnt serves the other lines.
+            root_won = search.wins(root)
+        except BudgetExhausted:
+            unknown += 1
+            root_won = False
+        winner = (search.line[0],) if root_won else None
+        for i in alive:
+            ok = False
+            if root_won:
+                start = root
+                for code in lines[i]:
+                    start = _after(start, code, root.ranks)
+                search.nodes = 0  # each line gets the whole budget
+                try:
+                    ok = lines[i] == winner or search.wins(start)
+                except BudgetExhausted:
+                    unknown += 1
+            won[i].append(ok)
+        samples += 1
+        if len(alive) > 1 and samples % RACE_EVERY == 0:
+            alive = _race(alive, won)
+        if sight.exact or len(alive) == 1:
+            break
+        if max_samples is not None and samples >= max_samples:
+            break
+        if time_budget is not None and time.perf_counter() - began >= time_budget:
+            break
+        if max_samples is None and time_budget is None:
+            break
+    return won, alive, samples, unknown
+
+
 def sampled_hint(
     view: Mapping[str, Any],
     rules: Rules | None = None,
@@ -353,47 +411,10 @@ def sampled_hint(
     sample_budget = sample_budget or Budget(max_nodes=DEFAULT_SAMPLE_NODES)
     sight = _sight(view, rules, lay)
     exact = sight.exact
-    rng = random.Random(seed)
     codes = [(str(m), code) for m in sight.candidates if (code := _move_code(m)) is not None]
-    # won[i][k]: whether move i wins sample k; a move dropped from the race has a
-    # shorter list (it is no longer searched).
-    won: list[list[bool]] = [[] for _ in codes]
-    alive = list(range(len(codes)))
-    samples = 0
-    unknown_count = 0
-    while True:
-        root = sight.sample(rng)
-        search = clear_search(lay, rules, root, _time_left(began, time_budget, sample_budget))
-        try:
-            # The whole position first: when it is lost in this sample every move is,
-            # and when it is won the search's first move is a winner, and what the
-            # search learnt serves the other moves.
-            root_won = search.wins(root)
-        except BudgetExhausted:
-            unknown_count += 1
-            root_won = False
-        winner = search.line[0] if root_won else None
-        for i in alive:
-            code = codes[i][1]
-            ok = False
-            if root_won:
-                search.nodes = 0  # each move gets the whole budget
-                try:
-                    ok = code == winner or search.wins(_after(root, code, root.ranks))
-                except BudgetExhausted:
-                    unknown_count += 1
-            won[i].append(ok)
-        samples += 1
-        if len(alive) > 1 and samples % RACE_EVERY == 0:
-            alive = _race(alive, won)
-        if exact or len(alive) == 1:
-            break
-        if max_samples is not None and samples >= max_samples:
-            break
-        if time_budget is not None and time.perf_counter() - began >= time_budget:
-            break
-        if max_samples is None and time_budget is None:
-            break
+    won, alive, samples, unknown_count = _race_samples(
+        sight, [(code,) for _, code in codes], seed, began, time_budget, sample_budget, max_samples
+    )
     wins = {text: sum(won[i]) for i, (text, _) in enumerate(codes)}
     most = max(wins[codes[i][0]] for i in alive)
     margin = 0 if exact else int(TIE_SHARE * samples)
@@ -492,42 +513,9 @@ def planned_hint(
     w = sight.waste
     plans = _plans(sight, w[-1] if w else NO_TOP, after)
     exact = sight.exact
-    rng = random.Random(seed)
-    won: list[list[bool]] = [[] for _ in plans]
-    alive = list(range(len(plans)))
-    samples = 0
-    unknown_count = 0
-    while True:
-        root = sight.sample(rng)
-        search = clear_search(lay, rules, root, _time_left(began, time_budget, sample_budget))
-        try:
-            root_won = search.wins(root)
-        except BudgetExhausted:
-            unknown_count += 1
-            root_won = False
-        for i in alive:
-            ok = False
-            if root_won:
-                start = root
-                for code in plans[i][0]:
-                    start = _after(start, code, root.ranks)
-                search.nodes = 0  # each plan gets the whole budget
-                try:
-                    ok = search.wins(start)
-                except BudgetExhausted:
-                    unknown_count += 1
-            won[i].append(ok)
-        samples += 1
-        if len(alive) > 1 and samples % RACE_EVERY == 0:
-            alive = _race(alive, won)
-        if exact or len(alive) == 1:
-            break
-        if max_samples is not None and samples >= max_samples:
-            break
-        if time_budget is not None and time.perf_counter() - began >= time_budget:
-            break
-        if max_samples is None and time_budget is None:
-            break
+    won, alive, samples, unknown_count = _race_samples(
+        sight, [path for path, _ in plans], seed, began, time_budget, sample_budget, max_samples
+    )
     # A move's wins: its best plan's.
     wins = dict.fromkeys(codes.values(), 0)
     for i in alive:
