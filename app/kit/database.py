@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import logging
 import select
-import time
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -116,6 +115,7 @@ def make_engine(settings: Settings) -> Engine:
 
 
 RV = TypeVar("RV")
+WAIT_INTERVAL_S = 0.1  # psycopg's default (Connection.wait): how often a wait wakes up
 
 
 class BoundedConnection(psycopg.Connection[Any]):
@@ -124,9 +124,10 @@ class BoundedConnection(psycopg.Connection[Any]):
     Every exchange of a sync psycopg connection (a query, a fetch, a commit, a rollback)
     is a generator that ``wait`` drives, resuming it whenever the socket is ready and at
     least every tenth of a second (psycopg's interval, there so that Ctrl-C is seen):
-    wrapped, it checks the bound each time. Past it the exchange is left half done, so the
-    connection is closed before the error is raised: SQLAlchemy then sees it closed and
-    invalidates it, and the pool opens a new one for the next request.
+    given the bound as psycopg's own timeout, it checks it each time. Past it the exchange
+    is left half done, so the connection is closed before the error is raised: SQLAlchemy
+    then sees it closed and invalidates it, and the pool opens a new one for the next
+    request.
     """
 
     answer_timeout: float | None = None
@@ -144,35 +145,21 @@ class BoundedConnection(psycopg.Connection[Any]):
             return False
         return not readable
 
-    def wait(self, gen: PQGen[RV], *args: Any, **kwargs: Any) -> RV:
-        if self.answer_timeout is None:
-            return super().wait(gen, *args, **kwargs)
-        bounded = _within(gen, time.monotonic() + self.answer_timeout)
+    def wait(
+        self, gen: PQGen[RV], interval: float = WAIT_INTERVAL_S, timeout: float | None = None
+    ) -> RV:
+        bound = self.answer_timeout
+        if bound is None or (timeout is not None and timeout < bound):
+            return super().wait(gen, interval, timeout)
+        # psycopg's own wait keeps the deadline (in C with psycopg[binary]), checked each
+        # time the exchange is resumed, after what was ready has been taken.
         try:
-            return super().wait(bounded, *args, **kwargs)
-        except _NoAnswerError:
+            return super().wait(gen, interval, bound)
+        except psycopg.errors._WaitTimeout:
             self.pgconn.finish()
             raise psycopg.OperationalError(
-                f"the database did not answer within {self.answer_timeout:g} s: connection closed"
+                f"the database did not answer within {bound:g} s: connection closed"
             ) from None
-
-
-class _NoAnswerError(Exception):
-    pass
-
-
-def _within(gen: PQGen[RV], deadline: float) -> PQGen[RV]:
-    """``gen``, raising _NoAnswerError when resumed after ``deadline`` unfinished."""
-    try:
-        state = next(gen)
-        while True:
-            ready = yield state
-            state = gen.send(ready)  # what is ready is taken first
-            if time.monotonic() >= deadline:
-                raise _NoAnswerError
-    except StopIteration as done:
-        result: RV = done.value
-        return result
 
 
 def _sqlite_pragmas(engine: Engine, timeout_s: int) -> None:
