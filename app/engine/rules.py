@@ -75,7 +75,9 @@ class Rules:
             )
 
     def to_dict(self) -> dict[str, Any]:
-        d = dataclasses.asdict(self)
+        # Shallow: every option is a scalar, which dataclasses.asdict would deep-copy (a
+        # game's every answer holds its rules).
+        d = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         d["scoring"] = self.scoring.value
         return d
 

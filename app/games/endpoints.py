@@ -307,6 +307,8 @@ def deal_secret(row: Game, now: datetime) -> bool:
 
 
 def _move_answer(result: MoveResult, response: Response, now: datetime) -> GameRead:
+    """The answer to a move, at ``now``: the move routes take it from their service's
+    clock (the app's, which ClockDep would give), a dependency fewer to solve a move."""
     response.headers["ETag"] = etag(result.game.state.moves_made)
     if result.replayed:
         response.headers["Idempotent-Replayed"] = "true"
@@ -420,7 +422,6 @@ def make_move(
     body: MoveCreate,
     service: GameServiceDep,
     response: Response,
-    clock: ClockDep,
     if_match: IfMatchHeader = None,
     idempotency_key: IdempotencyKeyHeader = None,
 ) -> GameRead:
@@ -437,7 +438,7 @@ def make_move(
         idempotency_key=idempotency_key,
         expect=expect,
     )
-    return _move_answer(result, response, clock())
+    return _move_answer(result, response, service.clock())
 
 
 @router.post(
@@ -453,7 +454,6 @@ def play_card(
     body: PlayCreate,
     service: GameServiceDep,
     response: Response,
-    clock: ClockDep,
     if_match: IfMatchHeader = None,
     idempotency_key: IdempotencyKeyHeader = None,
 ) -> GameRead:
@@ -469,7 +469,7 @@ def play_card(
         idempotency_key=idempotency_key,
         expect=expect,
     )
-    return _move_answer(result, response, clock())
+    return _move_answer(result, response, service.clock())
 
 
 def _simple_move(move: str, operation_id: str, summary: str, description: str) -> None:
@@ -477,12 +477,11 @@ def _simple_move(move: str, operation_id: str, summary: str, description: str) -
         game: GameForMove,
         service: GameServiceDep,
         response: Response,
-        clock: ClockDep,
         if_match: IfMatchHeader = None,
         idempotency_key: IdempotencyKeyHeader = None,
     ) -> GameRead:
         result = service.move(game, move, if_match=if_match, idempotency_key=idempotency_key)
-        return _move_answer(result, response, clock())
+        return _move_answer(result, response, service.clock())
 
     endpoint.__name__ = operation_id
     router.add_api_route(

@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import logging
 import select
-import time
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -52,6 +51,7 @@ from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, DisconnectionError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.pool import PoolResetState
 
 from app.settings import Settings
 
@@ -60,6 +60,7 @@ log = logging.getLogger("app.db")
 # The execution option that picks SQLite's BEGIN: IMMEDIATE (the default: a writer) or
 # DEFERRED (a reader).
 SQLITE_BEGIN = "tripeaks_sqlite_begin"
+IDLE = psycopg.pq.TransactionStatus.IDLE  # a PostgreSQL connection with no transaction open
 
 
 def make_engine(settings: Settings) -> Engine:
@@ -96,6 +97,11 @@ def make_engine(settings: Settings) -> Engine:
         pool_pre_ping=False,
         pool_timeout=settings.db_timeout_s,
         pool_recycle=1800,
+        # A connection given back is rolled back only when a transaction is open on it
+        # (_rollback_if_open, below), not on every return: most come back idle (committed,
+        # or in autocommit), and psycopg's rollback of an idle connection, which sends
+        # nothing, still cost about 2% of a move's server CPU.
+        pool_reset_on_return=None,
         connect_args=connect_args,
         hide_parameters=True,
     )
@@ -112,10 +118,18 @@ def make_engine(settings: Settings) -> Engine:
         if not dbapi_connection.idle_and_open():
             raise DisconnectionError("the server closed the pooled connection")
 
+    @event.listens_for(engine, "reset")
+    def _rollback_if_open(dbapi_connection: Any, _record: Any, state: PoolResetState) -> None:
+        # As SQLAlchemy's own reset: not where the connection cannot be used (asyncio
+        # cleanup); an error here invalidates the connection.
+        if state.asyncio_safe and dbapi_connection.info.transaction_status != IDLE:
+            dbapi_connection.rollback()
+
     return engine
 
 
 RV = TypeVar("RV")
+WAIT_INTERVAL_S = 0.1  # psycopg's default (Connection.wait): how often a wait wakes up
 
 
 class BoundedConnection(psycopg.Connection[Any]):
@@ -124,9 +138,10 @@ class BoundedConnection(psycopg.Connection[Any]):
     Every exchange of a sync psycopg connection (a query, a fetch, a commit, a rollback)
     is a generator that ``wait`` drives, resuming it whenever the socket is ready and at
     least every tenth of a second (psycopg's interval, there so that Ctrl-C is seen):
-    wrapped, it checks the bound each time. Past it the exchange is left half done, so the
-    connection is closed before the error is raised: SQLAlchemy then sees it closed and
-    invalidates it, and the pool opens a new one for the next request.
+    given the bound as psycopg's own timeout, it checks it each time. Past it the exchange
+    is left half done, so the connection is closed before the error is raised: SQLAlchemy
+    then sees it closed and invalidates it, and the pool opens a new one for the next
+    request.
     """
 
     answer_timeout: float | None = None
@@ -144,35 +159,21 @@ class BoundedConnection(psycopg.Connection[Any]):
             return False
         return not readable
 
-    def wait(self, gen: PQGen[RV], *args: Any, **kwargs: Any) -> RV:
-        if self.answer_timeout is None:
-            return super().wait(gen, *args, **kwargs)
-        bounded = _within(gen, time.monotonic() + self.answer_timeout)
+    def wait(
+        self, gen: PQGen[RV], interval: float = WAIT_INTERVAL_S, timeout: float | None = None
+    ) -> RV:
+        bound = self.answer_timeout
+        if bound is None or (timeout is not None and timeout < bound):
+            return super().wait(gen, interval, timeout)
+        # psycopg's own wait keeps the deadline (in C with psycopg[binary]), checked each
+        # time the exchange is resumed, after what was ready has been taken.
         try:
-            return super().wait(bounded, *args, **kwargs)
-        except _NoAnswerError:
+            return super().wait(gen, interval, bound)
+        except psycopg.errors._WaitTimeout:
             self.pgconn.finish()
             raise psycopg.OperationalError(
-                f"the database did not answer within {self.answer_timeout:g} s: connection closed"
+                f"the database did not answer within {bound:g} s: connection closed"
             ) from None
-
-
-class _NoAnswerError(Exception):
-    pass
-
-
-def _within(gen: PQGen[RV], deadline: float) -> PQGen[RV]:
-    """``gen``, raising _NoAnswerError when resumed after ``deadline`` unfinished."""
-    try:
-        state = next(gen)
-        while True:
-            ready = yield state
-            state = gen.send(ready)  # what is ready is taken first
-            if time.monotonic() >= deadline:
-                raise _NoAnswerError
-    except StopIteration as done:
-        result: RV = done.value
-        return result
 
 
 def _sqlite_pragmas(engine: Engine, timeout_s: int) -> None:

@@ -2,8 +2,9 @@
 
 ``SessionDep`` is for routes that write. Services and repositories add and flush; once the
 route has returned, the session commits (before the answer is sent, so that an answer
-never announces what failed to land), and when the route raised, it rolls back. The
-dependency runs at function scope for that reason: its exit runs before the response.
+never announces what failed to land), and when the route raised, it rolls back. So the
+session ends before the response: a ``OneHopRoute``'s handler ends its request's sessions
+itself; on other routes each session's end joins the function-scoped dependencies' exits.
 
 On PostgreSQL a route whose writes are one statement (a move, a new game) may send its
 statements in autocommit (``app.kit.database.statements_commit_alone``): each has landed
@@ -21,7 +22,10 @@ one more to check its answer, and the session's end one again. So:
 - a route of a ``OneHopRoute`` router with a sync endpoint runs, in a single trip: the
   dependencies' I/O it was handed to do (``in_hop``), the endpoint, then the end of the
   request's sessions (the writing one commits, reading ones close); its answer is
-  checked on the event loop. The sessions' exits then have nothing left to do.
+  checked on the event loop. The route's handler then has nothing left to end.
+- the sessions' dependencies are no generators: FastAPI's exit of a generator dependency
+  (a context manager, an exit-stack entry, a shielded cancel scope) cost about 5% of a
+  move's server CPU.
 - a dependency whose work is I/O (loading a game, say) returns ``await in_hop(request,
   work)``: deferred into the endpoint's trip on such a route, else a trip of its own.
   Its value is then handed to the endpoint itself: such a dependency is declared by
@@ -32,11 +36,14 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Awaitable, Callable, Coroutine
+from contextlib import AsyncExitStack
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Generic, TypeVar, cast
 
-from fastapi import Depends, Request
+import anyio
+from fastapi import Depends, Request, Response
 from fastapi.routing import APIRoute
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
@@ -50,14 +57,15 @@ def _has_work(session: Session) -> bool:
 
 async def _close(session: Session) -> None:
     if session.in_transaction():
-        await run_in_threadpool(session.close)  # rolls back what is open
+        with anyio.CancelScope(shield=True):  # a request cancelled still gives back its connection
+            await run_in_threadpool(session.close)  # rolls back what is open
     else:
         session.close()
 
 
 @dataclass
 class _Sessions:
-    """The sessions of one request, for its endpoint's trip to end."""
+    """The sessions of one request, for its endpoint's trip (or the route) to end."""
 
     writing: list[Session] = field(default_factory=list)
     reading: list[Session] = field(default_factory=list)
@@ -66,41 +74,73 @@ class _Sessions:
         for session in self.writing:
             if _has_work(session):
                 session.commit()
-        for session in self.reading:
-            session.close()
+        self.abandon()  # what is committed has nothing left to roll back
 
     def abandon(self) -> None:
         for session in (*self.writing, *self.reading):
             session.close()  # rolls back what is open
+        self.writing.clear()
+        self.reading.clear()
+
+    async def settle(self, failed: bool) -> None:
+        """End, on the event loop, what the endpoint's trip did not: commit the writing
+        sessions unless the request ``failed``; close every one."""
+        writing, reading = [*self.writing], [*self.reading]
+        self.writing.clear()
+        self.reading.clear()
+        for session in writing:
+            if not failed and _has_work(session):
+                with anyio.CancelScope(shield=True):
+                    await run_in_threadpool(session.commit)
+            await _close(session)
+        for session in reading:
+            await _close(session)
 
 
-_SESSIONS = "tripeaks.sessions"  # the key of a request's _Sessions in its ASGI scope
+# The sessions of the request whose OneHopRoute handler is running (its task's context).
+_ROUTE_SESSIONS: ContextVar[_Sessions | None] = ContextVar("tripeaks_sessions", default=None)
 
 
-def _sessions_of(request: Request) -> _Sessions:
-    """The request's sessions (made on first use: the endpoint's trip may ask first)."""
-    sessions: _Sessions = request.scope.setdefault(_SESSIONS, _Sessions())
-    return sessions
+async def _exit_writing(session: Session, exc_type: type[BaseException] | None, *_: object) -> None:
+    try:
+        if exc_type is None and _has_work(session):
+            with anyio.CancelScope(shield=True):
+                await run_in_threadpool(session.commit)
+    finally:
+        await _close(session)
 
 
-async def get_session(request: Request) -> AsyncIterator[Session]:
+async def _exit_reading(session: Session, *_: object) -> None:
+    await _close(session)
+
+
+def _on_exit(request: Request, exit_: Callable[..., Awaitable[None]], session: Session) -> None:
+    """Outside a OneHopRoute: ``exit_(session, exc_type, exc, tb)`` as the route's
+    function-scoped dependencies end (after the endpoint, before the answer is sent)."""
+    stack: AsyncExitStack = request.scope["fastapi_function_astack"]
+    stack.push_async_exit(functools.partial(exit_, session))
+
+
+# No generators (see the module's doc): a OneHopRoute's handler ends the sessions it put
+# in the context; elsewhere each ends as a function-scoped generator's exit would.
+async def get_session(request: Request) -> Session:
     session: Session = request.app.state.sessions()
-    _sessions_of(request).writing.append(session)
-    try:
-        yield session
-        if _has_work(session):
-            await run_in_threadpool(session.commit)
-    finally:
-        await _close(session)
+    sessions = _ROUTE_SESSIONS.get()
+    if sessions is not None:
+        sessions.writing.append(session)
+    else:
+        _on_exit(request, _exit_writing, session)
+    return session
 
 
-async def get_read_session(request: Request) -> AsyncIterator[Session]:
+async def get_read_session(request: Request) -> Session:
     session: Session = request.app.state.read_sessions()
-    _sessions_of(request).reading.append(session)
-    try:
-        yield session
-    finally:
-        await _close(session)
+    sessions = _ROUTE_SESSIONS.get()
+    if sessions is not None:
+        sessions.reading.append(session)
+    else:
+        _on_exit(request, _exit_reading, session)
+    return session
 
 
 def release(session: Session) -> None:
@@ -153,36 +193,24 @@ def _run(endpoint: Callable[..., Any], values: dict[str, Any], sessions: _Sessio
     return result
 
 
-async def _the_sessions(request: Request) -> _Sessions:
-    return _sessions_of(request)
-
-
-_SESSIONS_PARAMETER = inspect.Parameter(
-    "one_hop_sessions",
-    inspect.Parameter.KEYWORD_ONLY,
-    annotation=Annotated[_Sessions, Depends(_the_sessions)],
-)
-
-
 def _in_one_hop(endpoint: Callable[..., Any]) -> Callable[..., Any]:
-    """``endpoint`` as an async endpoint that makes the one trip. FastAPI reads its
-    parameters, and one more: the request's sessions, to end in the trip."""
+    """``endpoint`` as an async endpoint that makes the one trip, ending the request's
+    sessions in it (``OneHopRoute`` has put them in the context)."""
 
     @functools.wraps(endpoint)
     async def one_hop(**values: Any) -> Any:
-        sessions: _Sessions = values.pop(_SESSIONS_PARAMETER.name)
+        sessions = _ROUTE_SESSIONS.get()
+        assert sessions is not None, "a one-hop endpoint runs under its OneHopRoute's handler"
         return await run_in_threadpool(_run, endpoint, values, sessions)
 
-    signature = inspect.signature(endpoint)
-    one_hop.__signature__ = signature.replace(  # type: ignore[attr-defined]
-        parameters=[*signature.parameters.values(), _SESSIONS_PARAMETER]
-    )
     return one_hop
 
 
 class OneHopRoute(APIRoute):
     """A route whose sync endpoint runs in one trip through the threadpool with the I/O
-    of its dependencies (``in_hop``) and the end of the request's sessions."""
+    of its dependencies (``in_hop``) and the end of the request's sessions. Its handler
+    ends, after it, whatever sessions are left (an async endpoint's, or a request refused
+    before its endpoint ran): committed unless it raised, then closed."""
 
     def __init__(self, path: str, endpoint: Callable[..., Any], **kwargs: Any) -> None:
         self.one_hop = not (
@@ -191,3 +219,21 @@ class OneHopRoute(APIRoute):
             or inspect.isasyncgenfunction(endpoint)
         )
         super().__init__(path, _in_one_hop(endpoint) if self.one_hop else endpoint, **kwargs)
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+
+        async def handle(request: Request) -> Response:
+            sessions = _Sessions()
+            token = _ROUTE_SESSIONS.set(sessions)
+            try:
+                response = await handler(request)
+            except BaseException:
+                await sessions.settle(failed=True)
+                raise
+            finally:
+                _ROUTE_SESSIONS.reset(token)
+            await sessions.settle(failed=False)
+            return response
+
+        return handle

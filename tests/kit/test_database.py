@@ -84,3 +84,25 @@ def test_a_pooled_connection_the_server_closed_is_replaced_at_checkout(
             time.sleep(0.05)
         # The request that meets it gets a new connection, not an error.
         assert _backend(engine) != pid
+
+
+def test_a_connection_given_back_inside_a_transaction_is_rolled_back(database_url: str) -> None:
+    """The pool rolls back only what is open (PostgreSQL), yet always does: a connection
+    handed back mid-transaction, past SQLAlchemy's own rollback, comes back clean."""
+    engine = make_engine(Settings(database_url=database_url, db_pool_size=1))
+    try:
+        raw = engine.raw_connection()
+        cursor = raw.cursor()
+        cursor.execute("SELECT 1")  # opens a transaction (not autocommit)
+        if engine.dialect.name == "postgresql":
+            assert raw.driver_connection.info.transaction_status.name == "INTRANS"  # type: ignore[union-attr]
+        raw.close()  # back to the pool, its transaction still open
+        again = engine.raw_connection()
+        if engine.dialect.name == "postgresql":
+            info = again.driver_connection.info  # type: ignore[union-attr]
+            assert info.transaction_status.name == "IDLE"
+        else:
+            assert not again.driver_connection.in_transaction  # type: ignore[union-attr]
+        again.close()
+    finally:
+        engine.dispose()
