@@ -3,7 +3,7 @@
 A strategy sees ``player_view(state)`` and nothing else of the game (it cannot peek), and
 answers a ``Decision``: the move, and for the hints the chance of winning they gave. A
 bot's games are kept as ``GameRecord`` so that several strategies can be set side by
-side on the same deals (``compare``): the share of games won with its 95% (Wilson)
+side on the same deals (``summarise``, ``report``): the share of games won with its 95% (Wilson)
 interval, the time a decision takes (p50, p99), and for the hints how well their win
 chance is calibrated: in each decile of the chance they said, the share of those
 positions from which the game was then actually won, and the Brier score (the mean
@@ -14,8 +14,11 @@ Strategies by name (``STRATEGIES``):
 - ``random``: any legal move but undo and concede.
 - ``greedy``: a card when one fits (the one holding up the most cards, then the highest
   on the table), else a draw, else a redeal.
-- ``pimc``: the hint as it was up to 2026-12 (``app.engine.hints.sampled_hint``): every
-  move solved on the same samples with every card known, the move winning the most.
+- ``pimc``: ``app.engine.hints.sampled_hint``, the hint's moves with the share of samples
+  won as its chance (uncalibrated), as the hint was up to 2026-12: every move solved on
+  the same samples with every card known, the move winning the most. (Its figures in
+  docs/hints.md were taken with the code of that time, whose searches were pure Python.)
+- ``planned``: ``app.engine.hints.planned_hint``, an attempt (docs/hints.md).
 - ``hint``: the server's hint (``app.engine.hints.hint``).
 """
 
