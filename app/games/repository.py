@@ -4,28 +4,52 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any, TypeVar
 
 from psycopg.errors import ForeignKeyViolation
-from sqlalchemy import Select, Table, and_, bindparam, delete, exists, func, or_, select, update
+from sqlalchemy import (
+    Select,
+    Table,
+    and_,
+    bindparam,
+    delete,
+    exists,
+    func,
+    insert,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, configure_mappers
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.sql.dml import ReturningInsert
 
 from app.engine import GameStatus
 from app.games.errors import ConflictProblem
 from app.games.models import Analysis, Game, Move
-from app.kit.database import commits_alone
+from app.kit.database import DriverStatement, alone
 from app.kit.errors import NotFoundProblem
-from app.kit.models import utcnow
+from app.kit.models import Base, utcnow
 
 # The statements of every move, built once: building a statement and its cache key costs
 # more than running it. Writes are plain Core on the tables (the ORM's bulk paths only
 # add cost); the SET and VALUES columns come from the parameters given at execution.
+# On a session whose statements commit alone (PostgreSQL), a move's and a new game's are
+# sent by the driver directly (``app.kit.database.DriverStatement``): its row read, the
+# idempotency key's lookup, its write, and a new game's insert.
 GAMES: Table = Game.__table__  # type: ignore[assignment]
 MOVES: Table = Move.__table__  # type: ignore[assignment]
 _GAME = select(Game).where(Game.id == bindparam("game_id"))
+_GAME_ROW = select(GAMES).where(GAMES.c.id == bindparam("game_id"))
+_INSERT_GAME = insert(GAMES)
+_MOVE_ROW = select(MOVES).where(
+    MOVES.c.game_id == bindparam("game_id"), MOVES.c.idempotency_key == bindparam("key")
+)
+_DELETE_MOVE = delete(MOVES).where(
+    MOVES.c.game_id == bindparam("game_id"), MOVES.c.seq == bindparam("seq")
+)
 _MOVES = select(Move.move).where(Move.game_id == bindparam("game_id")).order_by(Move.seq)
 _MOVES_UPTO = _MOVES.where(Move.seq <= bindparam("upto"))
 _BUMP_VERSION = update(GAMES).where(
@@ -80,6 +104,22 @@ _INSERT_ANALYSIS = {
 }
 
 
+M = TypeVar("M", bound=Base)
+
+
+def _loaded(model: type[M], table: Table, row: tuple[Any, ...]) -> M:
+    """An instance of ``model`` holding ``row`` (of ``table``'s columns) as loaded values,
+    as the ORM's own loading leaves them, but in no session: nothing about it is pending,
+    nothing is tracked, and it never loads anything by itself."""
+    mapper = model.__mapper__
+    if not mapper.configured:  # as the ORM's first use does: its attributes are set up
+        configure_mappers()
+    instance: M = mapper.class_manager.new_instance()
+    for column, value in zip(table.columns, row, strict=True):
+        set_committed_value(instance, column.key, value)
+    return instance
+
+
 class GameRepository:
     def __init__(self, session: Session) -> None:
         self.session = session
@@ -88,15 +128,38 @@ class GameRepository:
     def _dialect(self) -> str:
         return self.session.get_bind().dialect.name
 
+    def _driver(self, statement: Any) -> DriverStatement:
+        return DriverStatement.of(statement, self.session.get_bind().dialect)
+
     def get(self, game_id: str) -> Game | None:
+        """The game's row; on a session whose statements commit alone, a row in no
+        session (as every row this repository answers should be treated: read it, and
+        write through this repository)."""
+        connection = alone(self.session)
+        if connection is not None:
+            rows = self._driver(_GAME_ROW).rows(connection, {"game_id": game_id})
+            return _loaded(Game, GAMES, rows[0]) if rows else None
         return self.session.scalars(_GAME, {"game_id": game_id}).one_or_none()
 
     def add(self, game: Game) -> None:
+        connection = alone(self.session)
+        if connection is not None:
+            values = {column.key: getattr(game, column.key) for column in GAMES.columns}
+            self._driver(_INSERT_GAME).run(connection, values)
+            return
         self.session.add(game)
         self.session.flush()
 
     def moves(self, game_id: str, upto: int | None = None) -> Sequence[str]:
         """The game's move strings in order (the first ``upto`` of them if given)."""
+        connection = alone(self.session)
+        if connection is not None:
+            statement, params = (
+                (_MOVES, {"game_id": game_id})
+                if upto is None
+                else (_MOVES_UPTO, {"game_id": game_id, "upto": upto})
+            )
+            return [move for (move,) in self._driver(statement).rows(connection, params)]
         if upto is None:
             return self.session.scalars(_MOVES, {"game_id": game_id}).all()
         return self.session.scalars(_MOVES_UPTO, {"game_id": game_id, "upto": upto}).all()
@@ -127,6 +190,10 @@ class GameRepository:
         return stored
 
     def by_idempotency_key(self, game_id: str, key: str) -> Move | None:
+        connection = alone(self.session)
+        if connection is not None:
+            rows = self._driver(_MOVE_ROW).rows(connection, {"game_id": game_id, "key": key})
+            return _loaded(Move, MOVES, rows[0]) if rows else None
         q = select(Move).where(Move.game_id == game_id, Move.idempotency_key == key)
         return self.session.scalars(q).first()
 
@@ -174,12 +241,16 @@ class GameRepository:
         if ended:
             values["ended_at"] = now
         bump = {"b_id": game.id, "b_version": expected_version, **values}
+        connection = alone(self.session)
         if self._dialect == "postgresql":
-            moved = {f"m_{name}": value for name, value in row.items()}
+            params = {**{f"m_{name}": value for name, value in row.items()}, **bump}
             try:
-                inserted, bumped = self.session.execute(
-                    _MOVE_AND_BUMP[ended], {**moved, **bump}
-                ).one()
+                if connection is not None:
+                    [(inserted, bumped)] = self._driver(_MOVE_AND_BUMP[ended]).rows(
+                        connection, params
+                    )
+                else:
+                    inserted, bumped = self.session.execute(_MOVE_AND_BUMP[ended], params).one()
             except IntegrityError as e:
                 if isinstance(e.orig, ForeignKeyViolation):
                     # The game's row was deleted (a purge) after this request read it: the
@@ -198,11 +269,9 @@ class GameRepository:
             # version: its row changed outside the server. Raised, so that the request's
             # transaction (and the move inserted above) is rolled back; a statement that
             # committed alone has its move taken back here.
-            if commits_alone(self.session):
-                self.session.execute(
-                    delete(MOVES).where(
-                        MOVES.c.game_id == game.id, MOVES.c.seq == expected_version + 1
-                    )
+            if connection is not None:
+                self._driver(_DELETE_MOVE).run(
+                    connection, {"game_id": game.id, "seq": expected_version + 1}
                 )
             raise ConflictProblem("the stored game changed under this move; reload it")
         # The loaded row takes the values just written, as if refreshed, without a query.

@@ -39,7 +39,7 @@ from app.games.solving import winnable_deal
 from app.kit import headers as entity_tags
 from app.kit.auth import hash_secret, new_secret
 from app.kit.database import one_transaction
-from app.kit.errors import ProblemError, ValidationProblem
+from app.kit.errors import NotFoundProblem, ProblemError, ValidationProblem
 from app.kit.ids import new_id
 from app.kit.models import utcnow
 from app.kit.workload import WorkLimiter
@@ -139,6 +139,7 @@ class GameService:
             version=0,
             score=state.score.total,
             cards_left=state.cards_left,
+            line="",
             player_id=player_id,
             challenge_id=challenge_id,
             reveal_after=reveal_after,
@@ -370,9 +371,12 @@ class GameService:
                 "this Idempotency-Key was first used with a different move", first_move=stored.move
             )
         if stored.seq > row.version:
-            # Landed after this request loaded the game: its row is reloaded, so that the
-            # answer shows the game as the first try left it.
-            self.session.refresh(row)
+            # Landed after this request loaded the game: its row is read again, so that
+            # the answer shows the game as the first try left it.
+            again = self.games.get(row.id)
+            if again is None:
+                raise NotFoundProblem(f"no game {row.id!r}: it was deleted")
+            row = again
         return MoveResult(self.load_at(row, stored.seq), replayed=True)
 
     def history(self, row: Game, offset: int, limit: int, after: int | None = None) -> list[Move]:

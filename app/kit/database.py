@@ -36,22 +36,38 @@ transaction, with its own snapshot, committed when it returns. A move is then tw
 trips: the game's row read, and the move's one statement (``app.games.repository``).
 ``one_transaction`` gives such a session a real transaction back, before the first of
 several writes that must land together.
+
+Those statements are the server's hottest (a move's read and write, a new game's insert),
+and SQLAlchemy's execution of a statement (its context, cursor result and metadata, the
+session's transaction and connection around it) costs more server CPU than the round trip
+itself: about 0.1 ms a statement, and as much again to put the session's connection in
+autocommit and take it back. So a session whose statements commit alone holds a pooled
+connection for them, in autocommit (``RequestSession.alone``), and the repositories run
+those few statements on it as ``DriverStatement``: compiled once by SQLAlchemy, their
+parameters and columns still processed by its types and their errors raised as its
+errors, but sent by the driver directly. The pool's checkout check, bounded waits and
+invalidation apply to that connection as to every other; anything else the session runs
+meanwhile goes through the session as usual, in a transaction of its own.
 """
 
 from __future__ import annotations
 
 import logging
 import select
+from collections.abc import Callable, Mapping
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 
 import psycopg
 from psycopg.abc import PQGen
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Dialect, Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, DisconnectionError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
-from sqlalchemy.pool import PoolResetState
+from sqlalchemy.pool import PoolProxiedConnection, PoolResetState
+from sqlalchemy.sql import ClauseElement
+from sqlalchemy.sql.compiler import SQLCompiler
 
 from app.settings import Settings
 
@@ -194,7 +210,8 @@ def _sqlite_pragmas(engine: Engine, timeout_s: int) -> None:
 
 
 class RequestSession(Session):
-    """A session whose closing survives a connection the database dropped.
+    """A session whose closing survives a connection the database dropped, and which can
+    hold a connection whose statements commit alone.
 
     Closing rolls back whatever is open; when the server has terminated the connection
     in the meantime that rollback fails, although there is nothing left to undo (the
@@ -202,7 +219,43 @@ class RequestSession(Session):
     then, so the error must not escape: the connection is discarded instead.
     """
 
+    _alone: PoolProxiedConnection | None = None
+
+    def alone(self) -> Any | None:
+        """The driver's connection whose statements commit alone
+        (``statements_commit_alone``), or None."""
+        return self._alone.driver_connection if self._alone is not None else None
+
+    def begin_alone(self, engine: Engine) -> None:
+        if self._alone is not None or self.in_transaction():
+            return
+        try:
+            # The pool's checkout, its check included: a dropped connection is replaced.
+            proxied = engine.raw_connection()
+        except psycopg.Error as e:  # as SQLAlchemy raises a failed connect, wrapped
+            raise DBAPIError.instance(None, None, e, psycopg.Error) from e
+        try:
+            proxied.driver_connection.autocommit = True  # type: ignore[union-attr]
+        except psycopg.Error as e:
+            proxied.invalidate()
+            proxied.close()
+            raise DBAPIError.instance(None, None, e, psycopg.Error) from e
+        self._alone = proxied
+
+    def end_alone(self) -> None:
+        """Give the connection whose statements committed alone back to the pool, in its
+        usual mode (discarded if it broke)."""
+        proxied, self._alone = self._alone, None
+        if proxied is None:
+            return
+        try:
+            proxied.driver_connection.autocommit = False  # type: ignore[union-attr]
+        except psycopg.Error:
+            proxied.invalidate()
+        proxied.close()
+
     def close(self) -> None:
+        self.end_alone()
         try:
             super().close()
         except DBAPIError as e:
@@ -213,33 +266,111 @@ class RequestSession(Session):
 
 
 def statements_commit_alone(session: Session) -> None:
-    """PostgreSQL: each statement of ``session``, until its transaction ends, commits as
-    it returns (autocommit: no BEGIN and no COMMIT, a round trip each); the session's
-    commit then has nothing to do, its rollback nothing to undo. For a request whose
-    writes are at most one statement, which is atomic alone; call it before the session's
-    first statement. SQLite: nothing (a writer holds BEGIN IMMEDIATE's lock from its read
-    to its write, and its round trips cost little), nor for a session bound to a
-    connection whose transaction it joins (a test's, rolled back after it)."""
+    """PostgreSQL: each statement the repositories run as a ``DriverStatement`` in
+    ``session``, until ``one_transaction`` or the session's end, commits as it returns
+    (autocommit, on a connection the session holds for them: no BEGIN and no COMMIT, a
+    round trip each); the session's commit has nothing of them left to do, its rollback
+    nothing to undo. For a request whose writes are at most one statement, which is
+    atomic alone; call it before the session's first statement. SQLite: nothing (a
+    writer holds BEGIN IMMEDIATE's lock from its read to its write, and its round trips
+    cost little), nor for a session bound to a connection whose transaction it joins (a
+    test's, rolled back after it)."""
     bind = session.get_bind()
-    if isinstance(bind, Engine) and bind.dialect.name == "postgresql":
-        session.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
+    if (
+        isinstance(session, RequestSession)
+        and isinstance(bind, Engine)
+        and bind.dialect.name == "postgresql"
+    ):
+        session.begin_alone(bind)
+
+
+def alone(session: Session) -> Any | None:
+    """The driver's connection on which ``session``'s statements commit alone, or None."""
+    return session.alone() if isinstance(session, RequestSession) else None
 
 
 def commits_alone(session: Session) -> bool:
     """Whether ``session``'s statements commit one by one (``statements_commit_alone``)."""
-    if not session.in_transaction():
-        return False
-    options = session.connection().get_execution_options()
-    return bool(options.get("isolation_level") == "AUTOCOMMIT")
+    return alone(session) is not None
 
 
 def one_transaction(session: Session) -> None:
     """From here on, ``session``'s statements share one transaction again, committed at
     the request's boundary: for writes that must land together. A session whose
-    statements committed alone ends that (nothing is left to commit: no round trip) and
-    gives its connection back; its next statement takes one in the usual mode."""
-    if commits_alone(session):
-        session.commit()
+    statements committed alone gives that connection back (nothing is left to commit:
+    no round trip); its next statement runs in the session's own transaction."""
+    if isinstance(session, RequestSession):
+        session.end_alone()
+
+
+Processor = Callable[[Any], Any]
+
+
+class DriverStatement:
+    """A Core statement compiled once for a dialect and sent by the driver itself, on a
+    connection whose statements commit alone (see the module's doc). SQLAlchemy's types
+    still process its parameters and the columns it answers, and a driver's error is
+    raised as SQLAlchemy's (``IntegrityError``, ``OperationalError``...), its parameters
+    hidden, as for a statement a session runs. ``rows`` answers every row of a statement
+    that returns rows; ``run`` sends one that returns none."""
+
+    def __init__(self, statement: ClauseElement, dialect: Dialect) -> None:
+        compiled = statement.compile(dialect=dialect)
+        assert isinstance(compiled, SQLCompiler)  # a statement's, not a DDL element's
+        self.sql = compiled.string
+        self._binds: list[tuple[str, Processor]] = []
+        for name, bind in compiled.binds.items():
+            process = bind.type.dialect_impl(dialect).bind_processor(dialect)
+            if process is not None:
+                self._binds.append((name, process))
+        columns = getattr(statement, "exported_columns", ())
+        self._columns: list[Processor | None] = [
+            column.type.dialect_impl(dialect).result_processor(dialect, None) for column in columns
+        ]
+        self._processed = any(p is not None for p in self._columns)
+
+    @staticmethod
+    @lru_cache(maxsize=64)
+    def of(statement: ClauseElement, dialect: Dialect) -> DriverStatement:
+        """``statement`` compiled for ``dialect``, once."""
+        return DriverStatement(statement, dialect)
+
+    def _send(self, connection: Any, params: Mapping[str, Any]) -> Any:
+        bound = dict(params)
+        for name, process in self._binds:
+            if name in bound:
+                bound[name] = process(bound[name])
+        try:
+            return connection.execute(self.sql, bound)
+        except psycopg.Error as e:
+            raise _as_sqlalchemy_error(self.sql, e, connection) from e
+
+    def run(self, connection: Any, params: Mapping[str, Any]) -> None:
+        self._send(connection, params)
+
+    def rows(self, connection: Any, params: Mapping[str, Any]) -> list[tuple[Any, ...]]:
+        cursor = self._send(connection, params)
+        try:
+            rows: list[tuple[Any, ...]] = cursor.fetchall()
+        except psycopg.Error as e:
+            raise _as_sqlalchemy_error(self.sql, e, connection) from e
+        if not self._processed:
+            return rows
+        columns = self._columns
+        return [
+            tuple(v if p is None or v is None else p(v) for p, v in zip(columns, row, strict=True))
+            for row in rows
+        ]
+
+
+def _as_sqlalchemy_error(sql: str, error: psycopg.Error, connection: Any) -> Exception:
+    return DBAPIError.instance(
+        sql,
+        None,  # hidden, as hide_parameters hides them: a deal, a token's hash...
+        error,
+        psycopg.Error,
+        connection_invalidated=bool(connection.closed or connection.broken),
+    )
 
 
 def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:

@@ -2,20 +2,27 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine, delete, func, select, update
+from sqlalchemy import Engine, delete, func, inspect, select, update
+from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
 from app.engine import GameStatus
 from app.games.errors import ConflictProblem
 from app.games.models import Game, Move
 from app.games.repository import GameRepository
+from app.kit.database import alone as alone_connection
 from app.kit.database import make_engine, make_sessionmaker, statements_commit_alone
 from app.kit.errors import NotFoundProblem
 from app.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -196,3 +203,125 @@ def test_a_game_deleted_after_it_was_read_is_not_found_and_nothing_is_written(
             _append(GameRepository(session), row, 0, None)
         session.rollback()
         assert _moves(session, game_id) == 0
+
+
+# -- the driver's statements: what a session whose statements commit alone runs -----------
+def _columns(row: Game) -> dict[str, object]:
+    return {column.key: getattr(row, column.key) for column in Game.__table__.columns}
+
+
+def test_a_row_the_driver_reads_is_the_row_the_orm_reads(engine: Engine) -> None:
+    """Every column, processed by the same types (the status an enum member, timestamps
+    aware, the rules a dict), and the row in no session: nothing ran through it."""
+    game_id = f"repo-driver-read-{engine.dialect.name}"
+    alone = _commit_alone(engine)
+    ended = datetime(2026, 12, 1, 9, 30, 15, 123456, tzinfo=UTC)
+    with make_sessionmaker(engine)() as session:
+        row = _game(session, game_id)
+        row.rules = {"layout": "tripeaks", "redeals": 2, "wrap": False}
+        row.deal_number = 2**40 + 1
+        row.status = GameStatus.WON
+        row.ended_at = row.reveal_after = ended
+        row.line = "draw,play 27"
+        session.commit()
+    with make_sessionmaker(engine)() as session:
+        orm = GameRepository(session).get(game_id)
+        assert orm is not None
+        expected = _columns(orm)
+    with alone as session:
+        driven = GameRepository(session).get(game_id)
+        assert driven is not None
+        assert _columns(driven) == expected
+        assert driven.status is GameStatus.WON and driven.ended_at == ended
+        assert inspect(driven).session is None and not session.in_transaction()
+        assert GameRepository(session).get(f"{game_id}-none") is None
+
+
+def test_a_game_the_driver_inserts_reads_back_whole(engine: Engine) -> None:
+    game_id = f"repo-driver-insert-{engine.dialect.name}"
+    alone = _commit_alone(engine)
+    now = datetime.now(UTC)
+    with alone as session:
+        row = Game(
+            id=game_id,
+            token_hash="1" * 64,
+            layout="tripeaks",
+            rules={"scoring": "golf"},
+            deal="Ac 2c",
+            deal_number=None,
+            deal_chosen=False,
+            salt="s",
+            commitment="c",
+            status=GameStatus.IN_PROGRESS,
+            version=0,
+            score=0,
+            cards_left=28,
+            line="",
+            created_at=now,
+            updated_at=now,
+        )
+        GameRepository(session).add(row)
+        assert not session.in_transaction()  # committed alone: nothing left to commit
+        written = _columns(row)
+    with make_sessionmaker(engine)() as session:
+        stored = GameRepository(session).get(game_id)
+        assert stored is not None and _columns(stored) == written
+
+
+def test_the_driver_s_errors_are_sqlalchemy_s_and_a_broken_connection_is_replaced(
+    engine: Engine,
+) -> None:
+    game_id = f"repo-driver-errors-{engine.dialect.name}"
+    alone = _commit_alone(engine)
+    with make_sessionmaker(engine)() as session:
+        row = _game(session, game_id)
+        session.commit()
+        twin = Game(**{**_columns(row), "line": ""})
+    with alone as session:
+        with pytest.raises(IntegrityError):  # the same id twice
+            GameRepository(session).add(twin)
+        assert GameRepository(session).get(game_id) is not None  # autocommit: still usable
+        driver = alone_connection(session)
+        assert driver is not None
+        driver.close()  # as a server that went away leaves it
+        with pytest.raises(OperationalError) as failed:
+            GameRepository(session).get(game_id)
+        assert failed.value.connection_invalidated
+    again = _commit_alone(engine)  # the pool gives a working connection
+    with again as session:
+        assert GameRepository(session).get(game_id) is not None
+
+
+def test_a_fresh_process_s_first_read_is_the_driver_s(database_url: str) -> None:
+    """A server's first use of the ORM may be a row the driver read (a move on a worker
+    that has done nothing else): the mappers are configured by then."""
+    if not database_url.startswith("postgresql"):
+        pytest.skip("PostgreSQL's statements that commit alone")
+    game_id = "repo-driver-fresh"
+    engine = make_engine(Settings(database_url=database_url))
+    try:
+        with make_sessionmaker(engine)() as session:
+            _game(session, game_id)
+            session.commit()
+    finally:
+        engine.dispose()
+    script = (
+        "import sys\n"
+        "from app.settings import Settings\n"
+        "from app.kit.database import make_engine, make_sessionmaker, statements_commit_alone\n"
+        "from app.games.repository import GameRepository\n"
+        "engine = make_engine(Settings(database_url=sys.argv[1]))\n"
+        "with make_sessionmaker(engine)() as session:\n"
+        "    statements_commit_alone(session)\n"
+        "    row = GameRepository(session).get(sys.argv[2])\n"
+        "    print(row.status.value, row.version)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, database_url, game_id],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["in_progress", "0"]
