@@ -1,7 +1,7 @@
 """Who may open a game: the dependencies that hand a route its game, loaded and checked.
 
 A route on a game never sees the caller's secret: it declares ``GameForRead``,
-``GameForMove`` or ``GameRowForRead`` and receives the game once the credential in
+``GameRowForRead`` (or, for a move, ``GameToMoveDep``) and receives the game once the credential in
 ``Authorization: Bearer`` was shown to open it (401 without one, 404 for no such game, 403
 for a credential that does not open it). The credential is the game's own token or, for a
 player's game, the player's key (``app.players.service``).
@@ -9,9 +9,10 @@ player's game, the player's key (``app.players.service``).
 - ``GameForRead``: rehydrated in a reading session whose transaction ends as soon as the
   game is loaded, so that what the route does next (a response, a solver search) holds no
   transaction, no lock and no pooled connection.
-- ``GameForMove``: rehydrated in the request's writing session (on SQLite, inside its
+- ``load_for_move``: rehydrated in the request's writing session (on SQLite, inside its
   transaction, under its write lock, which the move's writes then join; on PostgreSQL by
-  a statement that commits alone, as the move's one write does: no BEGIN, no COMMIT).
+  a statement that commits alone, as the move's one write does: no BEGIN, no COMMIT),
+  for the move routes' one dependency (``app.games.endpoints.game_to_move``).
 - ``GameRowForRead``: the row alone, for routes that read more of it (the move history).
 
 An id is checked against the shape of the ids the server makes before any query: one
@@ -34,7 +35,7 @@ from app.games.models import Game
 from app.games.service import GameService, LoadedGame
 from app.kit.auth import BearerDep, OptionalBearerDep, secret_matches
 from app.kit.database import statements_commit_alone
-from app.kit.deps import ReadSessionDep, SessionDep, in_hop, release
+from app.kit.deps import ReadSessionDep, in_hop, release
 from app.kit.errors import ForbiddenProblem, NotFoundProblem, UnauthorizedProblem
 from app.kit.ids import MAX_ID_LENGTH, is_id
 from app.players.service import Player, PlayerService, is_player_key
@@ -90,16 +91,11 @@ async def game_for_read(
     return await in_hop(request, load)
 
 
-async def game_for_move(
-    game_id: GameIdPath, credential: BearerDep, session: SessionDep, request: Request
-) -> LoadedGame:
-    service = game_service(session, request)
-
-    def load() -> LoadedGame:
-        statements_commit_alone(session)
-        return service.load(_checked_row(service, game_id, credential))
-
-    return await in_hop(request, load)
+def load_for_move(service: GameService, game_id: str, credential: str) -> LoadedGame:
+    """A move's game, in ``service``'s writing session (I/O: in the endpoint's trip; the
+    dependency of the move routes, ``app.games.endpoints.game_to_move``, hands it there)."""
+    statements_commit_alone(service.session)
+    return service.load(_checked_row(service, game_id, credential))
 
 
 async def optional_player(
@@ -120,6 +116,5 @@ async def optional_player(
 
 
 GameForRead = Annotated[LoadedGame, Depends(game_for_read)]
-GameForMove = Annotated[LoadedGame, Depends(game_for_move)]
 GameRowForRead = Annotated[Game, Depends(game_row_for_read)]
 OptionalPlayer = Annotated[Player | None, Depends(optional_player)]

@@ -38,9 +38,12 @@ def secret_matches(secret: str, stored_hash: str) -> bool:
     return hmac.compare_digest(hash_secret(secret), stored_hash)
 
 
-async def get_bearer(
-    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
-) -> str:
+# The Authorization header as the security scheme reads it (None without a bearer).
+BearerCredentials = Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
+
+
+def bearer_of(credentials: HTTPAuthorizationCredentials | None) -> str:
+    """The bearer secret, or a 401 problem without one."""
     if credentials is None or not credentials.credentials:
         raise UnauthorizedProblem(
             "this call needs a credential: Authorization: Bearer <the game's token or the "
@@ -49,9 +52,11 @@ async def get_bearer(
     return credentials.credentials
 
 
-async def get_optional_bearer(
-    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
-) -> str | None:
+async def get_bearer(credentials: BearerCredentials) -> str:
+    return bearer_of(credentials)
+
+
+async def get_optional_bearer(credentials: BearerCredentials) -> str | None:
     return credentials.credentials if credentials is not None and credentials.credentials else None
 
 
