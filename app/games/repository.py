@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any
 
 from psycopg.errors import ForeignKeyViolation
 from sqlalchemy import (
@@ -22,16 +22,16 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session, configure_mappers
+from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.sql.dml import ReturningInsert
 
 from app.engine import GameStatus
 from app.games.errors import ConflictProblem
 from app.games.models import Analysis, Game, Move
-from app.kit.database import DriverStatement, alone
+from app.kit.database import DriverStatement, alone, loaded
 from app.kit.errors import NotFoundProblem
-from app.kit.models import Base, utcnow
+from app.kit.models import utcnow
 
 # The statements of every move, built once: building a statement and its cache key costs
 # more than running it. Writes are plain Core on the tables (the ORM's bulk paths only
@@ -104,22 +104,6 @@ _INSERT_ANALYSIS = {
 }
 
 
-M = TypeVar("M", bound=Base)
-
-
-def _loaded(model: type[M], table: Table, row: tuple[Any, ...]) -> M:
-    """An instance of ``model`` holding ``row`` (of ``table``'s columns) as loaded values,
-    as the ORM's own loading leaves them, but in no session: nothing about it is pending,
-    nothing is tracked, and it never loads anything by itself."""
-    mapper = model.__mapper__
-    if not mapper.configured:  # as the ORM's first use does: its attributes are set up
-        configure_mappers()
-    instance: M = mapper.class_manager.new_instance()
-    for column, value in zip(table.columns, row, strict=True):
-        set_committed_value(instance, column.key, value)
-    return instance
-
-
 class GameRepository:
     def __init__(self, session: Session) -> None:
         self.session = session
@@ -138,7 +122,7 @@ class GameRepository:
         connection = alone(self.session)
         if connection is not None:
             rows = self._driver(_GAME_ROW).rows(connection, {"game_id": game_id})
-            return _loaded(Game, GAMES, rows[0]) if rows else None
+            return loaded(Game, rows[0]) if rows else None
         return self.session.scalars(_GAME, {"game_id": game_id}).one_or_none()
 
     def add(self, game: Game) -> None:
@@ -193,7 +177,7 @@ class GameRepository:
         connection = alone(self.session)
         if connection is not None:
             rows = self._driver(_MOVE_ROW).rows(connection, {"game_id": game_id, "key": key})
-            return _loaded(Move, MOVES, rows[0]) if rows else None
+            return loaded(Move, rows[0]) if rows else None
         q = select(Move).where(Move.game_id == game_id, Move.idempotency_key == key)
         return self.session.scalars(q).first()
 

@@ -64,7 +64,8 @@ from psycopg.abc import PQGen
 from sqlalchemy import Dialect, Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, DisconnectionError, OperationalError
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import DeclarativeBase, Session, configure_mappers, sessionmaker
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.pool import PoolProxiedConnection, PoolResetState
 from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.compiler import SQLCompiler
@@ -299,6 +300,11 @@ def one_transaction(session: Session) -> None:
     the request's boundary: for writes that must land together. A session whose
     statements committed alone gives that connection back (nothing is left to commit:
     no round trip); its next statement runs in the session's own transaction."""
+    end_alone(session)
+
+
+def end_alone(session: Session) -> None:
+    """Give back the connection on which ``session``'s statements commit alone, if any."""
     if isinstance(session, RequestSession):
         session.end_alone()
 
@@ -361,6 +367,23 @@ class DriverStatement:
             tuple(v if p is None or v is None else p(v) for p, v in zip(columns, row, strict=True))
             for row in rows
         ]
+
+
+M = TypeVar("M", bound=DeclarativeBase)
+
+
+def loaded(model: type[M], row: tuple[Any, ...]) -> M:
+    """An instance of ``model`` holding ``row`` (a ``DriverStatement``'s row of its
+    table's columns, in order) as loaded values, as the ORM's own loading leaves them,
+    but in no session: nothing about it is pending or tracked, and it loads nothing by
+    itself. Read it; write through the repositories."""
+    mapper = model.__mapper__
+    if not mapper.configured:  # as the ORM's first use does: its attributes are set up
+        configure_mappers()
+    instance: M = mapper.class_manager.new_instance()
+    for column, value in zip(model.__table__.columns, row, strict=True):
+        set_committed_value(instance, column.key, value)
+    return instance
 
 
 def _as_sqlalchemy_error(sql: str, error: psycopg.Error, connection: Any) -> Exception:

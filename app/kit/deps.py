@@ -48,6 +48,8 @@ from fastapi.routing import APIRoute
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
+from app.kit.database import end_alone
+
 T = TypeVar("T")
 
 
@@ -144,9 +146,11 @@ async def get_read_session(request: Request) -> Session:
 
 
 def release(session: Session) -> None:
-    """End a reading session's transaction now (there is nothing to commit): what the
-    route does next, a solver search say, holds no transaction, lock or connection."""
+    """End a reading session's transaction now (there is nothing to commit), and give back
+    the connection its statements committed alone on, if any: what the route does next,
+    a solver search say, holds no transaction, lock or connection."""
     session.commit()
+    end_alone(session)
 
 
 SessionDep = Annotated[Session, Depends(get_session, scope="function")]

@@ -5,14 +5,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Table, case, delete, select
+from sqlalchemy import Table, bindparam, case, delete, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from app.engine import GameStatus
+from app.kit.database import DriverStatement, alone, loaded
 from app.players.models import ALL, Player, PlayerStats
 
 STATS: Table = PlayerStats.__table__  # type: ignore[assignment]
+PLAYERS: Table = Player.__table__  # type: ignore[assignment]
+# A player's row, read by the driver on a session whose statements commit alone (a move's
+# or a read's, opened with the player's key: ``app.games.access``).
+_PLAYER_ROW = select(PLAYERS).where(PLAYERS.c.id == bindparam("player_id"))
 
 
 def _upsert(dialect: str) -> postgresql.Insert | sqlite.Insert:
@@ -25,6 +30,11 @@ class PlayerRepository:
         self.session = session
 
     def get(self, player_id: str, *, for_update: bool = False) -> Player | None:
+        connection = alone(self.session)
+        if connection is not None and not for_update:
+            driver = DriverStatement.of(_PLAYER_ROW, self.session.get_bind().dialect)
+            rows = driver.rows(connection, {"player_id": player_id})
+            return loaded(Player, rows[0]) if rows else None
         statement = select(Player).where(Player.id == player_id)
         if for_update:
             statement = statement.with_for_update()

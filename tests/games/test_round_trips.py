@@ -1,7 +1,7 @@
 """Round trips to PostgreSQL, each about the cost of a bare request with four clients: a
 move is two, the game's row read and the move's one statement, each committing alone (no
-BEGIN, no COMMIT); the move that ends a player's game is one transaction with what their
-statistics record. The trips are read from libpq's own trace of the server's connections.
+BEGIN, no COMMIT), and a third for a player's key; a game's read is one; the move that
+ends a player's game is one transaction with what their statistics record. The trips are read from libpq's own trace of the server's connections.
 """
 
 from __future__ import annotations
@@ -80,6 +80,27 @@ def test_a_move_is_two_round_trips_without_a_transaction(
         assert r.status_code == 200, r.text
         assert trips() == ["statement", "statement"]  # the row read; the move's write
     assert client.get(f"/v1/games/{game_id}", headers=auth).json()["version"] == 3
+
+
+def test_a_move_made_with_a_player_s_key_reads_it_in_a_third_round_trip(
+    committing_client: TestClient, trips: Trips
+) -> None:
+    client = committing_client
+    _, key = new_player(client, name="three trips")
+    game_id = client.post("/v1/games", json={}, headers=key).json()["id"]
+    trips()
+    assert client.post(f"/v1/games/{game_id}/draw", headers=key).status_code == 200
+    assert trips() == ["statement", "statement", "statement"]  # the game, the key, the move
+
+
+def test_a_game_is_read_in_one_round_trip(committing_client: TestClient, trips: Trips) -> None:
+    client = committing_client
+    game_id, auth = new_game_id(client)
+    for path in ("", "/legal-moves", "/score"):
+        trips()
+        r = client.get(f"/v1/games/{game_id}{path}", headers=auth)
+        assert r.status_code == 200, r.text
+        assert trips() == ["statement"]  # the row: no BEGIN READ ONLY, no COMMIT
 
 
 def test_a_refused_move_is_its_read_alone(committing_client: TestClient, trips: Trips) -> None:
