@@ -83,7 +83,9 @@ class Sizes:
     def for_argv(argv: Sequence[str]) -> Sizes:
         if "--quick" in argv:
             return Sizes(rounds=2, bare=30, games=4, moves_per_game=4, reads=16, pairs=10)
-        return Sizes(rounds=3, bare=60, games=8, moves_per_game=4, reads=32, pairs=20)
+        # Five rounds of 48 moves a client: with three of 32, the median round of one
+        # client swung by half a bare request from run to run on the same code.
+        return Sizes(rounds=5, bare=80, games=12, moves_per_game=4, reads=48, pairs=20)
 
 
 # -- figures ---------------------------------------------------------------------------
