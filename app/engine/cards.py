@@ -53,8 +53,15 @@ STANDARD_CARDS: Final = tuple(Card(r, s) for s in SUITS for r in range(1, 14))
 _BY_CODE: Final = {c.code.lower(): c for c in (*STANDARD_CARDS, JOKER)}
 
 
+# Cards by their canonical code ("7h", "Td", "jk"), as a stored deal holds them.
+_CANONICAL: Final = {c.code: c for c in (*STANDARD_CARDS, JOKER)}
+
+
 def parse_card(text: str) -> Card:
     """Read a card code such as ``7h``, ``TD``, ``10s`` or ``jk``."""
+    canonical = _CANONICAL.get(text) if type(text) is str else None
+    if canonical is not None:
+        return canonical
     if not isinstance(text, str):
         raise CardError(f"card code must be a string, not {type(text).__name__}")
     key = text.strip().lower()

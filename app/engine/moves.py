@@ -80,8 +80,19 @@ _SIMPLE: Final[dict[str, Move]] = {
 MOVE_KINDS: Final = ("play", *_SIMPLE)
 
 
+# Moves by their canonical text, as a stored line holds them ("draw", "play 27"): a
+# rehydration reads every move of its line, and these need no parsing.
+_CANONICAL: Final[dict[str, Move]] = {
+    **_SIMPLE,
+    **{f"play {position}": Play(position) for position in range(256)},
+}
+
+
 def parse_move(text: str) -> Move:
     """Read a move string; case and surrounding white space do not matter."""
+    canonical = _CANONICAL.get(text) if type(text) is str else None
+    if canonical is not None:
+        return canonical
     if not isinstance(text, str):
         raise MoveSyntaxError(f"a move must be a string, not {type(text).__name__}")
     if len(text) > MAX_MOVE_TEXT:

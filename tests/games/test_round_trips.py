@@ -1,7 +1,8 @@
 """Round trips to PostgreSQL, each about the cost of a bare request with four clients: a
 move is two, the game's row read and the move's one statement, each committing alone (no
 BEGIN, no COMMIT), and a third for a player's key; a game's read is one; the move that
-ends a player's game is one transaction with what their statistics record. The trips are read from libpq's own trace of the server's connections.
+ends a player's game is one transaction with what their statistics record. The trips are
+read from libpq's own trace of the server's connections.
 """
 
 from __future__ import annotations
