@@ -1,4 +1,5 @@
-"""Positions of real classic deals with a short stock, for the tests and the bench.
+"""Positions of real deals, for the tests and the bench: with a short stock, or after a
+few random moves.
 
 The plain search (bench/plain_dfs.py) cannot finish a whole deal that is lost, so the
 agreement test and the bench compare on deals played forward to a short stock: even
@@ -42,4 +43,19 @@ def position(number: int, rules: Rules, rng: random.Random, stock_left: int) -> 
             state = apply(state, rng.choice(plays))
         else:
             state = apply(state, DRAW)
+    return state
+
+
+def random_play(rules: Rules, number: int, rng: random.Random, moves: int) -> GameState:
+    """Numbered deal ``number`` after up to ``moves`` random legal moves (a play four
+    times in five where one is legal), short of the game's end."""
+    layout = get_layout(rules.layout)
+    state = new_game(numbered_deal(number, layout.decks, rules.jokers), rules, layout)
+    for _ in range(moves):
+        plays = [m for m in legal_moves(state) if isinstance(m, Play)]
+        draw = bool(state.stock) and (not plays or rng.random() >= 0.8)
+        after = apply(state, DRAW if draw else rng.choice(plays))
+        if after.is_over:
+            break
+        state = after
     return state

@@ -39,11 +39,9 @@ import time
 from collections.abc import Callable
 
 from app.engine import (
-    DRAW,
     GameState,
     Play,
     Rules,
-    apply,
     get_layout,
     legal_moves,
     new_game,
@@ -65,7 +63,7 @@ from app.engine.solver import (
     start_of,
 )
 from bench.plain_dfs import plain_best, plain_clear
-from bench.positions import position
+from bench.positions import position, random_play
 
 
 def _line(name: str, times: list[float]) -> str:
@@ -251,19 +249,6 @@ def _positions(args: argparse.Namespace, wrap: bool) -> None:
         print(f"  plain/solver time = {sum(plain_times) / sum(solver_times):.1f}x")
 
 
-def _hint_position(rules: Rules, number: int, rng: random.Random) -> GameState:
-    """Deal ``number`` after up to 25 random moves (a play four times in five), not over."""
-    state = new_game(numbered_deal(number), rules)
-    for _ in range(rng.randint(0, 25)):
-        plays = [m for m in legal_moves(state) if isinstance(m, Play)]
-        draw = bool(state.stock) and (not plays or rng.random() >= 0.8)
-        after = apply(state, DRAW if draw else rng.choice(plays))
-        if after.is_over:
-            break
-        state = after
-    return state
-
-
 def _redealt(state: GameState, rng: random.Random) -> _Start:
     """The position with the cards the player cannot see (face-down tableau cards and the
     stock) dealt again at random, as a hint's sample."""
@@ -309,7 +294,10 @@ def _hint_samples(args: argparse.Namespace, wrap: bool) -> None:
     rules = Rules.for_layout("tripeaks", wrap=wrap)
     layout = get_layout("tripeaks")
     rng = random.Random(args.seed + 19)
-    states = [_hint_position(rules, args.seed + n, rng) for n in range(args.hint_positions)]
+    states = [
+        random_play(rules, args.seed + n, rng, rng.randint(0, 25))
+        for n in range(args.hint_positions)
+    ]
     budget = Budget(max_nodes=DEFAULT_SAMPLE_NODES)
     c_times: list[float] = []
     py_times: list[float] = []

@@ -210,6 +210,7 @@ class _Sight:
     redeals_left: int
     streak: int
     total: int
+    hidden_set: frozenset[int]  # ``hidden``, for ``reveals``
 
     @property
     def exact(self) -> bool:
@@ -244,10 +245,6 @@ class _Sight:
             q in self.hidden_set and all(after >> c & 1 for c in lay.positions[q].covered_by)
             for q in lay.covers[p]
         )
-
-    @property
-    def hidden_set(self) -> frozenset[int]:
-        return frozenset(self.hidden)
 
 
 def _sight(view: Mapping[str, Any], rules: Rules, lay: Layout) -> _Sight:
@@ -296,6 +293,7 @@ def _sight(view: Mapping[str, Any], rules: Rules, lay: Layout) -> _Sight:
         int(view["redeals_left"]),
         int(score["current_streak"]),
         int(score["total"]),
+        frozenset(hidden),
     )
     # The order of preference among moves the samples cannot tell apart (``TIE_SHARE``):
     # first a play that turns a face-down card up, then any play, then a draw; the card

@@ -22,13 +22,10 @@ from collections.abc import Iterator, Sequence
 import pytest
 
 from app.engine import (
-    DRAW,
     GameState,
     GameStatus,
-    Play,
     Rules,
     apply,
-    get_layout,
     legal_moves,
     new_game,
     numbered_deal,
@@ -44,6 +41,7 @@ from app.engine.solver import (
     solve_clear,
     start_of,
 )
+from bench.positions import random_play
 
 needs_c = pytest.mark.skipif(
     solver._ACCEL_MODULE is None, reason="the C search is not built (no C compiler at install)"
@@ -88,21 +86,6 @@ def assert_wins(state: GameState, codes: Sequence[int]) -> None:
     assert state.outcome is GameStatus.WON
 
 
-def played(rules: Rules, number: int, rng: random.Random, moves: int) -> GameState:
-    """Numbered deal ``number`` after up to ``moves`` random legal moves (a play four
-    times in five where one is legal), short of the game's end."""
-    layout = get_layout(rules.layout)
-    state = new_game(numbered_deal(number, layout.decks, rules.jokers), rules, layout)
-    for _ in range(moves):
-        plays = [m for m in legal_moves(state) if isinstance(m, Play)]
-        draw = bool(state.stock) and (not plays or rng.random() >= 0.8)
-        after = apply(state, DRAW if draw else rng.choice(plays))
-        if after.is_over:
-            break
-        state = after
-    return state
-
-
 SCHEMES: list[tuple[str, dict[str, object]]] = [
     ("tripeaks", {}),
     ("tripeaks", {"wrap": False}),
@@ -125,7 +108,7 @@ def test_c_and_python_agree(c_path: None, layout: str, options: dict[str, object
     rng = random.Random(19)
     answered = {True: 0, False: 0}
     for _ in range(30):
-        state = played(rules, rng.randrange(10_000), rng, rng.randint(0, 30))
+        state = random_play(rules, rng.randrange(10_000), rng, rng.randint(0, 30))
         expected = python_answer(state)
         if expected is None:
             continue
@@ -151,7 +134,7 @@ def test_one_search_answers_every_move_as_the_hint_asks(
     rules = Rules.for_layout(layout, **options)
     rng = random.Random(7)
     for _ in range(12):
-        state = played(rules, rng.randrange(10_000), rng, rng.randint(0, 20))
+        state = random_play(rules, rng.randrange(10_000), rng, rng.randint(0, 20))
         search = c_search(state)
         won = search.wins(start_of(state))
         assert won == python_answer(state)
@@ -179,7 +162,7 @@ def test_a_budget_gives_unknown_never_a_wrong_answer(c_path: None) -> None:
     rng = random.Random(3)
     unknown = 0
     for _ in range(10):
-        state = played(rules, rng.randrange(10_000), rng, rng.randint(0, 10))
+        state = random_play(rules, rng.randrange(10_000), rng, rng.randint(0, 10))
         expected = python_answer(state)
         for budget in (Budget(max_nodes=n) for n in (1, 10, 100, 1000)):
             search = c_search(state, budget)
@@ -267,7 +250,7 @@ def _without_time(answer: object) -> object:
 def test_the_pure_path_answers(pure: None) -> None:
     """Where the C search is not built (or turned off) ``clear_search`` is the Python one."""
     rules = Rules.for_layout("tripeaks")
-    state = played(rules, 4, random.Random(1), 10)
+    state = random_play(rules, 4, random.Random(1), 10)
     search = clear_search(state.layout, rules, start_of(state), Budget())
     assert isinstance(search, solver._Search)
     if search.wins(start_of(state)):
