@@ -45,16 +45,21 @@ def daily_salt(secret: bytes, day: str, layout: str) -> str:
     return digest.hexdigest()[:32]
 
 
-def find_daily_deal(secret: bytes, day: str, layout: str, seconds: float) -> Deal | None:
-    """The day's deal (see the module's doc), or None when ``seconds`` ran out first
-    (the next call starts again from candidate 0 and finds the same deal)."""
+def find_daily_deal(
+    secret: bytes, day: str, layout: str, seconds: float, first: int = 0
+) -> tuple[Deal | None, int]:
+    """The day's deal (see the module's doc) and its candidate's ``k``, trying candidates
+    from ``first`` (every one before it known not proved winnable); or None and the first
+    candidate not tried yet, when ``seconds`` ran out first. Each proof is cut by nodes,
+    not time, so a later call given that candidate goes on where this one stopped and
+    finds the same deal: a search slowed down (a loaded machine) still gets there."""
     rules = daily_rules(layout)
     lay = get_layout(layout)
     deadline = time.perf_counter() + seconds
-    k = 0
+    k = first
     while time.perf_counter() < deadline:
         deal = numbered_deal(candidate_number(secret, day, layout, k), lay.decks, rules.jokers)
         if solve_clear(new_game(deal, rules, lay), Budget(max_nodes=NODES_PER_DEAL)).winnable:
-            return deal
+            return deal, k
         k += 1
-    return None
+    return None, k

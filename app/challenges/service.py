@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import secrets
+import threading
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
@@ -119,6 +120,31 @@ class Board:
     next: BoardKey | None
 
 
+class SearchedCandidates:
+    """How far this process has searched a day's candidates without proving one
+    winnable (``find_daily_deal``), so that a derivation cut short by its time goes on
+    where it stopped instead of starting again: on a loaded machine the solver's
+    processes run slowly (at a lower priority than the requests), and each retry would
+    otherwise redo the same candidates and fail the same way."""
+
+    def __init__(self) -> None:
+        self._reached: dict[tuple[str, str], int] = {}
+        self._lock = threading.Lock()
+
+    def reached(self, day: str, layout: str) -> int:
+        with self._lock:
+            return self._reached.get((day, layout), 0)
+
+    def note(self, day: str, layout: str, k: int) -> None:
+        with self._lock:
+            for done in [key for key in self._reached if key[0] < day]:
+                del self._reached[done]  # past days are derived or never will be
+            self._reached[day, layout] = max(k, self._reached.get((day, layout), 0))
+
+
+SEARCHED = SearchedCandidates()
+
+
 class ChallengeService:
     def __init__(self, session: Session, settings: Settings) -> None:
         self.session = session
@@ -134,8 +160,12 @@ class ChallengeService:
         open)."""
         seconds = self.settings.solver_budget_ms / 1000
         key = day.isoformat()
-        deal = solver.run("challenge", seconds, find_daily_deal, secret, key, layout, seconds)
+        first = SEARCHED.reached(key, layout)
+        deal, k = solver.run(
+            "challenge", seconds, find_daily_deal, secret, key, layout, seconds, first
+        )
         if deal is None:
+            SEARCHED.note(key, layout, k)  # the retry goes on from there
             raise ServiceUnavailableProblem(
                 "the day's deal was not proved winnable in time; retry", retry_after=1
             )

@@ -13,6 +13,8 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
+from app.challenges.deals import find_daily_deal
+from app.challenges.service import SearchedCandidates
 from app.engine import commitment, parse_deal
 from tests.fixtures.deals import verify_commitment
 from tests.fixtures.games import new_game, new_player
@@ -238,3 +240,36 @@ def test_two_racing_attempts_of_one_player_make_one_entry(database_url: str) -> 
         mine = c.get("/v1/players/me/games", headers=auth).json()["games"]
     assert sorted(codes) == [201, 409, 409, 409]
     assert entries >= 1 and len(mine) == 1
+
+
+# -- the derivation, cut short by its time -------------------------------------------------
+def _first_winnable_after_a_loser(secret: bytes) -> tuple[str, int]:
+    """A day whose deal is not its first candidate (the first was not proved winnable)."""
+    for n in range(1, 60):
+        day = f"2026-12-{n % 28 + 1:02d}" if n < 29 else f"2027-01-{n - 28:02d}"
+        deal, k = find_daily_deal(secret, day, "tripeaks", 60)
+        if deal is not None and k > 0:
+            return day, k
+    raise AssertionError("every day's first candidate was winnable")
+
+
+def test_a_derivation_cut_short_goes_on_where_it_stopped_and_finds_the_same_deal() -> None:
+    secret = b"resume" * 6
+    day, k = _first_winnable_after_a_loser(secret)
+    deal, found = find_daily_deal(secret, day, "tripeaks", 60)
+    assert found == k
+    assert find_daily_deal(secret, day, "tripeaks", 0) == (None, 0)  # no time: none tried
+    for first in range(k + 1):  # from any candidate up to its own: the same deal
+        assert find_daily_deal(secret, day, "tripeaks", 60, first) == (deal, k)
+
+
+def test_the_search_s_progress_is_kept_per_day_and_layout_and_only_forward() -> None:
+    searched = SearchedCandidates()
+    searched.note("2026-12-01", "tripeaks", 3)
+    searched.note("2026-12-01", "tripeaks", 2)  # a slower racer: the furthest stands
+    searched.note("2026-12-01", "golf", 1)
+    assert searched.reached("2026-12-01", "tripeaks") == 3
+    assert searched.reached("2026-12-01", "golf") == 1
+    searched.note("2026-12-02", "tripeaks", 5)  # a new day: the past ones are dropped
+    assert searched.reached("2026-12-01", "tripeaks") == 0
+    assert searched.reached("2026-12-02", "tripeaks") == 5
