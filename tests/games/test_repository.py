@@ -7,6 +7,7 @@ import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import Engine, delete, func, inspect, select, update
@@ -32,22 +33,27 @@ def engine(database_url: str) -> Iterator[Engine]:
     engine.dispose()
 
 
+def _new_game(game_id: str, **changes: Any) -> Game:
+    values: dict[str, Any] = {
+        "id": game_id,
+        "token_hash": "0" * 64,
+        "layout": "tripeaks",
+        "rules": {},
+        "deal": "",
+        "deal_number": None,
+        "deal_chosen": True,
+        "salt": "s",
+        "commitment": "c",
+        "status": GameStatus.IN_PROGRESS,
+        "version": 0,
+        "score": 0,
+        "cards_left": 28,
+    }
+    return Game(**{**values, **changes})
+
+
 def _game(session: Session, game_id: str) -> Game:
-    row = Game(
-        id=game_id,
-        token_hash="0" * 64,
-        layout="tripeaks",
-        rules={},
-        deal="",
-        deal_number=None,
-        deal_chosen=True,
-        salt="s",
-        commitment="c",
-        status=GameStatus.IN_PROGRESS,
-        version=0,
-        score=0,
-        cards_left=28,
-    )
+    row = _new_game(game_id)
     GameRepository(session).add(row)
     return row
 
@@ -242,20 +248,12 @@ def test_a_game_the_driver_inserts_reads_back_whole(engine: Engine) -> None:
     alone = _commit_alone(engine)
     now = datetime.now(UTC)
     with alone as session:
-        row = Game(
-            id=game_id,
+        row = _new_game(
+            game_id,
             token_hash="1" * 64,
-            layout="tripeaks",
             rules={"scoring": "golf"},
             deal="Ac 2c",
-            deal_number=None,
             deal_chosen=False,
-            salt="s",
-            commitment="c",
-            status=GameStatus.IN_PROGRESS,
-            version=0,
-            score=0,
-            cards_left=28,
             line="",
             created_at=now,
             updated_at=now,

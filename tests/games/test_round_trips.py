@@ -83,12 +83,17 @@ def test_a_move_is_two_round_trips_without_a_transaction(
     assert client.get(f"/v1/games/{game_id}", headers=auth).json()["version"] == 3
 
 
+def _players_game(client: TestClient, name: str) -> tuple[str, dict[str, str]]:
+    """A new player's game: its id, and the player's key as headers."""
+    _, key = new_player(client, name=name)
+    return client.post("/v1/games", json={}, headers=key).json()["id"], key
+
+
 def test_a_move_made_with_a_player_s_key_reads_it_in_a_third_round_trip(
     committing_client: TestClient, trips: Trips
 ) -> None:
     client = committing_client
-    _, key = new_player(client, name="three trips")
-    game_id = client.post("/v1/games", json={}, headers=key).json()["id"]
+    game_id, key = _players_game(client, "three trips")
     trips()
     assert client.post(f"/v1/games/{game_id}/draw", headers=key).status_code == 200
     assert trips() == ["statement", "statement", "statement"]  # the game, the key, the move
@@ -119,8 +124,7 @@ def test_the_move_that_ends_a_player_s_game_is_one_transaction_with_their_statis
     committing_client: TestClient, trips: Trips
 ) -> None:
     client = committing_client
-    _, key = new_player(client, name="rounds")
-    game_id = client.post("/v1/games", json={}, headers=key).json()["id"]
+    game_id, key = _players_game(client, "rounds")
     trips()
     assert client.post(f"/v1/games/{game_id}/concede", headers=key).status_code == 200
     sent = trips()
