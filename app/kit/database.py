@@ -290,11 +290,6 @@ def alone(session: Session) -> Any | None:
     return session.alone() if isinstance(session, RequestSession) else None
 
 
-def commits_alone(session: Session) -> bool:
-    """Whether ``session``'s statements commit one by one (``statements_commit_alone``)."""
-    return alone(session) is not None
-
-
 def one_transaction(session: Session) -> None:
     """From here on, ``session``'s statements share one transaction again, committed at
     the request's boundary: for writes that must land together. A session whose
