@@ -323,3 +323,23 @@ def test_a_fresh_process_s_first_read_is_the_driver_s(database_url: str) -> None
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["in_progress", "0"]
+
+
+def test_a_move_log_and_an_idempotency_key_read_by_the_driver(engine: Engine) -> None:
+    """What an idempotent retry reads on a session whose statements commit alone."""
+    game_id = f"repo-driver-log-{engine.dialect.name}"
+    alone = _commit_alone(engine)
+    with make_sessionmaker(engine)() as session:
+        _game(session, game_id)
+        session.commit()
+    with alone as session:
+        repo = GameRepository(session)
+        row = repo.get(game_id)
+        assert row is not None
+        assert _append(repo, row, 0, "k1") and _append(repo, row, 1, "k2")
+        assert repo.moves(game_id) == ["draw", "draw"]
+        assert repo.moves(game_id, upto=1) == ["draw"]
+        first = repo.by_idempotency_key(game_id, "k2")
+        assert first is not None and (first.seq, first.request_hash) == (2, "h")
+        assert repo.by_idempotency_key(game_id, "k3") is None
+        assert not session.in_transaction()  # all of it by the driver
