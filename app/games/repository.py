@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
 
 from psycopg.errors import ForeignKeyViolation
 from sqlalchemy import (
@@ -29,7 +28,7 @@ from sqlalchemy.sql.dml import ReturningInsert
 from app.engine import GameStatus
 from app.games.errors import ConflictProblem
 from app.games.models import Analysis, Game, Move
-from app.kit.database import DriverStatement, alone, loaded
+from app.kit.database import loaded, rows_alone
 from app.kit.errors import NotFoundProblem
 from app.kit.models import utcnow
 
@@ -112,41 +111,33 @@ class GameRepository:
     def _dialect(self) -> str:
         return self.session.get_bind().dialect.name
 
-    def _driver(self, statement: Any) -> DriverStatement:
-        return DriverStatement.of(statement, self.session.get_bind().dialect)
-
     def get(self, game_id: str) -> Game | None:
         """The game's row; on a session whose statements commit alone, a row in no
         session (as every row this repository answers should be treated: read it, and
         write through this repository)."""
-        connection = alone(self.session)
-        if connection is not None:
-            rows = self._driver(_GAME_ROW).rows(connection, {"game_id": game_id})
+        rows = rows_alone(self.session, _GAME_ROW, {"game_id": game_id})
+        if rows is not None:
             return loaded(Game, rows[0]) if rows else None
         return self.session.scalars(_GAME, {"game_id": game_id}).one_or_none()
 
     def add(self, game: Game) -> None:
-        connection = alone(self.session)
-        if connection is not None:
-            values = {column.key: getattr(game, column.key) for column in GAMES.columns}
-            self._driver(_INSERT_GAME).run(connection, values)
+        values = {column.key: getattr(game, column.key) for column in GAMES.columns}
+        if rows_alone(self.session, _INSERT_GAME, values) is not None:
             return
         self.session.add(game)
         self.session.flush()
 
     def moves(self, game_id: str, upto: int | None = None) -> Sequence[str]:
         """The game's move strings in order (the first ``upto`` of them if given)."""
-        connection = alone(self.session)
-        if connection is not None:
-            statement, params = (
-                (_MOVES, {"game_id": game_id})
-                if upto is None
-                else (_MOVES_UPTO, {"game_id": game_id, "upto": upto})
-            )
-            return [move for (move,) in self._driver(statement).rows(connection, params)]
-        if upto is None:
-            return self.session.scalars(_MOVES, {"game_id": game_id}).all()
-        return self.session.scalars(_MOVES_UPTO, {"game_id": game_id, "upto": upto}).all()
+        statement, params = (
+            (_MOVES, {"game_id": game_id})
+            if upto is None
+            else (_MOVES_UPTO, {"game_id": game_id, "upto": upto})
+        )
+        rows = rows_alone(self.session, statement, params)
+        if rows is not None:
+            return [move for (move,) in rows]
+        return self.session.scalars(statement, params).all()
 
     def move_rows(
         self, game_id: str, offset: int = 0, limit: int | None = None, after: int | None = None
@@ -174,9 +165,8 @@ class GameRepository:
         return stored
 
     def by_idempotency_key(self, game_id: str, key: str) -> Move | None:
-        connection = alone(self.session)
-        if connection is not None:
-            rows = self._driver(_MOVE_ROW).rows(connection, {"game_id": game_id, "key": key})
+        rows = rows_alone(self.session, _MOVE_ROW, {"game_id": game_id, "key": key})
+        if rows is not None:
             return loaded(Move, rows[0]) if rows else None
         q = select(Move).where(Move.game_id == game_id, Move.idempotency_key == key)
         return self.session.scalars(q).first()
@@ -225,16 +215,15 @@ class GameRepository:
         if ended:
             values["ended_at"] = now
         bump = {"b_id": game.id, "b_version": expected_version, **values}
-        connection = alone(self.session)
         if self._dialect == "postgresql":
             params = {**{f"m_{name}": value for name, value in row.items()}, **bump}
             try:
-                if connection is not None:
-                    [(inserted, bumped)] = self._driver(_MOVE_AND_BUMP[ended]).rows(
-                        connection, params
-                    )
-                else:
-                    inserted, bumped = self.session.execute(_MOVE_AND_BUMP[ended], params).one()
+                rows = rows_alone(self.session, _MOVE_AND_BUMP[ended], params)
+                [(inserted, bumped)] = (
+                    rows
+                    if rows is not None
+                    else self.session.execute(_MOVE_AND_BUMP[ended], params).all()
+                )
             except IntegrityError as e:
                 if isinstance(e.orig, ForeignKeyViolation):
                     # The game's row was deleted (a purge) after this request read it: the
@@ -253,10 +242,9 @@ class GameRepository:
             # version: its row changed outside the server. Raised, so that the request's
             # transaction (and the move inserted above) is rolled back; a statement that
             # committed alone has its move taken back here.
-            if connection is not None:
-                self._driver(_DELETE_MOVE).run(
-                    connection, {"game_id": game.id, "seq": expected_version + 1}
-                )
+            rows_alone(
+                self.session, _DELETE_MOVE, {"game_id": game.id, "seq": expected_version + 1}
+            )
             raise ConflictProblem("the stored game changed under this move; reload it")
         # The loaded row takes the values just written, as if refreshed, without a query.
         for key, value in values.items():

@@ -234,13 +234,13 @@ class RequestSession(Session):
             # The pool's checkout, its check included: a dropped connection is replaced.
             proxied = engine.raw_connection()
         except psycopg.Error as e:  # as SQLAlchemy raises a failed connect, wrapped
-            raise DBAPIError.instance(None, None, e, psycopg.Error) from e
+            raise _as_sqlalchemy_error(None, e) from e
         try:
             proxied.driver_connection.autocommit = True  # type: ignore[union-attr]
         except psycopg.Error as e:
             proxied.invalidate()
             proxied.close()
-            raise DBAPIError.instance(None, None, e, psycopg.Error) from e
+            raise _as_sqlalchemy_error(None, e) from e
         self._alone = proxied
 
     def end_alone(self) -> None:
@@ -290,6 +290,18 @@ def alone(session: Session) -> Any | None:
     return session.alone() if isinstance(session, RequestSession) else None
 
 
+def rows_alone(
+    session: Session, statement: ClauseElement, params: Mapping[str, Any]
+) -> list[tuple[Any, ...]] | None:
+    """``statement`` sent by the driver on the connection where ``session``'s statements
+    commit alone: the rows it answers (none for one that returns no rows). None when
+    they do not commit alone: the caller then has the session run it."""
+    connection = alone(session)
+    if connection is None:
+        return None
+    return DriverStatement.of(statement, session.get_bind().dialect).rows(connection, params)
+
+
 def one_transaction(session: Session) -> None:
     """From here on, ``session``'s statements share one transaction again, committed at
     the request's boundary: for writes that must land together. A session whose
@@ -312,8 +324,8 @@ class DriverStatement:
     connection whose statements commit alone (see the module's doc). SQLAlchemy's types
     still process its parameters and the columns it answers, and a driver's error is
     raised as SQLAlchemy's (``IntegrityError``, ``OperationalError``...), its parameters
-    hidden, as for a statement a session runs. ``rows`` answers every row of a statement
-    that returns rows; ``run`` sends one that returns none."""
+    hidden, as for a statement a session runs. ``rows`` sends it and answers its rows
+    (none for a statement that returns no rows)."""
 
     def __init__(self, statement: ClauseElement, dialect: Dialect) -> None:
         compiled = statement.compile(dialect=dialect)
@@ -336,23 +348,14 @@ class DriverStatement:
         """``statement`` compiled for ``dialect``, once."""
         return DriverStatement(statement, dialect)
 
-    def _send(self, connection: Any, params: Mapping[str, Any]) -> Any:
+    def rows(self, connection: Any, params: Mapping[str, Any]) -> list[tuple[Any, ...]]:
         bound = dict(params)
         for name, process in self._binds:
             if name in bound:
                 bound[name] = process(bound[name])
         try:
-            return connection.execute(self.sql, bound)
-        except psycopg.Error as e:
-            raise _as_sqlalchemy_error(self.sql, e, connection) from e
-
-    def run(self, connection: Any, params: Mapping[str, Any]) -> None:
-        self._send(connection, params)
-
-    def rows(self, connection: Any, params: Mapping[str, Any]) -> list[tuple[Any, ...]]:
-        cursor = self._send(connection, params)
-        try:
-            rows: list[tuple[Any, ...]] = cursor.fetchall()
+            cursor = connection.execute(self.sql, bound)
+            rows: list[tuple[Any, ...]] = cursor.fetchall() if self._columns else []
         except psycopg.Error as e:
             raise _as_sqlalchemy_error(self.sql, e, connection) from e
         if not self._processed:
@@ -381,13 +384,18 @@ def loaded(model: type[M], row: tuple[Any, ...]) -> M:
     return instance
 
 
-def _as_sqlalchemy_error(sql: str, error: psycopg.Error, connection: Any) -> Exception:
+def _as_sqlalchemy_error(
+    sql: str | None, error: psycopg.Error, connection: Any | None = None
+) -> Exception:
+    """``error`` as SQLAlchemy raises a driver's error (``sql`` failed on ``connection``,
+    or the connection itself could not be had)."""
     return DBAPIError.instance(
         sql,
         None,  # hidden, as hide_parameters hides them: a deal, a token's hash...
         error,
         psycopg.Error,
-        connection_invalidated=bool(connection.closed or connection.broken),
+        connection_invalidated=connection is not None
+        and bool(connection.closed or connection.broken),
     )
 
 

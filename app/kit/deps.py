@@ -123,26 +123,24 @@ def _on_exit(request: Request, exit_: Callable[..., Awaitable[None]], session: S
     stack.push_async_exit(functools.partial(exit_, session))
 
 
-# No generators (see the module's doc): a OneHopRoute's handler ends the sessions it put
-# in the context; elsewhere each ends as a function-scoped generator's exit would.
-async def get_session(request: Request) -> Session:
-    session: Session = request.app.state.sessions()
+def _enrolled(request: Request, session: Session, *, writing: bool) -> Session:
+    """``session``, to be ended with the request. No generators (see the module's doc): a
+    OneHopRoute's handler ends the sessions it put in the context; elsewhere each ends as
+    a function-scoped generator's exit would."""
     sessions = _ROUTE_SESSIONS.get()
     if sessions is not None:
-        sessions.writing.append(session)
+        (sessions.writing if writing else sessions.reading).append(session)
     else:
-        _on_exit(request, _exit_writing, session)
+        _on_exit(request, _exit_writing if writing else _exit_reading, session)
     return session
+
+
+async def get_session(request: Request) -> Session:
+    return _enrolled(request, request.app.state.sessions(), writing=True)
 
 
 async def get_read_session(request: Request) -> Session:
-    session: Session = request.app.state.read_sessions()
-    sessions = _ROUTE_SESSIONS.get()
-    if sessions is not None:
-        sessions.reading.append(session)
-    else:
-        _on_exit(request, _exit_reading, session)
-    return session
+    return _enrolled(request, request.app.state.read_sessions(), writing=False)
 
 
 def release(session: Session) -> None:

@@ -10,7 +10,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from app.engine import GameStatus
-from app.kit.database import DriverStatement, alone, loaded
+from app.kit.database import loaded, rows_alone
 from app.players.models import ALL, Player, PlayerStats
 
 STATS: Table = PlayerStats.__table__  # type: ignore[assignment]
@@ -30,10 +30,10 @@ class PlayerRepository:
         self.session = session
 
     def get(self, player_id: str, *, for_update: bool = False) -> Player | None:
-        connection = alone(self.session)
-        if connection is not None and not for_update:
-            driver = DriverStatement.of(_PLAYER_ROW, self.session.get_bind().dialect)
-            rows = driver.rows(connection, {"player_id": player_id})
+        rows = (
+            None if for_update else rows_alone(self.session, _PLAYER_ROW, {"player_id": player_id})
+        )
+        if rows is not None:
             return loaded(Player, rows[0]) if rows else None
         statement = select(Player).where(Player.id == player_id)
         if for_update:
