@@ -23,21 +23,22 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
-from sqlalchemy.sql.dml import ReturningInsert
+from sqlalchemy.sql.dml import ReturningInsert, Update
 
 from app.engine import GameStatus
 from app.games.errors import ConflictProblem
 from app.games.models import Analysis, Game, Move
-from app.kit.database import loaded, rows_alone
+from app.kit.database import driver_rows, loaded
 from app.kit.errors import NotFoundProblem
 from app.kit.models import utcnow
 
 # The statements of every move, built once: building a statement and its cache key costs
 # more than running it. Writes are plain Core on the tables (the ORM's bulk paths only
 # add cost); the SET and VALUES columns come from the parameters given at execution.
-# On a session whose statements commit alone (PostgreSQL), a move's and a new game's are
-# sent by the driver directly (``app.kit.database.DriverStatement``): its row read, the
-# idempotency key's lookup, its write, and a new game's insert.
+# On a session whose statements commit alone (``statements_commit_alone``), a move's and
+# a new game's are sent by the driver directly (``app.kit.database.DriverStatement``): its
+# row read, the idempotency key's lookup, its write, and a new game's insert; committed
+# as each returns on PostgreSQL, in the session's transaction on SQLite.
 GAMES: Table = Game.__table__  # type: ignore[assignment]
 MOVES: Table = Move.__table__  # type: ignore[assignment]
 _GAME = select(Game).where(Game.id == bindparam("game_id"))
@@ -51,9 +52,22 @@ _DELETE_MOVE = delete(MOVES).where(
 )
 _MOVES = select(Move.move).where(Move.game_id == bindparam("game_id")).order_by(Move.seq)
 _MOVES_UPTO = _MOVES.where(Move.seq <= bindparam("upto"))
-_BUMP_VERSION = update(GAMES).where(
-    GAMES.c.id == bindparam("b_id"), GAMES.c.version == bindparam("b_version")
-)
+_GAME_COLUMNS = ("version", "line", "status", "score", "cards_left", "updated_at")
+
+
+def _bumped(ended: bool) -> Update:
+    """SQLite: the game's UPDATE, answering its id if it ran (a statement the driver
+    sends reports no row count)."""
+    columns = (*_GAME_COLUMNS, "ended_at") if ended else _GAME_COLUMNS
+    return (
+        update(GAMES)
+        .where(GAMES.c.id == bindparam("b_id"), GAMES.c.version == bindparam("b_version"))
+        .values({name: bindparam(name) for name in columns})
+        .returning(GAMES.c.id)
+    )
+
+
+_BUMPED = {False: _bumped(False), True: _bumped(True)}
 # A move whose sequence number or idempotency key the game already has is not inserted
 # (and raises nothing): the unique constraints decide which of two racing moves lands.
 # RETURNING tells whether it was (psycopg reports no row count for it).
@@ -62,7 +76,6 @@ _INSERT_MOVE: dict[str, ReturningInsert[tuple[int]]] = {
     "postgresql": postgresql.insert(MOVES).on_conflict_do_nothing().returning(MOVES.c.seq),
 }
 _MOVE_COLUMNS = ("game_id", "seq", "move", "idempotency_key", "request_hash", "created_at")
-_GAME_COLUMNS = ("version", "line", "status", "score", "cards_left", "updated_at")
 
 
 def _move_and_bump(ended: bool) -> Select[int, int]:
@@ -115,14 +128,14 @@ class GameRepository:
         """The game's row; on a session whose statements commit alone, a row in no
         session (as every row this repository answers should be treated: read it, and
         write through this repository)."""
-        rows = rows_alone(self.session, _GAME_ROW, {"game_id": game_id})
+        rows = driver_rows(self.session, _GAME_ROW, {"game_id": game_id})
         if rows is not None:
             return loaded(Game, rows[0]) if rows else None
         return self.session.scalars(_GAME, {"game_id": game_id}).one_or_none()
 
     def add(self, game: Game) -> None:
         values = {column.key: getattr(game, column.key) for column in GAMES.columns}
-        if rows_alone(self.session, _INSERT_GAME, values) is not None:
+        if driver_rows(self.session, _INSERT_GAME, values) is not None:
             return
         self.session.add(game)
         self.session.flush()
@@ -134,7 +147,7 @@ class GameRepository:
             if upto is None
             else (_MOVES_UPTO, {"game_id": game_id, "upto": upto})
         )
-        rows = rows_alone(self.session, statement, params)
+        rows = driver_rows(self.session, statement, params)
         if rows is not None:
             return [move for (move,) in rows]
         return self.session.scalars(statement, params).all()
@@ -165,7 +178,7 @@ class GameRepository:
         return stored
 
     def by_idempotency_key(self, game_id: str, key: str) -> Move | None:
-        rows = rows_alone(self.session, _MOVE_ROW, {"game_id": game_id, "key": key})
+        rows = driver_rows(self.session, _MOVE_ROW, {"game_id": game_id, "key": key})
         if rows is not None:
             return loaded(Move, rows[0]) if rows else None
         q = select(Move).where(Move.game_id == game_id, Move.idempotency_key == key)
@@ -218,7 +231,7 @@ class GameRepository:
         if self._dialect == "postgresql":
             params = {**{f"m_{name}": value for name, value in row.items()}, **bump}
             try:
-                rows = rows_alone(self.session, _MOVE_AND_BUMP[ended], params)
+                rows = driver_rows(self.session, _MOVE_AND_BUMP[ended], params)
                 [(inserted, bumped)] = (
                     rows
                     if rows is not None
@@ -231,10 +244,16 @@ class GameRepository:
                     raise NotFoundProblem(f"no game {game.id!r}: it was deleted") from None
                 raise
         else:  # SQLite has no INSERT in a WITH; its round trips cost little
-            inserted = len(self.session.execute(_INSERT_MOVE[self._dialect], row).all())
+            rows = driver_rows(self.session, _INSERT_MOVE[self._dialect], row)
+            if rows is None:
+                rows = list(self.session.execute(_INSERT_MOVE[self._dialect], row).all())
+            inserted = len(rows)
             if not inserted:
                 return False
-            bumped = self.session.execute(_BUMP_VERSION, bump).rowcount  # type: ignore[attr-defined]
+            rows = driver_rows(self.session, _BUMPED[ended], bump)
+            if rows is None:
+                rows = list(self.session.execute(_BUMPED[ended], bump).all())
+            bumped = len(rows)
         if not inserted:
             return False
         if bumped != 1:
@@ -242,7 +261,7 @@ class GameRepository:
             # version: its row changed outside the server. Raised, so that the request's
             # transaction (and the move inserted above) is rolled back; a statement that
             # committed alone has its move taken back here.
-            rows_alone(
+            driver_rows(
                 self.session, _DELETE_MOVE, {"game_id": game.id, "seq": expected_version + 1}
             )
             raise ConflictProblem("the stored game changed under this move; reload it")

@@ -47,7 +47,10 @@ those few statements on it as ``DriverStatement``: compiled once by SQLAlchemy, 
 parameters and columns still processed by its types and their errors raised as its
 errors, but sent by the driver directly. The pool's checkout check, bounded waits and
 invalidation apply to that connection as to every other; anything else the session runs
-meanwhile goes through the session as usual, in a transaction of its own.
+meanwhile goes through the session as usual, in a transaction of its own. On SQLite the
+same statements are sent by the driver too (the ORM's read of a game cost a fifth of a
+move's server CPU), on the session's own connection and inside its transaction, which
+keeps BEGIN IMMEDIATE's lock from a move's read to its write and commits at the end.
 """
 
 from __future__ import annotations
@@ -221,11 +224,24 @@ class RequestSession(Session):
     """
 
     _alone: PoolProxiedConnection | None = None
+    # SQLite: the driver sends the repositories' hot statements on the session's own
+    # connection, in its transaction (``statements_commit_alone``).
+    _driver_in_transaction = False
 
     def alone(self) -> Any | None:
         """The driver's connection whose statements commit alone
         (``statements_commit_alone``), or None."""
         return self._alone.driver_connection if self._alone is not None else None
+
+    def driver(self) -> Any | None:
+        """The driver's connection on which the repositories send their hot statements
+        themselves: PostgreSQL's that commit alone, or SQLite's own, in the session's
+        transaction (begun, with its lock, if it was not yet); else None."""
+        if self._alone is not None:
+            return self._alone.driver_connection
+        if self._driver_in_transaction:
+            return self.connection().connection.driver_connection
+        return None
 
     def begin_alone(self, engine: Engine) -> None:
         if self._alone is not None or self.in_transaction():
@@ -245,7 +261,9 @@ class RequestSession(Session):
 
     def end_alone(self) -> None:
         """Give the connection whose statements committed alone back to the pool, in its
-        usual mode (discarded if it broke)."""
+        usual mode (discarded if it broke); on SQLite, the session runs its statements
+        itself again."""
+        self._driver_in_transaction = False
         proxied, self._alone = self._alone, None
         if proxied is None:
             return
@@ -272,17 +290,19 @@ def statements_commit_alone(session: Session) -> None:
     (autocommit, on a connection the session holds for them: no BEGIN and no COMMIT, a
     round trip each); the session's commit has nothing of them left to do, its rollback
     nothing to undo. For a request whose writes are at most one statement, which is
-    atomic alone; call it before the session's first statement. SQLite: nothing (a
-    writer holds BEGIN IMMEDIATE's lock from its read to its write, and its round trips
-    cost little), nor for a session bound to a connection whose transaction it joins (a
-    test's, rolled back after it)."""
+    atomic alone; call it before the session's first statement. SQLite: nothing commits
+    alone (a writer holds BEGIN IMMEDIATE's lock from its read to its write, and the
+    session commits at the request's end), but the same statements are sent by the
+    driver too, on the session's own connection: the rows the repositories answer are
+    the same, in no session, on both. Nothing either for a session bound to a connection
+    whose transaction it joins (a test's, rolled back after it)."""
     bind = session.get_bind()
-    if (
-        isinstance(session, RequestSession)
-        and isinstance(bind, Engine)
-        and bind.dialect.name == "postgresql"
-    ):
+    if not (isinstance(session, RequestSession) and isinstance(bind, Engine)):
+        return
+    if bind.dialect.name == "postgresql":
         session.begin_alone(bind)
+    elif bind.dialect.name == "sqlite":
+        session._driver_in_transaction = True
 
 
 def alone(session: Session) -> Any | None:
@@ -290,13 +310,13 @@ def alone(session: Session) -> Any | None:
     return session.alone() if isinstance(session, RequestSession) else None
 
 
-def rows_alone(
+def driver_rows(
     session: Session, statement: ClauseElement, params: Mapping[str, Any]
 ) -> list[tuple[Any, ...]] | None:
-    """``statement`` sent by the driver on the connection where ``session``'s statements
-    commit alone: the rows it answers (none for one that returns no rows). None when
-    they do not commit alone: the caller then has the session run it."""
-    connection = alone(session)
+    """``statement`` sent by the driver on ``session``'s driver connection
+    (``statements_commit_alone``): the rows it answers (none for one that returns no
+    rows). None when the session has none: the caller then has the session run it."""
+    connection = session.driver() if isinstance(session, RequestSession) else None
     if connection is None:
         return None
     return DriverStatement.of(statement, session.get_bind().dialect).rows(connection, params)
@@ -331,6 +351,9 @@ class DriverStatement:
         compiled = statement.compile(dialect=dialect)
         assert isinstance(compiled, SQLCompiler)  # a statement's, not a DDL element's
         self.sql = compiled.string
+        # sqlite3's "?": the parameters in order; psycopg's "%(name)s": by name.
+        self._order = tuple(compiled.positiontup or ()) if compiled.positional else None
+        self._error: type[Exception] = dialect.loaded_dbapi.Error
         self._binds: list[tuple[str, Processor]] = []
         for name, bind in compiled.binds.items():
             process = bind.type.dialect_impl(dialect).bind_processor(dialect)
@@ -353,11 +376,12 @@ class DriverStatement:
         for name, process in self._binds:
             if name in bound:
                 bound[name] = process(bound[name])
+        sent = bound if self._order is None else tuple(bound[name] for name in self._order)
         try:
-            cursor = connection.execute(self.sql, bound)
+            cursor = connection.execute(self.sql, sent)
             rows: list[tuple[Any, ...]] = cursor.fetchall() if self._columns else []
-        except psycopg.Error as e:
-            raise _as_sqlalchemy_error(self.sql, e, connection) from e
+        except self._error as e:
+            raise _as_sqlalchemy_error(self.sql, e, connection, self._error) from e
         if not self._processed:
             return rows
         columns = self._columns
@@ -385,17 +409,23 @@ def loaded(model: type[M], row: tuple[Any, ...]) -> M:
 
 
 def _as_sqlalchemy_error(
-    sql: str | None, error: psycopg.Error, connection: Any | None = None
+    sql: str | None,
+    error: Exception,
+    connection: Any | None = None,
+    base: type[Exception] = psycopg.Error,
 ) -> Exception:
-    """``error`` as SQLAlchemy raises a driver's error (``sql`` failed on ``connection``,
-    or the connection itself could not be had)."""
+    """``error`` (of the driver whose errors derive from ``base``) as SQLAlchemy raises a
+    driver's error (``sql`` failed on ``connection``, or the connection itself could not
+    be had). A psycopg connection says whether it broke; sqlite3's has no such state."""
+    broken = connection is not None and bool(
+        getattr(connection, "closed", False) or getattr(connection, "broken", False)
+    )
     return DBAPIError.instance(
         sql,
         None,  # hidden, as hide_parameters hides them: a deal, a token's hash...
         error,
-        psycopg.Error,
-        connection_invalidated=connection is not None
-        and bool(connection.closed or connection.broken),
+        base,
+        connection_invalidated=broken,
     )
 
 

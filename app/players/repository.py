@@ -10,7 +10,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from app.engine import GameStatus
-from app.kit.database import loaded, rows_alone
+from app.kit.database import driver_rows, loaded
 from app.players.models import ALL, Player, PlayerStats
 
 STATS: Table = PlayerStats.__table__  # type: ignore[assignment]
@@ -31,7 +31,7 @@ class PlayerRepository:
 
     def get(self, player_id: str, *, for_update: bool = False) -> Player | None:
         rows = (
-            None if for_update else rows_alone(self.session, _PLAYER_ROW, {"player_id": player_id})
+            None if for_update else driver_rows(self.session, _PLAYER_ROW, {"player_id": player_id})
         )
         if rows is not None:
             return loaded(Player, rows[0]) if rows else None

@@ -19,7 +19,12 @@ from app.games.errors import ConflictProblem
 from app.games.models import Game, Move
 from app.games.repository import GameRepository
 from app.kit.database import alone as alone_connection
-from app.kit.database import make_engine, make_sessionmaker, statements_commit_alone
+from app.kit.database import (
+    make_engine,
+    make_read_sessionmaker,
+    make_sessionmaker,
+    statements_commit_alone,
+)
 from app.kit.errors import NotFoundProblem
 from app.settings import Settings
 
@@ -172,6 +177,36 @@ def test_a_move_whose_statement_commits_alone_lands_when_it_returns(engine: Engi
         assert _moves(other, game_id) == 1
 
 
+def test_on_sqlite_the_driver_s_statements_are_the_session_s_transaction(
+    engine: Engine,
+) -> None:
+    """SQLite: the driver sends a move's statements on the session's own connection,
+    under its BEGIN IMMEDIATE: nobody sees the move before the session commits, and its
+    rollback takes the move back."""
+    if engine.dialect.name != "sqlite":
+        pytest.skip("SQLite's transaction around a move")
+    game_id = "repo-driver-sqlite-transaction"
+    with make_sessionmaker(engine)() as session:
+        _game(session, game_id)
+        session.commit()
+    with _driven(engine) as session, make_read_sessionmaker(engine)() as other:
+        repo = GameRepository(session)
+        row = repo.get(game_id)
+        assert row is not None and inspect(row).session is None
+        assert _append(repo, row, 0, "k1") and row.version == 1
+        assert session.in_transaction()
+        assert _moves(other, game_id) == 0
+        other.rollback()
+        session.rollback()
+        assert _moves(other, game_id) == 0
+        other.rollback()
+        row = repo.get(game_id)
+        assert row is not None and row.version == 0
+        assert _append(repo, row, 0, "k1")
+        session.commit()
+        assert _moves(other, game_id) == 1
+
+
 def test_a_game_changed_outside_the_server_keeps_nothing_of_a_move_that_committed_alone(
     engine: Engine,
 ) -> None:
@@ -211,7 +246,25 @@ def test_a_game_deleted_after_it_was_read_is_not_found_and_nothing_is_written(
         assert _moves(session, game_id) == 0
 
 
-# -- the driver's statements: what a session whose statements commit alone runs -----------
+# -- the driver's statements: what a move's and a read's sessions run ---------------------
+def _driven(engine: Engine) -> Session:
+    """A session whose hot statements the driver sends (``statements_commit_alone``): on
+    PostgreSQL each commits as it returns, on SQLite in the session's transaction."""
+    session = make_sessionmaker(engine)()
+    statements_commit_alone(session)
+    return session
+
+
+def _committed_alone(engine: Engine, session: Session) -> None:
+    """The driver's statements so far are committed: alone on PostgreSQL (the session has
+    nothing open), by the session's commit on SQLite (they ran in its transaction)."""
+    if engine.dialect.name == "postgresql":
+        assert not session.in_transaction()
+    else:
+        assert session.in_transaction()
+        session.commit()
+
+
 def _columns(row: Game) -> dict[str, object]:
     return {column.key: getattr(row, column.key) for column in Game.__table__.columns}
 
@@ -220,7 +273,7 @@ def test_a_row_the_driver_reads_is_the_row_the_orm_reads(engine: Engine) -> None
     """Every column, processed by the same types (the status an enum member, timestamps
     aware, the rules a dict), and the row in no session: nothing ran through it."""
     game_id = f"repo-driver-read-{engine.dialect.name}"
-    alone = _commit_alone(engine)
+    alone = _driven(engine)
     ended = datetime(2026, 12, 1, 9, 30, 15, 123456, tzinfo=UTC)
     with make_sessionmaker(engine)() as session:
         row = _game(session, game_id)
@@ -239,13 +292,14 @@ def test_a_row_the_driver_reads_is_the_row_the_orm_reads(engine: Engine) -> None
         assert driven is not None
         assert _columns(driven) == expected
         assert driven.status is GameStatus.WON and driven.ended_at == ended
-        assert inspect(driven).session is None and not session.in_transaction()
+        assert inspect(driven).session is None
         assert GameRepository(session).get(f"{game_id}-none") is None
+        _committed_alone(engine, session)
 
 
 def test_a_game_the_driver_inserts_reads_back_whole(engine: Engine) -> None:
     game_id = f"repo-driver-insert-{engine.dialect.name}"
-    alone = _commit_alone(engine)
+    alone = _driven(engine)
     now = datetime.now(UTC)
     with alone as session:
         row = _new_game(
@@ -259,7 +313,8 @@ def test_a_game_the_driver_inserts_reads_back_whole(engine: Engine) -> None:
             updated_at=now,
         )
         GameRepository(session).add(row)
-        assert not session.in_transaction()  # committed alone: nothing left to commit
+        assert inspect(row).session is None
+        _committed_alone(engine, session)
         written = _columns(row)
     with make_sessionmaker(engine)() as session:
         stored = GameRepository(session).get(game_id)
@@ -270,7 +325,7 @@ def test_the_driver_s_errors_are_sqlalchemy_s_and_a_broken_connection_is_replace
     engine: Engine,
 ) -> None:
     game_id = f"repo-driver-errors-{engine.dialect.name}"
-    alone = _commit_alone(engine)
+    alone = _driven(engine)
     with make_sessionmaker(engine)() as session:
         row = _game(session, game_id)
         session.commit()
@@ -278,14 +333,17 @@ def test_the_driver_s_errors_are_sqlalchemy_s_and_a_broken_connection_is_replace
     with alone as session:
         with pytest.raises(IntegrityError):  # the same id twice
             GameRepository(session).add(twin)
-        assert GameRepository(session).get(game_id) is not None  # autocommit: still usable
+        # Still usable: in autocommit (PostgreSQL), or only the statement failed (SQLite).
+        assert GameRepository(session).get(game_id) is not None
+        if engine.dialect.name != "postgresql":
+            return  # sqlite3's connection cannot break apart from the file it opened
         driver = alone_connection(session)
         assert driver is not None
         driver.close()  # as a server that went away leaves it
         with pytest.raises(OperationalError) as failed:
             GameRepository(session).get(game_id)
         assert failed.value.connection_invalidated
-    again = _commit_alone(engine)  # the pool gives a working connection
+    again = _driven(engine)  # the pool gives a working connection
     with again as session:
         assert GameRepository(session).get(game_id) is not None
 
@@ -328,7 +386,7 @@ def test_a_fresh_process_s_first_read_is_the_driver_s(database_url: str) -> None
 def test_a_move_log_and_an_idempotency_key_read_by_the_driver(engine: Engine) -> None:
     """What an idempotent retry reads on a session whose statements commit alone."""
     game_id = f"repo-driver-log-{engine.dialect.name}"
-    alone = _commit_alone(engine)
+    alone = _driven(engine)
     with make_sessionmaker(engine)() as session:
         _game(session, game_id)
         session.commit()
@@ -342,4 +400,7 @@ def test_a_move_log_and_an_idempotency_key_read_by_the_driver(engine: Engine) ->
         first = repo.by_idempotency_key(game_id, "k2")
         assert first is not None and (first.seq, first.request_hash) == (2, "h")
         assert repo.by_idempotency_key(game_id, "k3") is None
-        assert not session.in_transaction()  # all of it by the driver
+        assert inspect(first).session is None  # all of it by the driver
+        _committed_alone(engine, session)
+    with make_sessionmaker(engine)() as session:
+        assert GameRepository(session).moves(game_id) == ["draw", "draw"]
