@@ -6,13 +6,17 @@ answering without going away is tested through a server: tests/ops/test_freeze.p
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+import pytest
 from sqlalchemy import Connection, Engine, create_engine, text
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.orm import Session, sessionmaker
 
-from app.kit.database import make_engine
+from app.kit.database import make_engine, make_sessionmaker
 from app.settings import Settings
 
 
@@ -106,3 +110,87 @@ def test_a_connection_given_back_inside_a_transaction_is_rolled_back(database_ur
         again.close()
     finally:
         engine.dispose()
+
+
+# -- SQLite: this process's writers take turns --------------------------------------------
+def _sqlite_engine(database_url: str, timeout_s: int = 5) -> Engine:
+    if not database_url.startswith("sqlite"):
+        pytest.skip("SQLite's writers")
+    return make_engine(Settings(database_url=database_url, db_timeout_s=timeout_s))
+
+
+def _second_writer(
+    sessions: sessionmaker[Session], began: threading.Event, went: list[float]
+) -> None:
+    with sessions() as session:
+        began.set()
+        session.execute(text("INSERT INTO writer_turns (n) VALUES (2)"))
+        went.append(time.monotonic())
+        session.commit()
+
+
+def test_a_sqlite_writer_waits_for_the_one_before_it_to_end_in_any_way(
+    database_url: str,
+) -> None:
+    """Each writer's turn ends with its commit, its rollback, or its connection closed
+    (invalidated); the next writer, on another connection, goes then and not before."""
+    engine = _sqlite_engine(database_url)
+    sessions = make_sessionmaker(engine)
+    with _disposed(engine):
+        with engine.begin() as connection:
+            connection.exec_driver_sql(
+                "CREATE TABLE IF NOT EXISTS writer_turns (n INTEGER NOT NULL)"
+            )
+        for end in ("commit", "rollback", "invalidate"):
+            first = sessions()
+            first.execute(text("INSERT INTO writer_turns (n) VALUES (1)"))  # its turn
+            began = threading.Event()
+            went: list[float] = []
+            thread = threading.Thread(target=_second_writer, args=(sessions, began, went))
+            thread.start()
+            assert began.wait(5)
+            time.sleep(0.2)
+            assert not went, f"a writer went before the one holding the lock ended ({end})"
+            ended = time.monotonic()
+            if end == "commit":
+                first.commit()
+            elif end == "rollback":
+                first.rollback()
+            else:
+                first.connection().invalidate()
+            first.close()
+            thread.join(5)
+            assert went and went[0] >= ended
+        with engine.connect() as connection:
+            counted = connection.scalar(text("SELECT count(*) FROM writer_turns WHERE n = 2"))
+            assert counted == 3
+            connection.exec_driver_sql("DROP TABLE writer_turns")
+            connection.commit()
+
+
+def test_a_sqlite_writer_that_waits_past_the_timeout_is_told_the_database_is_locked(
+    database_url: str,
+) -> None:
+    engine = _sqlite_engine(database_url, timeout_s=1)
+    sessions = make_sessionmaker(engine)
+    with _disposed(engine), sessions() as holding:
+        holding.connection()  # BEGIN IMMEDIATE: the process's writer
+        failed: list[BaseException] = []
+
+        def waiting() -> None:
+            try:
+                with sessions() as session:
+                    session.connection()
+            except OperationalError as e:
+                failed.append(e)
+
+        started = time.monotonic()
+        thread = threading.Thread(target=waiting)
+        thread.start()
+        thread.join(10)
+        assert failed and "database is locked" in str(failed[0])
+        assert 0.9 <= time.monotonic() - started < 5
+        holding.rollback()
+        with sessions() as session:  # the turn was given back
+            session.connection()
+            session.commit()
