@@ -2,7 +2,10 @@
 
 No game lives in a process between requests: each call loads the game's row
 (``app.games.access``, which also checks the caller's credential), replays its line onto
-the stored deal, and (for a move) writes the move and the game's summary. The service
+the stored deal, and (for a move) writes the move and the game's summary. Only the
+replay is remembered (``REHYDRATED``): the state is a pure function of the row's layout,
+rules, deal, line and version, so a row read again with the same five gets the state
+already computed for them (states are immutable); any other row is replayed. The service
 adds and flushes; the request's session commits once, at the boundary, so a move and
 whatever other domains record with it land together or not at all. On PostgreSQL a move
 whose writes are its one statement needs no transaction around it: its statements commit
@@ -13,7 +16,10 @@ statistics and a challenge's board follow, is one transaction with theirs.
 from __future__ import annotations
 
 import hashlib
+import json
 import secrets
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -45,6 +51,61 @@ from app.kit.models import utcnow
 from app.kit.workload import WorkLimiter
 from app.ops import metrics
 from app.settings import Settings, get_settings
+
+StateKey = tuple[str, str, str, str, int]
+
+
+def state_key(row: Game) -> StateKey:
+    """All that a game's state is computed from: layout, rules, deal, line, version."""
+    rules = json.dumps(row.rules, sort_keys=True, separators=(",", ":"))
+    return (row.layout, rules, row.deal, row.line, row.version)
+
+
+class RehydratedStates:
+    """The states the replay of stored games gave, by ``state_key``, least recently used
+    dropped first. A state holds the states before it (for undo), shared with the states
+    it was played from: each counts its version plus one against ``capacity``, so that
+    what is held stays bounded (about 0.7 KB a state) however long the games."""
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self._states: OrderedDict[StateKey, GameState] = OrderedDict()
+        self._held = 0
+        self._lock = threading.Lock()
+
+    def get(self, key: StateKey) -> GameState | None:
+        with self._lock:
+            state = self._states.get(key)
+            if state is not None:
+                self._states.move_to_end(key)
+            return state
+
+    def put(self, key: StateKey, state: GameState) -> None:
+        weight = key[4] + 1
+        if weight > self.capacity:
+            return
+        with self._lock:
+            if key in self._states:
+                self._states.move_to_end(key)
+                return
+            self._states[key] = state
+            self._held += weight
+            while self._held > self.capacity:
+                old, _ = self._states.popitem(last=False)
+                self._held -= old[4] + 1
+
+    def clear(self) -> None:
+        with self._lock:
+            self._states.clear()
+            self._held = 0
+
+    def __len__(self) -> int:
+        return len(self._states)
+
+
+# Every game of this process: 32,768 states, some 20 MB at most; hundreds of games of
+# 60 moves, thousands of short ones.
+REHYDRATED = RehydratedStates(capacity=32_768)
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +208,7 @@ class GameService:
             updated_at=now,
         )
         self.games.add(row)
+        REHYDRATED.put(state_key(row), state)
         metrics.game_created(layout.name)
         return LoadedGame(row, state), token
 
@@ -205,9 +267,14 @@ class GameService:
     def load(self, row: Game) -> LoadedGame:
         """The game rehydrated from its row alone: its line replayed onto its deal. The
         cost is bounded by the line's length, whatever the length of the history."""
-        rules, layout, deal = self._setup(row)
-        line = row.line.split(",") if row.line else ()
-        return LoadedGame(row, engine.restore(deal, rules, line, row.version, layout))
+        key = state_key(row)
+        state = REHYDRATED.get(key)
+        if state is None:
+            rules, layout, deal = self._setup(row)
+            line = row.line.split(",") if row.line else ()
+            state = engine.restore(deal, rules, line, row.version, layout)
+            REHYDRATED.put(key, state)
+        return LoadedGame(row, state)
 
     def load_at(self, row: Game, version: int) -> LoadedGame:
         """The game as it was at ``version``: the first moves of its log replayed."""
@@ -346,6 +413,9 @@ class GameService:
                 ConflictProblem("another move was applied to this game first; reload it")
             )
         metrics.move_applied(move.kind, new.outcome.value)
+        # The row now holds what was written: the next request that reads it back has
+        # its state already.
+        REHYDRATED.put(state_key(row), new)
         if new.is_over:
             ended = GameEnded(
                 game_id=row.id,
