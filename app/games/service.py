@@ -357,7 +357,8 @@ class GameService:
         (``app.kit.database.statements_commit_alone``). The move that ends the game is
         followed by the listeners' writes (a player's statistics, a challenge's entry):
         it is written in one transaction with them."""
-        request_hash = _request_hash(move_text, expect)
+        # What a retry with the same key must match: needed only with a key.
+        request_hash = _request_hash(move_text, expect) if idempotency_key is not None else ""
         if idempotency_key is not None:
             first = self._replay_idempotent(game.row, idempotency_key, request_hash)
             if first is not None:
