@@ -60,7 +60,7 @@ import select
 import sqlite3
 import threading
 from collections.abc import Callable, Mapping
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -70,7 +70,6 @@ from sqlalchemy import Dialect, Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, DisconnectionError, OperationalError
 from sqlalchemy.orm import DeclarativeBase, Session, configure_mappers, sessionmaker
-from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.pool import PoolProxiedConnection, PoolResetState
 from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.compiler import SQLCompiler
@@ -475,9 +474,15 @@ def loaded(model: type[M], row: tuple[Any, ...]) -> M:
     if not mapper.configured:  # as the ORM's first use does: its attributes are set up
         configure_mappers()
     instance: M = mapper.class_manager.new_instance()
-    for column, value in zip(model.__table__.columns, row, strict=True):
-        set_committed_value(instance, column.key, value)
+    # Where the ORM keeps loaded values: a new instance has nothing pending or expired,
+    # so this is set_committed_value for every column at once (a tenth of its cost).
+    instance.__dict__.update(zip(_column_keys(model), row, strict=True))
     return instance
+
+
+@cache
+def _column_keys(model: type[DeclarativeBase]) -> tuple[str, ...]:
+    return tuple(column.key for column in model.__table__.columns)
 
 
 def _as_sqlalchemy_error(
