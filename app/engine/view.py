@@ -13,19 +13,36 @@ from app.engine.game import GameState, legal_moves
 
 
 def player_view(state: GameState) -> dict[str, Any]:
-    tableau = []
+    # Every answer about a game is built from this: plain loops, as playable_positions.
+    tableau: list[dict[str, Any]] = []
     t = state.tableau
-    for pos in state.layout.positions:
-        card = t[pos.index]
-        free = state.is_free(pos.index)
-        face_up = card is not None and (pos.face_up or state.rules.open_peaks or free)
+    open_peaks = state.rules.open_peaks
+    for pos, card in zip(state.layout.positions, t, strict=True):
+        if card is None:
+            tableau.append(
+                {
+                    "position": pos.index,
+                    "card": None,
+                    "face_up": False,
+                    "free": False,
+                    "removed": True,
+                }
+            )
+            continue
+        for c in pos.covered_by:
+            if t[c] is not None:
+                free = False
+                break
+        else:
+            free = True
+        face_up = pos.face_up or open_peaks or free
         tableau.append(
             {
                 "position": pos.index,
-                "card": card.code if card is not None and face_up else None,
+                "card": card.code if face_up else None,
                 "face_up": face_up,
-                "free": card is not None and free,
-                "removed": card is None,
+                "free": free,
+                "removed": False,
             }
         )
     top = state.waste_top
