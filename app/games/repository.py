@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
+import psycopg
 from psycopg.errors import ForeignKeyViolation
 from sqlalchemy import (
     Select,
@@ -28,7 +31,7 @@ from sqlalchemy.sql.dml import ReturningInsert, Update
 from app.engine import GameStatus
 from app.games.errors import ConflictProblem
 from app.games.models import Analysis, Game, Move
-from app.kit.database import driver_rows, loaded
+from app.kit.database import LoopStatements, driver_rows, loaded
 from app.kit.errors import NotFoundProblem
 from app.kit.models import utcnow
 
@@ -109,6 +112,115 @@ def _move_and_bump(ended: bool) -> Select[int, int]:
 
 
 _MOVE_AND_BUMP = {False: _move_and_bump(False), True: _move_and_bump(True)}
+
+
+@dataclass(frozen=True, slots=True)
+class MoveWrite:
+    """What recording a move writes: the move's row, and the game's new values checked
+    against the version it was read at."""
+
+    game: Game
+    expected_version: int
+    row: dict[str, object]
+    values: dict[str, object]
+    ended: bool
+
+    @property
+    def bump(self) -> dict[str, object]:
+        return {"b_id": self.game.id, "b_version": self.expected_version, **self.values}
+
+    @property
+    def one_statement_params(self) -> dict[str, object]:
+        """PostgreSQL: the parameters of ``_MOVE_AND_BUMP`` (the move's, renamed apart)."""
+        return {**{f"m_{name}": value for name, value in self.row.items()}, **self.bump}
+
+    @property
+    def taken_back(self) -> dict[str, object]:
+        return {"game_id": self.game.id, "seq": self.expected_version + 1}
+
+    def took_effect(self) -> None:
+        """The loaded row takes the values just written, as if refreshed, without a
+        query."""
+        for key, value in self.values.items():
+            set_committed_value(self.game, key, value)
+
+
+def move_write(
+    game: Game,
+    expected_version: int,
+    move: str,
+    *,
+    now: datetime,
+    line: str,
+    status: GameStatus,
+    score: int,
+    cards_left: int,
+    idempotency_key: str | None = None,
+    request_hash: str | None = None,
+) -> MoveWrite:
+    row: dict[str, object] = {
+        "game_id": game.id,
+        "seq": expected_version + 1,
+        "move": move,
+        "idempotency_key": idempotency_key,
+        "request_hash": request_hash,
+        "created_at": now,
+    }
+    values: dict[str, object] = {
+        "version": expected_version + 1,
+        "line": line,
+        "status": status,
+        "score": score,
+        "cards_left": cards_left,
+        "updated_at": now,
+    }
+    ended = status is not GameStatus.IN_PROGRESS
+    if ended:
+        values["ended_at"] = now
+    return MoveWrite(game, expected_version, row, values, ended)
+
+
+def _deleted_meanwhile(game: Game, error: IntegrityError) -> None:
+    if isinstance(error.orig, ForeignKeyViolation):
+        # The game's row was deleted (a purge) after this request read it: the statement
+        # failed whole, and there is no game left to move.
+        raise NotFoundProblem(f"no game {game.id!r}: it was deleted") from None
+
+
+def _changed_outside() -> ConflictProblem:
+    return ConflictProblem("the stored game changed under this move; reload it")
+
+
+async def append_move_on_loop(
+    statements: LoopStatements, connection: psycopg.AsyncConnection[Any], write: MoveWrite
+) -> bool:
+    """PostgreSQL, on the event loop: ``GameRepository.append_move`` on a connection of
+    ``statements`` (its one statement, committed as it returns); the same answers and
+    the same problems."""
+    try:
+        [(inserted, bumped)] = await statements.rows(
+            connection, _MOVE_AND_BUMP[write.ended], write.one_statement_params
+        )
+    except IntegrityError as e:
+        _deleted_meanwhile(write.game, e)
+        raise
+    if not inserted:
+        return False
+    if bumped != 1:
+        await statements.rows(connection, _DELETE_MOVE, write.taken_back)
+        raise _changed_outside()
+    write.took_effect()
+    return True
+
+
+async def game_on_loop(
+    statements: LoopStatements, connection: psycopg.AsyncConnection[Any], game_id: str
+) -> Game | None:
+    """PostgreSQL, on the event loop: ``GameRepository.get``."""
+    rows = await statements.rows(connection, _GAME_ROW, {"game_id": game_id})
+    return loaded(Game, rows[0]) if rows else None
+
+
 ANALYSES: Table = Analysis.__table__  # type: ignore[assignment]
 _INSERT_ANALYSIS = {
     "sqlite": sqlite.insert(ANALYSES).on_conflict_do_nothing(),
@@ -208,28 +320,21 @@ class GameRepository:
         statements commit alone (``app.kit.database.statements_commit_alone``) it has
         landed, whole, when it returns.
         """
-        row = {
-            "game_id": game.id,
-            "seq": expected_version + 1,
-            "move": move,
-            "idempotency_key": idempotency_key,
-            "request_hash": request_hash,
-            "created_at": now,
-        }
-        values = {
-            "version": expected_version + 1,
-            "line": line,
-            "status": status,
-            "score": score,
-            "cards_left": cards_left,
-            "updated_at": now,
-        }
-        ended = status is not GameStatus.IN_PROGRESS
-        if ended:
-            values["ended_at"] = now
-        bump = {"b_id": game.id, "b_version": expected_version, **values}
+        write = move_write(
+            game,
+            expected_version,
+            move,
+            now=now,
+            line=line,
+            status=status,
+            score=score,
+            cards_left=cards_left,
+            idempotency_key=idempotency_key,
+            request_hash=request_hash,
+        )
+        row, ended, bump = write.row, write.ended, write.bump
         if self._dialect == "postgresql":
-            params = {**{f"m_{name}": value for name, value in row.items()}, **bump}
+            params = write.one_statement_params
             try:
                 rows = driver_rows(self.session, _MOVE_AND_BUMP[ended], params)
                 [(inserted, bumped)] = (
@@ -238,10 +343,7 @@ class GameRepository:
                     else self.session.execute(_MOVE_AND_BUMP[ended], params).all()
                 )
             except IntegrityError as e:
-                if isinstance(e.orig, ForeignKeyViolation):
-                    # The game's row was deleted (a purge) after this request read it: the
-                    # statement failed whole, and there is no game left to move.
-                    raise NotFoundProblem(f"no game {game.id!r}: it was deleted") from None
+                _deleted_meanwhile(game, e)
                 raise
         else:  # SQLite has no INSERT in a WITH; its round trips cost little
             rows = driver_rows(self.session, _INSERT_MOVE[self._dialect], row)
@@ -261,13 +363,9 @@ class GameRepository:
             # version: its row changed outside the server. Raised, so that the request's
             # transaction (and the move inserted above) is rolled back; a statement that
             # committed alone has its move taken back here.
-            driver_rows(
-                self.session, _DELETE_MOVE, {"game_id": game.id, "seq": expected_version + 1}
-            )
-            raise ConflictProblem("the stored game changed under this move; reload it")
-        # The loaded row takes the values just written, as if refreshed, without a query.
-        for key, value in values.items():
-            set_committed_value(game, key, value)
+            driver_rows(self.session, _DELETE_MOVE, write.taken_back)
+            raise _changed_outside()
+        write.took_effect()
         return True
 
     def delete_stale(

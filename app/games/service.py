@@ -116,6 +116,79 @@ class LoadedGame:
     state: GameState
 
 
+def rehydrate(row: Game) -> LoadedGame:
+    """The game rehydrated from its row alone: its line replayed onto its deal. The cost
+    is bounded by the line's length, whatever the length of the history."""
+    key = state_key(row)
+    state = REHYDRATED.get(key)
+    if state is None:
+        rules, layout, deal = GameService._setup(row)
+        line = row.line.split(",") if row.line else ()
+        state = engine.restore(deal, rules, line, row.version, layout)
+        REHYDRATED.put(key, state)
+    return LoadedGame(row, state)
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedMove:
+    """A move checked and applied to its game's state, not yet written: the state after
+    it, and the game's line with it."""
+
+    game: LoadedGame
+    move: engine.Move
+    new: GameState
+    line: str
+
+
+def plan_move(
+    game: LoadedGame,
+    move_text: str,
+    *,
+    if_match: str | None,
+    expect: dict[str, Any] | None,
+    limit: int,
+) -> PlannedMove:
+    """``move_text`` checked against ``game`` (If-Match, legality, the other fields of a
+    posted legal-move object, the game's move limit) and applied; the problem to answer
+    when it is refused."""
+    row, state = game.row, game.state
+    if if_match is not None and not entity_tags.if_match(if_match, row.version):
+        raise _counted(
+            PreconditionFailedProblem(
+                f"the game has moved on: it is at {entity_tags.etag(row.version)}, "
+                f"which If-Match {if_match} does not name",
+                current_version=row.version,
+            )
+        )
+    try:
+        move = engine.parse_move(move_text)
+    except engine.MoveSyntaxError as e:
+        raise ValidationProblem(str(e), loc=("body", "move")) from None
+    try:
+        new = engine.apply(state, move)
+    except engine.GameOverError as e:
+        raise GameOverProblem(str(e), move=e.move, game_status=state.outcome.value) from None
+    except engine.IllegalMoveError as e:
+        raise IllegalMoveProblem(str(e), move=e.move, reason=e.reason) from None
+    _check_expectations(state, move, expect)
+    if row.version >= limit and not isinstance(move, engine.Concede):
+        raise MoveLimitProblem(
+            f"this game has reached the limit of {limit} moves; it can only be conceded",
+            limit=limit,
+        )
+    line = ",".join(engine.line_after(row.line.split(",") if row.line else (), move))
+    return PlannedMove(game, move, new, line)
+
+
+def moved(planned: PlannedMove) -> MoveResult:
+    """What follows a move written: it is counted, and its state remembered for the next
+    request that reads its row (which now holds what was written)."""
+    row, new = planned.game.row, planned.new
+    metrics.move_applied(planned.move.kind, new.outcome.value)
+    REHYDRATED.put(state_key(row), new)
+    return MoveResult(LoadedGame(row, new), replayed=False)
+
+
 @dataclass(frozen=True, slots=True)
 class MoveResult:
     game: LoadedGame
@@ -265,16 +338,7 @@ class GameService:
         return self.games.get(game_id)
 
     def load(self, row: Game) -> LoadedGame:
-        """The game rehydrated from its row alone: its line replayed onto its deal. The
-        cost is bounded by the line's length, whatever the length of the history."""
-        key = state_key(row)
-        state = REHYDRATED.get(key)
-        if state is None:
-            rules, layout, deal = self._setup(row)
-            line = row.line.split(",") if row.line else ()
-            state = engine.restore(deal, rules, line, row.version, layout)
-            REHYDRATED.put(key, state)
-        return LoadedGame(row, state)
+        return rehydrate(row)
 
     def load_at(self, row: Game, version: int) -> LoadedGame:
         """The game as it was at ``version``: the first moves of its log replayed."""
@@ -363,32 +427,14 @@ class GameService:
             first = self._replay_idempotent(game.row, idempotency_key, request_hash)
             if first is not None:
                 return first
-        row, state = game.row, game.state
-        if if_match is not None and not entity_tags.if_match(if_match, row.version):
-            raise _counted(
-                PreconditionFailedProblem(
-                    f"the game has moved on: it is at {entity_tags.etag(row.version)}, "
-                    f"which If-Match {if_match} does not name",
-                    current_version=row.version,
-                )
-            )
-        try:
-            move = engine.parse_move(move_text)
-        except engine.MoveSyntaxError as e:
-            raise ValidationProblem(str(e), loc=("body", "move")) from None
-        try:
-            new = engine.apply(state, move)
-        except engine.GameOverError as e:
-            raise GameOverProblem(str(e), move=e.move, game_status=state.outcome.value) from None
-        except engine.IllegalMoveError as e:
-            raise IllegalMoveProblem(str(e), move=e.move, reason=e.reason) from None
-        _check_expectations(state, move, expect)
-        limit = self.settings.max_moves_per_game
-        if row.version >= limit and not isinstance(move, engine.Concede):
-            raise MoveLimitProblem(
-                f"this game has reached the limit of {limit} moves; it can only be conceded",
-                limit=limit,
-            )
+        planned = plan_move(
+            game,
+            move_text,
+            if_match=if_match,
+            expect=expect,
+            limit=self.settings.max_moves_per_game,
+        )
+        row, move, new = game.row, planned.move, planned.new
         if new.is_over and self.on_end:
             one_transaction(self.session)
         appended = self.games.append_move(
@@ -396,7 +442,7 @@ class GameService:
             row.version,
             str(move),
             now=self.clock(),
-            line=",".join(engine.line_after(row.line.split(",") if row.line else (), move)),
+            line=planned.line,
             status=new.outcome,
             score=new.score.total,
             cards_left=new.cards_left,
@@ -413,10 +459,7 @@ class GameService:
             raise _counted(
                 ConflictProblem("another move was applied to this game first; reload it")
             )
-        metrics.move_applied(move.kind, new.outcome.value)
-        # The row now holds what was written: the next request that reads it back has
-        # its state already.
-        REHYDRATED.put(state_key(row), new)
+        result = moved(planned)
         if new.is_over:
             ended = GameEnded(
                 game_id=row.id,
@@ -431,7 +474,7 @@ class GameService:
             )
             for listener in self.on_end:
                 listener(ended)
-        return MoveResult(LoadedGame(row, new), replayed=False)
+        return result
 
     def _replay_idempotent(self, row: Game, key: str, request_hash: str) -> MoveResult | None:
         stored = self.games.by_idempotency_key(row.id, key)

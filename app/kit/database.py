@@ -55,17 +55,21 @@ keeps BEGIN IMMEDIATE's lock from a move's read to its write and commits at the 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import select
 import sqlite3
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import asynccontextmanager
 from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 
 import psycopg
+import psycopg.conninfo
 from psycopg.abc import PQGen
+from psycopg_pool import AsyncConnectionPool, PoolTimeout
 from sqlalchemy import Dialect, Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, DisconnectionError, OperationalError
@@ -84,6 +88,22 @@ SQLITE_BEGIN = "tripeaks_sqlite_begin"
 IDLE = psycopg.pq.TransactionStatus.IDLE  # a PostgreSQL connection with no transaction open
 
 
+def _pg_connect_args(settings: Settings) -> dict[str, Any]:
+    """libpq's options for every PostgreSQL connection, the engine's and the moves'."""
+    return {
+        "options": f"-c statement_timeout={settings.db_statement_timeout_ms}",
+        "connect_timeout": max(2, settings.db_timeout_s),  # libpq's least is 2 s
+        # A pooled connection whose peer vanished is found out while idle (probes after
+        # 30 s, then every 10 s, 3 unanswered: dead), and data unacknowledged for the
+        # timeout closes the connection: a host gone or a network cut, not a frozen server.
+        "keepalives": 1,
+        "keepalives_idle": 30,
+        "keepalives_interval": 10,
+        "keepalives_count": 3,
+        "tcp_user_timeout": settings.db_timeout_s * 1000,
+    }
+
+
 def make_engine(settings: Settings) -> Engine:
     url = make_url(settings.database_url)
     if url.get_backend_name() == "sqlite":
@@ -97,18 +117,7 @@ def make_engine(settings: Settings) -> Engine:
         )
         _sqlite_pragmas(engine, settings.db_timeout_s)
         return engine
-    connect_args: dict[str, Any] = {
-        "options": f"-c statement_timeout={settings.db_statement_timeout_ms}",
-        "connect_timeout": max(2, settings.db_timeout_s),  # libpq's least is 2 s
-        # A pooled connection whose peer vanished is found out while idle (probes after
-        # 30 s, then every 10 s, 3 unanswered: dead), and data unacknowledged for the
-        # timeout closes the connection: a host gone or a network cut, not a frozen server.
-        "keepalives": 1,
-        "keepalives_idle": 30,
-        "keepalives_interval": 10,
-        "keepalives_count": 3,
-        "tcp_user_timeout": settings.db_timeout_s * 1000,
-    }
+    connect_args = _pg_connect_args(settings)
     engine = create_engine(
         url,
         pool_size=settings.db_pool_size,
@@ -149,6 +158,20 @@ def make_engine(settings: Settings) -> Engine:
     return engine
 
 
+def idle_and_open(connection: psycopg.Connection[Any] | psycopg.AsyncConnection[Any]) -> bool:
+    """Whether the connection is open with nothing to read, as a pooled connection the
+    server has not closed is: no round trip, a poll of the socket. A server that ends a
+    connection sends a FATAL message and closes it (readable); one that vanished without
+    a word is the keepalives' (it is then closed, or broken)."""
+    if connection.closed or connection.broken:
+        return False
+    try:
+        readable, _, _ = select.select([connection.pgconn.socket], [], [], 0)
+    except (OSError, ValueError, psycopg.Error):
+        return False
+    return not readable
+
+
 RV = TypeVar("RV")
 WAIT_INTERVAL_S = 0.1  # psycopg's default (Connection.wait): how often a wait wakes up
 
@@ -168,17 +191,7 @@ class BoundedConnection(psycopg.Connection[Any]):
     answer_timeout: float | None = None
 
     def idle_and_open(self) -> bool:
-        """Whether the connection is open with nothing to read, as a pooled connection the
-        server has not closed is: no round trip, a poll of the socket. A server that
-        ends a connection sends a FATAL message and closes it (readable); one that
-        vanished without a word is the keepalives' (it is then closed, or broken)."""
-        if self.closed or self.broken:
-            return False
-        try:
-            readable, _, _ = select.select([self.pgconn.socket], [], [], 0)
-        except (OSError, ValueError, psycopg.Error):
-            return False
-        return not readable
+        return idle_and_open(self)
 
     def wait(
         self, gen: PQGen[RV], interval: float = WAIT_INTERVAL_S, timeout: float | None = None
@@ -442,17 +455,21 @@ class DriverStatement:
         """``statement`` compiled for ``dialect``, once."""
         return DriverStatement(statement, dialect)
 
-    def rows(self, connection: Any, params: Mapping[str, Any]) -> list[tuple[Any, ...]]:
+    @property
+    def returns_rows(self) -> bool:
+        return bool(self._columns)
+
+    def bound(self, params: Mapping[str, Any]) -> Any:
+        """``params`` as the driver takes them: processed by their types, by name or in
+        order."""
         bound = dict(params)
         for name, process in self._binds:
             if name in bound:
                 bound[name] = process(bound[name])
-        sent = bound if self._order is None else tuple(bound[name] for name in self._order)
-        try:
-            cursor = connection.execute(self.sql, sent)
-            rows: list[tuple[Any, ...]] = cursor.fetchall() if self._columns else []
-        except self._error as e:
-            raise _as_sqlalchemy_error(self.sql, e, connection, self._error) from e
+        return bound if self._order is None else tuple(bound[name] for name in self._order)
+
+    def processed(self, rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+        """The driver's ``rows``, their columns processed by their types."""
         if not self._processed:
             return rows
         columns = self._columns
@@ -460,6 +477,14 @@ class DriverStatement:
             tuple(v if p is None or v is None else p(v) for p, v in zip(columns, row, strict=True))
             for row in rows
         ]
+
+    def rows(self, connection: Any, params: Mapping[str, Any]) -> list[tuple[Any, ...]]:
+        try:
+            cursor = connection.execute(self.sql, self.bound(params))
+            rows: list[tuple[Any, ...]] = cursor.fetchall() if self._columns else []
+        except self._error as e:
+            raise _as_sqlalchemy_error(self.sql, e, connection, self._error) from e
+        return self.processed(rows)
 
 
 M = TypeVar("M", bound=DeclarativeBase)
@@ -519,3 +544,100 @@ def make_read_sessionmaker(engine: Engine) -> sessionmaker[Session]:
     else:
         reader = engine.execution_options(postgresql_readonly=True)
     return sessionmaker(reader, class_=RequestSession, expire_on_commit=False, autoflush=False)
+
+
+class LoopStatements:
+    """PostgreSQL: a pool of connections in autocommit for the event loop, on which the
+    hottest request, a move, sends its statements without a trip through the threadpool
+    (``app.games.moves``). Each statement commits as it returns, as on the connection of
+    ``statements_commit_alone``, and the same bounds hold: the wait for a connection
+    (``DB_TIMEOUT_S``, then a 503), for each answer (past it the connection is closed and
+    the request answered 503), a connection the server closed found by its socket and
+    replaced without a round trip; and a driver's error is raised as SQLAlchemy's.
+    Connections are opened as needed, at most ``DB_POOL_SIZE`` (besides the engine's
+    pool), and set to autocommit once, when opened.
+
+    It serves the event loop it was opened on (a server's: ``open`` in the app's
+    lifespan), and ``serves()`` says whether the running loop is that one."""
+
+    def __init__(self, settings: Settings, dialect: Dialect) -> None:
+        url = make_url(settings.database_url).set(drivername="postgresql")
+        conninfo = psycopg.conninfo.make_conninfo(
+            url.render_as_string(hide_password=False), **_pg_connect_args(settings)
+        )
+        self.dialect = dialect
+        self.timeout_s = float(settings.db_timeout_s)
+        self._pool = AsyncConnectionPool(
+            conninfo,
+            min_size=0,
+            max_size=settings.db_pool_size,
+            timeout=self.timeout_s,
+            kwargs={"autocommit": True},
+            check=_checked_idle,
+            open=False,
+            name="moves",
+        )
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    async def open(self) -> None:
+        await self._pool.open(wait=False)
+        self._loop = asyncio.get_running_loop()
+
+    async def close(self) -> None:
+        self._loop = None
+        await self._pool.close(timeout=self.timeout_s)
+
+    def serves(self) -> bool:
+        try:
+            return self._loop is not None and asyncio.get_running_loop() is self._loop
+        except RuntimeError:
+            return False
+
+    @asynccontextmanager
+    async def connection(self) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
+        """A pooled connection, given back at the end (discarded if it broke)."""
+        try:
+            connection = await self._pool.getconn()
+        except PoolTimeout as e:
+            raise OperationalError(None, None, e) from e
+        try:
+            yield connection
+        finally:
+            await self._pool.putconn(connection)
+
+    async def rows(
+        self,
+        connection: psycopg.AsyncConnection[Any],
+        statement: ClauseElement,
+        params: Mapping[str, Any],
+    ) -> list[tuple[Any, ...]]:
+        """``statement`` sent on ``connection``, committed as it returns: its rows, as
+        ``DriverStatement.rows`` answers them."""
+        driver = DriverStatement.of(statement, self.dialect)
+        try:
+            async with asyncio.timeout(self.timeout_s):
+                cursor = await connection.execute(driver.sql, driver.bound(params))
+                rows = await cursor.fetchall() if driver.returns_rows else []
+        except TimeoutError:
+            # The exchange is left half done: the connection goes, and the pool with it.
+            connection.pgconn.finish()
+            error = psycopg.OperationalError(
+                f"the database did not answer within {self.timeout_s:g} s: connection closed"
+            )
+            raise _as_sqlalchemy_error(driver.sql, error, connection) from None
+        except psycopg.Error as e:
+            raise _as_sqlalchemy_error(driver.sql, e, connection) from e
+        return driver.processed(rows)
+
+
+async def _checked_idle(connection: psycopg.AsyncConnection[Any]) -> None:
+    """The pool's check at each checkout: a connection the server has closed is replaced."""
+    if not idle_and_open(connection):
+        raise psycopg.OperationalError("the server closed the pooled connection")
+
+
+def make_loop_statements(settings: Settings, engine: Engine) -> LoopStatements | None:
+    """The moves' pool on the event loop: PostgreSQL's only."""
+    if engine.dialect.name != "postgresql":
+        return None
+    return LoopStatements(settings, engine.dialect)
