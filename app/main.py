@@ -10,7 +10,12 @@ from fastapi import FastAPI
 from app import models  # noqa: F401 - every table on the metadata: foreign keys cross domains
 from app.challenges import endpoints as challenges
 from app.games import endpoints as games
-from app.kit.database import make_engine, make_read_sessionmaker, make_sessionmaker
+from app.kit.database import (
+    make_engine,
+    make_loop_statements,
+    make_read_sessionmaker,
+    make_sessionmaker,
+)
 from app.kit.examples import keep_example_nulls
 from app.kit.headers import install_spec_headers
 from app.kit.middleware import (
@@ -54,9 +59,21 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     engine = make_engine(settings)
     solver = WorkLimiter(settings.solver_concurrency, preload=SEARCH_MODULES)
 
+    loop_statements = make_loop_statements(settings, engine)
+
     @asynccontextmanager
-    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        yield
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # The moves' statements on the event loop: on the loop that serves (a server's;
+        # an app that is not served, or serves from other loops, moves in sessions).
+        if loop_statements is not None:
+            await loop_statements.open()
+            app.state.loop_statements = loop_statements
+        try:
+            yield
+        finally:
+            app.state.loop_statements = None
+            if loop_statements is not None:
+                await loop_statements.close()
         solver.close()
         engine.dispose()
         metrics.mark_process_dead()
@@ -89,6 +106,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.sessions = make_sessionmaker(engine)
     app.state.read_sessions = make_read_sessionmaker(engine)
     app.state.solver = solver
+    app.state.loop_statements = None  # set while served (lifespan)
     app.state.clock = utcnow
     app.state.rate_limiter = limiter_from(
         settings.rate_limits_enabled,

@@ -27,19 +27,34 @@ trip, load, move and commit), or else in a trip of its own.
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Callable
+from datetime import datetime
+from typing import Annotated, Any
 
+import anyio
 from fastapi import Depends, Path, Request
 from sqlalchemy.orm import Session
 
 from app.games.models import Game
-from app.games.service import GameService, LoadedGame
+from app.games.repository import append_move_on_loop, game_on_loop, move_write
+from app.games.service import (
+    GameService,
+    LoadedGame,
+    MoveResult,
+    moved,
+    plan_move,
+    raced,
+    rehydrate,
+)
+from app.kit import headers as entity_tags
 from app.kit.auth import BearerDep, OptionalBearerDep, secret_matches
-from app.kit.database import statements_commit_alone
+from app.kit.database import LoopStatements, statements_commit_alone
 from app.kit.deps import ReadSessionDep, in_hop, release
-from app.kit.errors import ForbiddenProblem, NotFoundProblem, UnauthorizedProblem
+from app.kit.errors import ForbiddenProblem, NotFoundProblem, ProblemError, UnauthorizedProblem
 from app.kit.ids import MAX_ID_LENGTH, is_id
+from app.ops import metrics
 from app.players.service import Player, PlayerService, is_player_key
+from app.settings import Settings
 
 # What opening a game may answer instead of the game.
 ACCESS_PROBLEMS = (UnauthorizedProblem, ForbiddenProblem, NotFoundProblem)
@@ -92,6 +107,67 @@ async def game_for_read(
         return game
 
     return await in_hop(request, load)
+
+
+async def move_on_loop(
+    statements: LoopStatements,
+    game_id: str,
+    credential: str,
+    move_text: str,
+    *,
+    if_match: str | None,
+    expect: dict[str, Any] | None,
+    settings: Settings,
+    clock: Callable[[], datetime],
+) -> MoveResult | None:
+    """PostgreSQL, on the event loop: the game read, opened by its token, and the move
+    planned and written, each statement committing as it returns, as in a writing
+    session's trip (``load_for_move``, ``GameService.move``) but without the trip. None
+    for anything but a plain move that lands, which the session's way then does whole,
+    with the same answer or problem as ever: a key, a game that is not there, a
+    credential that does not open it, a stale If-Match, a move refused, and the move
+    that ends a game (its listeners write with it, in one transaction). Once the move
+    is sent its outcome is the answer: the race lost (409), the game changed outside the
+    server (409) or deleted meanwhile (404), or the database's error (503)."""
+    if not is_id(game_id) or is_player_key(credential):
+        return None
+    async with statements.connection() as connection:
+        row = await game_on_loop(statements, connection, game_id)
+        if row is None or not secret_matches(credential, row.token_hash):
+            return None
+        if if_match is not None and not entity_tags.if_match(if_match, row.version):
+            return None  # a 412, counted where it is raised
+        try:
+            planned = plan_move(
+                rehydrate(row),
+                move_text,
+                if_match=None,
+                expect=expect,
+                limit=settings.max_moves_per_game,
+            )
+        except ProblemError:
+            return None
+        new = planned.new
+        if new.is_over:
+            return None
+        write = move_write(
+            row,
+            row.version,
+            str(planned.move),
+            now=clock(),
+            line=planned.line,
+            status=new.outcome,
+            score=new.score.total,
+            cards_left=new.cards_left,
+        )
+        # Sent, it lands or not whatever becomes of the request: its answer is awaited
+        # (within the statement's bound), so that the connection goes back clean.
+        with anyio.CancelScope(shield=True):
+            appended = await append_move_on_loop(statements, connection, write)
+    if not appended:
+        raise raced()
+    metrics.moved_on_loop()
+    return moved(planned)
 
 
 def load_for_move(service: GameService, game_id: str, credential: str) -> LoadedGame:

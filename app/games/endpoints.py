@@ -8,6 +8,7 @@ from datetime import date, datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, Header, Path, Query, Request, Response, status
+from fastapi.concurrency import run_in_threadpool
 from sqlalchemy.orm import Session
 
 from app import engine
@@ -28,6 +29,7 @@ from app.games.access import (
     OptionalPlayer,
     game_service,
     load_for_move,
+    move_on_loop,
 )
 from app.games.errors import (
     ConflictProblem,
@@ -62,8 +64,8 @@ from app.games.schemas import (
 from app.games.service import GameService, LoadedGame, MoveResult
 from app.kit.auth import BearerCredentials, BearerDep, bearer_of
 from app.kit.clock import ClockDep
-from app.kit.database import statements_commit_alone
-from app.kit.deps import OneHopRoute, ReadSessionDep, SessionDep, get_session, in_hop, release
+from app.kit.database import LoopStatements, statements_commit_alone
+from app.kit.deps import OneHopRoute, ReadSessionDep, SessionDep, in_session, release
 from app.kit.errors import PayloadTooLargeProblem, ServiceUnavailableProblem, ValidationProblem
 from app.kit.headers import (
     ENTITY_TAGS,
@@ -110,26 +112,61 @@ async def get_game_service(session: SessionDep, request: Request) -> GameService
 
 @dataclass(frozen=True, slots=True)
 class GameToMove:
-    """What a move route works with: its game, loaded and checked in the request's
-    writing session, and the service that moves it."""
+    """What a move route works with: the game's id and the caller's credential, its move
+    budget spent; ``move`` moves the game."""
 
-    game: LoadedGame
-    service: GameService
+    request: Request
+    game_id: str
+    credential: str
+
+    async def move(
+        self,
+        move_text: str,
+        response: Response,
+        *,
+        if_match: str | None = None,
+        idempotency_key: str | None = None,
+        expect: dict[str, Any] | None = None,
+    ) -> GameRead:
+        """On PostgreSQL a plain move is read and written on the event loop (no trip
+        through the threadpool: ``move_on_loop``); every other move, and every move on
+        SQLite, in a writing session, in one trip: load, move, commit."""
+        app = self.request.app
+        statements: LoopStatements | None = app.state.loop_statements
+        if statements is not None and idempotency_key is None and statements.serves():
+            clock = app.state.clock
+            result = await move_on_loop(
+                statements,
+                self.game_id,
+                self.credential,
+                move_text,
+                if_match=if_match,
+                expect=expect,
+                settings=app.state.settings,
+                clock=clock,
+            )
+            if result is not None:
+                return _move_answer(result, response, clock())
+
+        def in_trip(session: Session) -> GameRead:
+            service = writing_service(session, self.request)
+            game = load_for_move(service, self.game_id, self.credential)
+            result = service.move(
+                game, move_text, if_match=if_match, idempotency_key=idempotency_key, expect=expect
+            )
+            return _move_answer(result, response, service.clock())
+
+        return await run_in_threadpool(in_session, self.request, in_trip)
 
 
 async def game_to_move(
     game_id: GameIdPath, credentials: BearerCredentials, request: Request, response: Response
 ) -> GameToMove:
-    """The move routes' one dependency: the caller's move budget spent, the credential
-    read, the request's writing session and its service, and the game loaded and checked
-    in the endpoint's trip. One, not five (a budget, a credential, a session, a service, a
+    """The move routes' one dependency: the caller's move budget spent and the
+    credential read. One, not five (a budget, a credential, a session, a service, a
     game): each dependency FastAPI solves costs about 2% of a move's server CPU."""
     await spend(request, response, Budget.MOVE)
-    credential = bearer_of(credentials)
-    service = writing_service(await get_session(request), request)
-    return await in_hop(
-        request, lambda: GameToMove(load_for_move(service, game_id, credential), service)
-    )
+    return GameToMove(request, game_id, bearer_of(credentials))
 
 
 async def get_read_game_service(session: ReadSessionDep, request: Request) -> GameService:
@@ -448,7 +485,7 @@ async def list_legal_moves(
     responses=MOVE_RESPONSES,
     summary="Apply one move (a legal-move object posted back unchanged, or its string)",
 )
-def make_move(
+async def make_move(
     moving: GameToMoveDep,
     body: MoveCreate,
     response: Response,
@@ -461,15 +498,9 @@ def make_move(
     game's, 409 game-over.
     """
     expect = body.model_dump(exclude={"move"}, exclude_none=True)
-    service = moving.service
-    result = service.move(
-        moving.game,
-        body.move,
-        if_match=if_match,
-        idempotency_key=idempotency_key,
-        expect=expect,
+    return await moving.move(
+        body.move, response, if_match=if_match, idempotency_key=idempotency_key, expect=expect
     )
-    return _move_answer(result, response, service.clock())
 
 
 @router.post(
@@ -479,7 +510,7 @@ def make_move(
     responses=MOVE_RESPONSES,
     summary="Play the free card at a position onto the waste",
 )
-def play_card(
+async def play_card(
     moving: GameToMoveDep,
     body: PlayCreate,
     response: Response,
@@ -491,27 +522,23 @@ def play_card(
     in make_move.
     """
     expect = {"card": body.card} if body.card is not None else None
-    service = moving.service
-    result = service.move(
-        moving.game,
+    return await moving.move(
         f"play {body.position}",
+        response,
         if_match=if_match,
         idempotency_key=idempotency_key,
         expect=expect,
     )
-    return _move_answer(result, response, service.clock())
 
 
 def _simple_move(move: str, operation_id: str, summary: str, description: str) -> None:
-    def endpoint(
+    async def endpoint(
         moving: GameToMoveDep,
         response: Response,
         if_match: IfMatchHeader = None,
         idempotency_key: IdempotencyKeyHeader = None,
     ) -> GameRead:
-        service = moving.service
-        result = service.move(moving.game, move, if_match=if_match, idempotency_key=idempotency_key)
-        return _move_answer(result, response, service.clock())
+        return await moving.move(move, response, if_match=if_match, idempotency_key=idempotency_key)
 
     endpoint.__name__ = operation_id
     router.add_api_route(

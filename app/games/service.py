@@ -456,9 +456,7 @@ class GameService:
                 first = self._replay_idempotent(row, idempotency_key, request_hash)
                 if first is not None:
                     return first
-            raise _counted(
-                ConflictProblem("another move was applied to this game first; reload it")
-            )
+            raise raced()
         result = moved(planned)
         if new.is_over:
             ended = GameEnded(
@@ -495,6 +493,11 @@ class GameService:
 
     def history(self, row: Game, offset: int, limit: int, after: int | None = None) -> list[Move]:
         return list(self.games.move_rows(row.id, offset, limit, after))
+
+
+def raced() -> ProblemError:
+    """The problem of a move whose number another move took first (counted)."""
+    return _counted(ConflictProblem("another move was applied to this game first; reload it"))
 
 
 def _counted(problem: ProblemError) -> ProblemError:

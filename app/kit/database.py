@@ -546,6 +546,11 @@ def make_read_sessionmaker(engine: Engine) -> sessionmaker[Session]:
     return sessionmaker(reader, class_=RequestSession, expire_on_commit=False, autoflush=False)
 
 
+# How the moves' connections on the event loop name themselves to PostgreSQL
+# (pg_stat_activity), unless DATABASE_URL names its connections itself.
+LOOP_APPLICATION = "tripeaks-loop"
+
+
 class LoopStatements:
     """PostgreSQL: a pool of connections in autocommit for the event loop, on which the
     hottest request, a move, sends its statements without a trip through the threadpool
@@ -562,8 +567,9 @@ class LoopStatements:
 
     def __init__(self, settings: Settings, dialect: Dialect) -> None:
         url = make_url(settings.database_url).set(drivername="postgresql")
+        named = {} if "application_name" in url.query else {"application_name": LOOP_APPLICATION}
         conninfo = psycopg.conninfo.make_conninfo(
-            url.render_as_string(hide_password=False), **_pg_connect_args(settings)
+            url.render_as_string(hide_password=False), **_pg_connect_args(settings), **named
         )
         self.dialect = dialect
         self.timeout_s = float(settings.db_timeout_s)

@@ -143,6 +143,21 @@ async def get_read_session(request: Request) -> Session:
     return _enrolled(request, request.app.state.read_sessions(), writing=False)
 
 
+def in_session(request: Request, work: Callable[[Session], T]) -> T:
+    """``work`` given a writing session of its own, ended with it as a ``OneHopRoute``'s
+    trip ends one: committed unless ``work`` raised, then closed. Sync (I/O): for a
+    threadpool trip that an async endpoint makes itself."""
+    sessions = _Sessions()
+    sessions.writing.append(request.app.state.sessions())
+    try:
+        result = work(sessions.writing[0])
+        sessions.end()
+    except BaseException:
+        sessions.abandon()
+        raise
+    return result
+
+
 def release(session: Session) -> None:
     """End a reading session's transaction now (there is nothing to commit), and give back
     the connection its statements committed alone on, if any: what the route does next,

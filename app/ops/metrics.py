@@ -79,6 +79,12 @@ MOVES_APPLIED = Counter(
     ["kind"],
     namespace=NAMESPACE,
 )
+MOVES_ON_LOOP = Counter(
+    "moves_on_loop",
+    "Of the moves applied, those read and written on the event loop (PostgreSQL's plain"
+    " moves); the others went through a writing session in the threadpool",
+    namespace=NAMESPACE,
+)
 CONFLICTS = Counter(
     "conflicts",
     "Moves refused because the game changed: 409 (a racing move won) or 412 (stale If-Match)",
@@ -133,6 +139,10 @@ def move_applied(kind: str, outcome: str) -> None:
     MOVES_APPLIED.labels(kind=kind).inc()
     if outcome in ("won", "lost", "conceded"):
         GAMES_ENDED.labels(outcome=outcome).inc()
+
+
+def moved_on_loop() -> None:
+    MOVES_ON_LOOP.inc()
 
 
 def conflict(status: int) -> None:
