@@ -10,19 +10,22 @@ player's game, the player's key (``app.players.service``).
   game is loaded, so that what the route does next (a response, a solver search) holds no
   transaction, no lock and no pooled connection. On PostgreSQL its one statement commits
   alone: one round trip, not three (BEGIN READ ONLY, the row, COMMIT).
-- ``load_for_move``: rehydrated in the request's writing session (on SQLite, inside its
-  transaction, under its write lock, which the move's writes then join; on PostgreSQL by
-  a statement that commits alone, as the move's one write does: no BEGIN, no COMMIT),
-  for the move routes' one dependency (``app.games.endpoints.game_to_move``).
+- ``move_on_loop``: PostgreSQL's plain move (the game's token, no Idempotency-Key, a
+  move that does not end the game), read and written on the event loop, each statement
+  committing as it returns; None hands everything else to ``load_for_move``.
+- ``load_for_move``: rehydrated in a writing session (on SQLite, inside its transaction,
+  under its write lock, which the move's writes then join; on PostgreSQL by a statement
+  that commits alone, as the move's one write does: no BEGIN, no COMMIT), in the move's
+  one trip through the threadpool (``app.games.endpoints.GameToMove``).
 - ``GameRowForRead``: the row alone, for routes that read more of it (the move history).
 
 An id is checked against the shape of the ids the server makes before any query: one
 that cannot exist is a 404 without reaching the database (PostgreSQL refuses some bytes
 of text outright, a NUL for one, which would otherwise be an error rather than a miss).
 
-The load is I/O: each dependency hands it to ``in_hop``, which does it in the endpoint's
-trip through the threadpool (a sync endpoint of a ``OneHopRoute`` router: a move is one
-trip, load, move and commit), or else in a trip of its own.
+The load is I/O: each dependency of a read hands it to ``in_hop``, which does it in the
+endpoint's trip through the threadpool (a sync endpoint of a ``OneHopRoute`` router), or
+else in a trip of its own; a move's session makes one trip, load, move and commit.
 """
 
 from __future__ import annotations

@@ -51,6 +51,11 @@ meanwhile goes through the session as usual, in a transaction of its own. On SQL
 same statements are sent by the driver too (the ORM's read of a game cost a fifth of a
 move's server CPU), on the session's own connection and inside its transaction, which
 keeps BEGIN IMMEDIATE's lock from a move's read to its write and commits at the end.
+
+A move on PostgreSQL needs no session at all when it is plain: ``LoopStatements`` is a
+pool of connections in autocommit on the event loop (psycopg's async connections), on
+which its two statements go without a trip through the threadpool, with the same bounds
+(the wait for a connection, for each answer) and errors (``app.games.access``).
 """
 
 from __future__ import annotations

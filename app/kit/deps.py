@@ -30,6 +30,9 @@ one more to check its answer, and the session's end one again. So:
   work)``: deferred into the endpoint's trip on such a route, else a trip of its own.
   Its value is then handed to the endpoint itself: such a dependency is declared by
   endpoints, not by other dependencies.
+- an async endpoint that makes its trip itself (a move that is not done on the event
+  loop: ``app.games.endpoints.GameToMove``) does its work in ``in_session``: a writing
+  session of its own, ended in that trip.
 """
 
 from __future__ import annotations
