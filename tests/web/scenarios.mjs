@@ -587,7 +587,13 @@ export async function fitAll(run) {
             const r = await page.locator(`#table .card[data-position="${c.p}"]`).boundingBox();
             if (r.x >= -0.5 && r.x + r.width <= m.W + 0.5) break;
             const side = r.x < 0 ? "#pan-left" : "#pan-right";
-            assert(await page.isVisible(side), `${where}: card ${c.p} is off screen and ${side} is not shown`);
+            // The table may still be settling (Chromium snaps its scroll to a card a frame
+            // after the zoom, and the pan controls follow the scroll event): shown soon.
+            const shown = await page
+              .locator(side)
+              .waitFor({ state: "visible", timeout: 2000 })
+              .then(() => true, () => false);
+            assert(shown, `${where}: card ${c.p} is off screen and ${side} is not shown`);
             await page.tap(side);
             await page.waitForFunction(
               ([sel, x]) => Math.abs(document.querySelector(sel).getBoundingClientRect().x - x) > 1,
