@@ -296,21 +296,9 @@ class GameRepository:
         q = select(Move).where(Move.game_id == game_id, Move.idempotency_key == key)
         return self.session.scalars(q).first()
 
-    def append_move(
-        self,
-        game: Game,
-        expected_version: int,
-        move: str,
-        *,
-        now: datetime,
-        line: str,
-        status: GameStatus,
-        score: int,
-        cards_left: int,
-        idempotency_key: str | None = None,
-        request_hash: str | None = None,
-    ) -> bool:
-        """Record the move as number ``expected_version + 1`` and bump the game's version.
+    def append_move(self, write: MoveWrite) -> bool:
+        """Record ``write``'s move as number ``expected_version + 1`` and bump the game's
+        version.
 
         Returns False, writing nothing, when another request got there first: its move
         holds that number, or this idempotency key (on PostgreSQL the insert waits for
@@ -320,19 +308,7 @@ class GameRepository:
         statements commit alone (``app.kit.database.statements_commit_alone``) it has
         landed, whole, when it returns.
         """
-        write = move_write(
-            game,
-            expected_version,
-            move,
-            now=now,
-            line=line,
-            status=status,
-            score=score,
-            cards_left=cards_left,
-            idempotency_key=idempotency_key,
-            request_hash=request_hash,
-        )
-        row, ended, bump = write.row, write.ended, write.bump
+        game, row, ended, bump = write.game, write.row, write.ended, write.bump
         if self._dialect == "postgresql":
             params = write.one_statement_params
             try:

@@ -39,7 +39,7 @@ from app.games.errors import (
     PreconditionFailedProblem,
 )
 from app.games.models import Analysis, Game, Move
-from app.games.repository import GameRepository
+from app.games.repository import GameRepository, move_write
 from app.games.schemas import GameCreate
 from app.games.solving import winnable_deal
 from app.kit import headers as entity_tags
@@ -438,16 +438,18 @@ class GameService:
         if new.is_over and self.on_end:
             one_transaction(self.session)
         appended = self.games.append_move(
-            row,
-            row.version,
-            str(move),
-            now=self.clock(),
-            line=planned.line,
-            status=new.outcome,
-            score=new.score.total,
-            cards_left=new.cards_left,
-            idempotency_key=idempotency_key,
-            request_hash=request_hash if idempotency_key else None,
+            move_write(
+                row,
+                row.version,
+                str(move),
+                now=self.clock(),
+                line=planned.line,
+                status=new.outcome,
+                score=new.score.total,
+                cards_left=new.cards_left,
+                idempotency_key=idempotency_key,
+                request_hash=request_hash if idempotency_key else None,
+            )
         )
         if not appended:
             # Another request's move landed first. When it was this one, sent again with

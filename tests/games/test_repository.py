@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 from app.engine import GameStatus
 from app.games.errors import ConflictProblem
 from app.games.models import Game, Move
-from app.games.repository import GameRepository
+from app.games.repository import GameRepository, move_write
 from app.kit.database import alone as alone_connection
 from app.kit.database import (
     make_engine,
@@ -65,16 +65,18 @@ def _game(session: Session, game_id: str) -> Game:
 
 def _append(repo: GameRepository, row: Game, version: int, key: str | None) -> bool:
     return repo.append_move(
-        row,
-        version,
-        "draw",
-        now=datetime.now(UTC),
-        line="draw",
-        status=GameStatus.IN_PROGRESS,
-        score=0,
-        cards_left=28,
-        idempotency_key=key,
-        request_hash="h" if key else None,
+        move_write(
+            row,
+            version,
+            "draw",
+            now=datetime.now(UTC),
+            line="draw",
+            status=GameStatus.IN_PROGRESS,
+            score=0,
+            cards_left=28,
+            idempotency_key=key,
+            request_hash="h" if key else None,
+        )
     )
 
 
@@ -141,8 +143,10 @@ def test_the_move_that_ends_a_game_stamps_its_end(engine: Engine) -> None:
         row = _game(session, game_id)
         now = datetime.now(UTC)
         assert GameRepository(session).append_move(
-            row, 0, "concede", now=now, line="concede", status=GameStatus.CONCEDED,
-            score=0, cards_left=28,
+            move_write(
+                row, 0, "concede", now=now, line="concede", status=GameStatus.CONCEDED,
+                score=0, cards_left=28,
+            )
         )  # fmt: skip
         session.commit()
     with sessions() as session:
