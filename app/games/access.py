@@ -174,8 +174,8 @@ async def move_on_loop(
 
 
 def load_for_move(service: GameService, game_id: str, credential: str) -> LoadedGame:
-    """A move's game, in ``service``'s writing session (I/O: in the endpoint's trip; the
-    dependency of the move routes, ``app.games.endpoints.game_to_move``, hands it there)."""
+    """A move's game, in ``service``'s writing session (I/O: in the move's trip through
+    the threadpool, ``app.games.endpoints.GameToMove.move``)."""
     statements_commit_alone(service.session)
     return service.load(_checked_row(service, game_id, credential))
 
