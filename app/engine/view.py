@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.engine.game import GameState, legal_moves
+from app.engine.game import GameState, legal_moves, uncovered
 
 
 def player_view(state: GameState) -> dict[str, Any]:
-    # Every answer about a game is built from this: plain loops, as playable_positions.
+    # Every answer about a game is built from this: plain loops, as in playable_positions.
     tableau: list[dict[str, Any]] = []
     t = state.tableau
     open_peaks = state.rules.open_peaks
@@ -29,12 +29,7 @@ def player_view(state: GameState) -> dict[str, Any]:
                 }
             )
             continue
-        for c in pos.covered_by:
-            if t[c] is not None:
-                free = False
-                break
-        else:
-            free = True
+        free = uncovered(t, pos.covered_by)
         face_up = pos.face_up or open_peaks or free
         tableau.append(
             {

@@ -39,7 +39,7 @@ from fastapi import Depends, Path, Request
 from sqlalchemy.orm import Session
 
 from app.games.models import Game
-from app.games.repository import append_move_on_loop, game_on_loop, move_write
+from app.games.repository import append_move_on_loop, game_on_loop
 from app.games.service import (
     GameService,
     LoadedGame,
@@ -150,19 +150,9 @@ async def move_on_loop(
             )
         except ProblemError:
             return None
-        new = planned.new
-        if new.is_over:
+        if planned.new.is_over:
             return None
-        write = move_write(
-            row,
-            row.version,
-            str(planned.move),
-            now=clock(),
-            line=planned.line,
-            status=new.outcome,
-            score=new.score.total,
-            cards_left=new.cards_left,
-        )
+        write = planned.write(clock())
         # Sent, it lands or not whatever becomes of the request: its answer is awaited
         # (within the statement's bound), so that the connection goes back clean.
         with anyio.CancelScope(shield=True):

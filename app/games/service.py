@@ -39,7 +39,7 @@ from app.games.errors import (
     PreconditionFailedProblem,
 )
 from app.games.models import Analysis, Game, Move
-from app.games.repository import GameRepository, move_write
+from app.games.repository import GameRepository, MoveWrite, move_write
 from app.games.schemas import GameCreate
 from app.games.solving import winnable_deal
 from app.kit import headers as entity_tags
@@ -110,10 +110,19 @@ REHYDRATED = RehydratedStates(capacity=32_768)
 
 @dataclass(frozen=True, slots=True)
 class LoadedGame:
-    """A game's row and its state, rehydrated from the row's deal and line."""
+    """A game's row and its state, rehydrated from the row's deal and line (and, when
+    rehydrated, the key the state is remembered by: ``state_key``)."""
 
     row: Game
     state: GameState
+    key: StateKey | None = None
+
+
+def _setup(row: Game) -> tuple[engine.Rules, engine.Layout, tuple[engine.Card, ...]]:
+    rules = engine.Rules.from_dict(row.rules)
+    layout = engine.get_layout(row.layout)
+    # Read the cards only: replay (new_game) validates the deal, once.
+    return rules, layout, engine.parse_cards(row.deal)
 
 
 def rehydrate(row: Game) -> LoadedGame:
@@ -122,11 +131,11 @@ def rehydrate(row: Game) -> LoadedGame:
     key = state_key(row)
     state = REHYDRATED.get(key)
     if state is None:
-        rules, layout, deal = GameService._setup(row)
+        rules, layout, deal = _setup(row)
         line = row.line.split(",") if row.line else ()
         state = engine.restore(deal, rules, line, row.version, layout)
         REHYDRATED.put(key, state)
-    return LoadedGame(row, state)
+    return LoadedGame(row, state, key)
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +147,24 @@ class PlannedMove:
     move: engine.Move
     new: GameState
     line: str
+
+    def write(
+        self, now: datetime, idempotency_key: str | None = None, request_hash: str | None = None
+    ) -> MoveWrite:
+        """What recording it writes, at ``now``: the move, and the game's new summary."""
+        row, new = self.game.row, self.new
+        return move_write(
+            row,
+            row.version,
+            str(self.move),
+            now=now,
+            line=self.line,
+            status=new.outcome,
+            score=new.score.total,
+            cards_left=new.cards_left,
+            idempotency_key=idempotency_key,
+            request_hash=request_hash,
+        )
 
 
 def plan_move(
@@ -183,10 +210,12 @@ def plan_move(
 def moved(planned: PlannedMove) -> MoveResult:
     """What follows a move written: it is counted, and its state remembered for the next
     request that reads its row (which now holds what was written)."""
-    row, new = planned.game.row, planned.new
+    row, new, before = planned.game.row, planned.new, planned.game.key
     metrics.move_applied(planned.move.kind, new.outcome.value)
-    REHYDRATED.put(state_key(row), new)
-    return MoveResult(LoadedGame(row, new), replayed=False)
+    # The key of the row as written: the key it was read by, with its new line and version.
+    key = state_key(row) if before is None else (*before[:3], row.line, row.version)
+    REHYDRATED.put(key, new)
+    return MoveResult(LoadedGame(row, new, key), replayed=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -342,7 +371,7 @@ class GameService:
 
     def load_at(self, row: Game, version: int) -> LoadedGame:
         """The game as it was at ``version``: the first moves of its log replayed."""
-        rules, layout, deal = self._setup(row)
+        rules, layout, deal = _setup(row)
         moves = self.games.moves(row.id, upto=version)
         return LoadedGame(row, engine.replay(deal, rules, moves, layout))
 
@@ -396,13 +425,6 @@ class GameService:
         kept is the answer, every time."""
         return self.games.add_analysis(analysis)
 
-    @staticmethod
-    def _setup(row: Game) -> tuple[engine.Rules, engine.Layout, tuple[engine.Card, ...]]:
-        rules = engine.Rules.from_dict(row.rules)
-        layout = engine.get_layout(row.layout)
-        # Read the cards only: replay (new_game) validates the deal, once.
-        return rules, layout, engine.parse_cards(row.deal)
-
     # -- moves ------------------------------------------------------------------------
     def move(
         self,
@@ -434,22 +456,11 @@ class GameService:
             expect=expect,
             limit=self.settings.max_moves_per_game,
         )
-        row, move, new = game.row, planned.move, planned.new
+        row, new = game.row, planned.new
         if new.is_over and self.on_end:
             one_transaction(self.session)
         appended = self.games.append_move(
-            move_write(
-                row,
-                row.version,
-                str(move),
-                now=self.clock(),
-                line=planned.line,
-                status=new.outcome,
-                score=new.score.total,
-                cards_left=new.cards_left,
-                idempotency_key=idempotency_key,
-                request_hash=request_hash if idempotency_key else None,
-            )
+            planned.write(self.clock(), idempotency_key, request_hash if idempotency_key else None)
         )
         if not appended:
             # Another request's move landed first. When it was this one, sent again with

@@ -42,7 +42,7 @@ and SQLAlchemy's execution of a statement (its context, cursor result and metada
 session's transaction and connection around it) costs more server CPU than the round trip
 itself: about 0.1 ms a statement, and as much again to put the session's connection in
 autocommit and take it back. So a session whose statements commit alone holds a pooled
-connection for them, in autocommit (``RequestSession.alone``), and the repositories run
+connection for them, in autocommit (``RequestSession.driver``), and the repositories run
 those few statements on it as ``DriverStatement``: compiled once by SQLAlchemy, their
 parameters and columns still processed by its types and their errors raised as its
 errors, but sent by the driver directly. The pool's checkout check, bounded waits and
@@ -317,11 +317,6 @@ class RequestSession(Session):
     # connection, in its transaction (``statements_commit_alone``).
     _driver_in_transaction = False
 
-    def alone(self) -> Any | None:
-        """The driver's connection whose statements commit alone
-        (``statements_commit_alone``), or None."""
-        return self._alone.driver_connection if self._alone is not None else None
-
     def driver(self) -> Any | None:
         """The driver's connection on which the repositories send their hot statements
         themselves: PostgreSQL's that commit alone, or SQLite's own, in the session's
@@ -331,6 +326,11 @@ class RequestSession(Session):
         if self._driver_in_transaction:
             return self.connection().connection.driver_connection
         return None
+
+    def drive_in_transaction(self) -> None:
+        """SQLite: the repositories' hot statements are sent by the driver, on this
+        session's own connection, in its transaction (until ``end_alone``)."""
+        self._driver_in_transaction = True
 
     def begin_alone(self, engine: Engine) -> None:
         if self._alone is not None or self.in_transaction():
@@ -391,12 +391,7 @@ def statements_commit_alone(session: Session) -> None:
     if bind.dialect.name == "postgresql":
         session.begin_alone(bind)
     elif bind.dialect.name == "sqlite":
-        session._driver_in_transaction = True
-
-
-def alone(session: Session) -> Any | None:
-    """The driver's connection on which ``session``'s statements commit alone, or None."""
-    return session.alone() if isinstance(session, RequestSession) else None
+        session.drive_in_transaction()
 
 
 def driver_rows(
@@ -486,7 +481,7 @@ class DriverStatement:
     def rows(self, connection: Any, params: Mapping[str, Any]) -> list[tuple[Any, ...]]:
         try:
             cursor = connection.execute(self.sql, self.bound(params))
-            rows: list[tuple[Any, ...]] = cursor.fetchall() if self._columns else []
+            rows: list[tuple[Any, ...]] = cursor.fetchall() if self.returns_rows else []
         except self._error as e:
             raise _as_sqlalchemy_error(self.sql, e, connection, self._error) from e
         return self.processed(rows)
@@ -559,8 +554,8 @@ LOOP_APPLICATION = "tripeaks-loop"
 class LoopStatements:
     """PostgreSQL: a pool of connections in autocommit for the event loop, on which the
     hottest request, a move, sends its statements without a trip through the threadpool
-    (``app.games.moves``). Each statement commits as it returns, as on the connection of
-    ``statements_commit_alone``, and the same bounds hold: the wait for a connection
+    (``app.games.access.move_on_loop``). Each statement commits as it returns, as on the
+    connection of ``statements_commit_alone``, and the same bounds hold: the wait for a connection
     (``DB_TIMEOUT_S``, then a 503), for each answer (past it the connection is closed and
     the request answered 503), a connection the server closed found by its socket and
     replaced without a round trip; and a driver's error is raised as SQLAlchemy's.
@@ -630,7 +625,8 @@ class LoopStatements:
                 cursor = await connection.execute(driver.sql, driver.bound(params))
                 rows = await cursor.fetchall() if driver.returns_rows else []
         except TimeoutError:
-            # The exchange is left half done: the connection goes, and the pool with it.
+            # The exchange is left half done: the connection is closed, and the pool
+            # discards it when it is given back.
             connection.pgconn.finish()
             error = psycopg.OperationalError(
                 f"the database did not answer within {self.timeout_s:g} s: connection closed"

@@ -12,7 +12,8 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from app import engine
-from app.games.service import REHYDRATED, RehydratedStates
+from app.games.repository import GameRepository
+from app.games.service import REHYDRATED, RehydratedStates, state_key
 from tests.fixtures.games import new_game
 
 # What is particular to one game (its id, token, salted commitment, times), not to its
@@ -60,6 +61,26 @@ def test_a_game_played_from_remembered_states_answers_as_one_replayed_every_time
         for i, (x, y) in enumerate(zip(remembered, replayed, strict=True)):
             assert x == y, (i, {k: (x[k], y.get(k)) for k in x if x[k] != y.get(k)})
         assert any(a["version"] > 0 and "undo" in str(a) for a in remembered)
+
+
+def test_the_state_a_move_hands_over_is_found_by_the_row_it_wrote(client: TestClient) -> None:
+    """The key a move remembers its new state by (derived from the key it read the game
+    by) is the key of the row as stored: the next request replays nothing."""
+    game, auth = new_game(client, deal_number=8, rules={"undo": True})
+    url = f"/v1/games/{game['id']}"
+    for _ in range(3):
+        REHYDRATED.clear()
+        assert client.get(url, headers=auth).status_code == 200  # read, and remembered
+        move = next(m for m in game["legal_moves"] if m["kind"] != "concede")
+        r = client.post(f"{url}/moves", json=move, headers=auth)
+        assert r.status_code == 200, r.text
+        game = r.json()
+        held = len(REHYDRATED)
+        with client.app.state.read_sessions() as session:  # type: ignore[attr-defined]
+            row = GameRepository(session).get(game["id"])
+        assert row is not None and row.version == game["version"]
+        assert REHYDRATED.get(state_key(row)) is not None
+        assert len(REHYDRATED) == held
 
 
 def test_a_state_moved_to_is_the_state_its_line_restores_down_to_its_undo_chain() -> None:

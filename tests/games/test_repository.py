@@ -18,8 +18,8 @@ from app.engine import GameStatus
 from app.games.errors import ConflictProblem
 from app.games.models import Game, Move
 from app.games.repository import GameRepository, move_write
-from app.kit.database import alone as alone_connection
 from app.kit.database import (
+    RequestSession,
     make_engine,
     make_read_sessionmaker,
     make_sessionmaker,
@@ -341,7 +341,8 @@ def test_the_driver_s_errors_are_sqlalchemy_s_and_a_broken_connection_is_replace
         assert GameRepository(session).get(game_id) is not None
         if engine.dialect.name != "postgresql":
             return  # sqlite3's connection cannot break apart from the file it opened
-        driver = alone_connection(session)
+        assert isinstance(session, RequestSession)
+        driver = session.driver()
         assert driver is not None
         driver.close()  # as a server that went away leaves it
         with pytest.raises(OperationalError) as failed:
