@@ -77,9 +77,10 @@ screenshots: setup web-setup ## Play the web client in Chromium at desktop, phon
 	SCREENSHOT_DIR=$(abspath $(SCREENSHOT_DIR)) $(PY) -m pytest tests/web -p no:cacheprovider -q $(ARGS)
 	@ls $(SCREENSHOT_DIR)
 
-lint: setup ## Lint and check formatting (ruff), the Dockerfile (hadolint) and the entrypoints (shellcheck)
+lint: setup ## Lint and check formatting (ruff), the import contracts (import-linter), the Dockerfile (hadolint) and the entrypoints (shellcheck)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports --no-cache
 	$(VENV)/bin/hadolint Dockerfile
 	$(VENV)/bin/shellcheck docker/entrypoint.sh tests/image/standins/*/docker-entrypoint.sh
 

@@ -44,7 +44,7 @@ from app.engine.bots import (
     summarise,
 )
 from app.engine.calibration import wilson
-from app.engine.solver import Budget, solve_best, solve_clear
+from app.engine.solver import SearchBudget, solve_best, solve_clear
 
 Strategy = Callable[[dict[str, Any], int], str]
 
@@ -97,8 +97,8 @@ def _rules(args: argparse.Namespace) -> tuple[Rules, Layout]:
     return Rules.for_layout(layout, **options), layout
 
 
-def _budget(args: argparse.Namespace) -> Budget:
-    return Budget(
+def _budget(args: argparse.Namespace) -> SearchBudget:
+    return SearchBudget(
         max_nodes=args.max_nodes if args.max_nodes > 0 else None,
         seconds=args.time_limit if args.time_limit > 0 else None,
     )
@@ -108,7 +108,9 @@ def _budget(args: argparse.Namespace) -> Budget:
 # solve
 
 
-def _solve_one(state: GameState, budget: Budget, clear: bool, best: bool) -> dict[str, object]:
+def _solve_one(
+    state: GameState, budget: SearchBudget, clear: bool, best: bool
+) -> dict[str, object]:
     began = time.perf_counter()
     out: dict[str, object] = {}
     if clear:

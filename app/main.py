@@ -9,18 +9,18 @@ from fastapi import FastAPI
 
 from app import models  # noqa: F401 - every table on the metadata: foreign keys cross domains
 from app.challenges import endpoints as challenges
+from app.challenges.service import enter_ended_game
 from app.games import endpoints as games
-from app.kit.database import (
-    make_engine,
-    make_loop_statements,
-    make_read_sessionmaker,
-    make_sessionmaker,
-)
+from app.games.service import unlink_deleted_player
+from app.kit.database import make_database
+from app.kit.events import Listeners
 from app.kit.examples import keep_example_nulls
 from app.kit.headers import install_spec_headers
+from app.kit.logs import configure_logging
 from app.kit.middleware import (
     CancelledAsUnavailable,
     HeadAsGet,
+    HeadSize,
     ProblemCORSMiddleware,
     RelativeLocation,
     RequestBody,
@@ -28,13 +28,13 @@ from app.kit.middleware import (
 from app.kit.models import utcnow
 from app.kit.problems import install_problem_handlers
 from app.kit.ratelimit import Budget, limiter_from
-from app.kit.workload import WorkLimiter
+from app.kit.workload import SolverPool
 from app.layouts import endpoints as layouts
 from app.ops import health, metrics
 from app.ops.docs import install_docs
-from app.ops.logs import configure_logging
 from app.ops.middleware import RequestObservability
 from app.players import endpoints as players
+from app.players.service import count_ended_game
 from app.settings import Settings, get_settings
 from app.web import mount_web_client
 
@@ -56,27 +56,19 @@ its deal and salt are revealed, matching the `commitment` given at creation.
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
     configure_logging(settings.log_level, settings.log_format)
-    engine = make_engine(settings)
-    solver = WorkLimiter(settings.solver_concurrency, preload=SEARCH_MODULES)
-
-    loop_statements = make_loop_statements(settings, engine)
+    database = make_database(settings)
+    solver = SolverPool(
+        settings.solver_concurrency, preload=SEARCH_MODULES, niceness=settings.solver_niceness
+    )
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        # The moves' statements on the event loop: on the loop that serves (a server's;
-        # an app that is not served, or serves from other loops, moves in sessions).
-        if loop_statements is not None:
-            await loop_statements.open()
-            app.state.loop_statements = loop_statements
         try:
             yield
         finally:
-            app.state.loop_statements = None
-            if loop_statements is not None:
-                await loop_statements.close()
-        solver.close()
-        engine.dispose()
-        metrics.mark_process_dead()
+            solver.close()
+            await database.dispose()
+            metrics.mark_process_dead()
 
     app = FastAPI(
         title="TriPeaks server",
@@ -102,12 +94,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         ],
     )
     app.state.settings = settings
-    app.state.engine = engine
-    app.state.sessions = make_sessionmaker(engine)
-    app.state.read_sessions = make_read_sessionmaker(engine)
+    app.state.database = database
     app.state.solver = solver
-    app.state.loop_statements = None  # set while served (lifespan)
     app.state.clock = utcnow
+    # What follows a game's end, and a player's deletion, in the same transaction.
+    app.state.listeners = Listeners(
+        game_ended=(count_ended_game, enter_ended_game),
+        player_deleted=(unlink_deleted_player,),
+    )
     app.state.rate_limiter = limiter_from(
         settings.rate_limits_enabled,
         settings.rate_limit_storage_url,
@@ -122,19 +116,26 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_problem_handlers(app)
     install_spec_headers(app)
     keep_example_nulls(app)
-    app.include_router(games.router)
-    app.include_router(layouts.router)
-    app.include_router(players.router)
-    app.include_router(games.challenge_router)
-    app.include_router(challenges.router)
-    app.include_router(health.router)
-    app.include_router(metrics.router)
+    # In the order of the committed spec's paths.
+    routers = (
+        games.router,
+        layouts.router,
+        players.router,
+        games.player_games_router,
+        players.profile_router,
+        challenges.router,
+        health.router,
+        metrics.router,
+    )
+    for router in routers:
+        app.include_router(router)
     if settings.docs_enabled:
         install_docs(app)
     mount_web_client(app)
     # Added innermost first. CORS wraps every answer but the request log's, so that a
     # browser can read a 413 or a 503 made by the middleware inside it.
     app.add_middleware(RequestBody, max_bytes=settings.max_body_bytes)
+    app.add_middleware(HeadSize, max_bytes=settings.max_header_bytes)
     app.add_middleware(HeadAsGet)
     app.add_middleware(RelativeLocation)
     app.add_middleware(CancelledAsUnavailable)
@@ -162,5 +163,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         ],
         max_age=600,
     )
-    app.add_middleware(RequestObservability)  # outermost: sees every answer
+    # Outermost: it sees every answer. It names a request by its route's template: the
+    # routes of the routers, and the app's own (docs, the web client).
+    routes = [*app.routes, *(route for router in routers for route in router.routes)]
+    app.add_middleware(RequestObservability, routes=routes)
     return app

@@ -1,16 +1,15 @@
 """Settings, from environment variables (one ``Settings`` class, validated at start).
 
-``python -m app.settings`` checks the environment and exits 2 with
+``python -m app.ops.check`` checks the environment and exits 2 with
 ``invalid configuration: NAME: reason`` when a value is bad (the container's entrypoint
-runs it first); the README has the table of every variable.
+runs it first); the README has the table of every variable. Settings import nothing of
+the app: every part of it stands on them.
 """
 
 from __future__ import annotations
 
-import logging
 import os
 import re
-import sys
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
@@ -18,8 +17,6 @@ from typing import Annotated, Literal
 from limits import parse
 from pydantic import Field, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
-
-from app.ops.logs import FIELDS_ATTR, configure_logging
 
 
 class Settings(BaseSettings):
@@ -59,6 +56,13 @@ class Settings(BaseSettings):
         le=64,
         description="Solver searches (hints, analyses, winnable deals) at once per worker; "
         "one more gets 503 at once",
+    )
+    solver_niceness: int = Field(
+        default=19,
+        ge=0,
+        le=19,
+        description="The CPU niceness of the solver's processes: 19, the lowest priority, "
+        "lets requests go first",
     )
     max_moves_per_game: int = Field(
         default=2000,
@@ -119,12 +123,6 @@ class Settings(BaseSettings):
         le=1024 * 1024,
         description="Largest request head (request line and headers); larger gets 431",
     )
-    header_timeout_s: int = Field(
-        default=10,
-        ge=1,
-        le=300,
-        description="Seconds a client has to send its whole request head, else disconnected",
-    )
     keep_alive_timeout_s: int = Field(
         default=5, ge=1, le=3600, description="Seconds an idle kept-alive connection stays open"
     )
@@ -132,7 +130,8 @@ class Settings(BaseSettings):
         default=1000,
         ge=1,
         le=100000,
-        description="Connections a worker serves at once; a request on one more gets 503",
+        description="Connections (and requests) a worker serves at once; one more gets "
+        "uvicorn's 503",
     )
     forwarded_allow_ips: str = Field(
         default="127.0.0.1",
@@ -247,41 +246,6 @@ def load_settings() -> Settings:
         raise SystemExit(describe_error(e)) from None
 
 
-def command_settings() -> Settings | None:
-    """For a command's entry point: the settings, with logging configured; or None after
-    printing the one-line reason on stderr (the command then exits 2)."""
-    try:
-        settings = Settings()
-    except ValidationError as e:
-        print(describe_error(e), file=sys.stderr)
-        return None
-    configure_logging(settings.log_level, settings.log_format)
-    return settings
-
-
 @lru_cache
 def get_settings() -> Settings:
     return load_settings()
-
-
-def main(argv: list[str]) -> int:
-    """``python -m app.settings [check]``: validate the environment, print a summary."""
-    if argv and argv[0] not in ("check",):
-        print("usage: python -m app.settings [check]", file=sys.stderr)
-        return 2
-    settings = command_settings()
-    if settings is None:
-        return 2
-    summary = {
-        "database": settings.database_url.split(":", 1)[0],
-        "host": settings.host,
-        "port": settings.port,
-        "workers": settings.workers,
-        "migrate_on_start": settings.migrate_on_start,
-    }
-    logging.getLogger("app.settings").info("configuration ok", extra={FIELDS_ATTR: summary})
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))

@@ -34,7 +34,7 @@ def mount_web_client(app: FastAPI, directory: Path = WEB_DIR) -> None:
 
     # HEAD too: uptime checks and link previews ask for the page without its body.
     @app.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
-    def web_client() -> FileResponse:
+    async def web_client() -> FileResponse:
         return FileResponse(index, media_type="text/html", headers=PAGE_HEADERS)
 
     app.mount("/web", StaticFiles(directory=directory), name="web")

@@ -26,6 +26,7 @@ Goal: at most 2x.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import statistics
 import threading
@@ -209,22 +210,26 @@ def history_figures(base: str, database_url: str, pairs: int) -> tuple[float, fl
 def lengthen(database_url: str, game_id: str, moves: int) -> None:
     """Draw and undo in turn until the game holds ``moves`` moves: untimed setup, in this
     process through the service the server runs (one transaction), much quicker than HTTP."""
-    from app.games.service import GameService
-    from app.kit.database import make_engine, make_sessionmaker
+    from app.games.service import GameService, rehydrate
+    from app.kit.database import make_database
     from app.settings import Settings
 
     settings = Settings(database_url=database_url, max_moves_per_game=moves + 100)
-    engine = make_engine(settings)
-    try:
-        with make_sessionmaker(engine)() as session:
-            service = GameService(session, settings)
-            row = service.get(game_id)
-            assert row is not None
-            for i in range(moves - row.version):
-                service.move(service.load(row), "draw" if i % 2 == 0 else "undo")
-            session.commit()
-    finally:
-        engine.dispose()
+
+    async def lengthened() -> None:
+        database = make_database(settings)
+        try:
+            async with database.sessions() as session:
+                service = GameService(session, settings)
+                row = await service.get(game_id)
+                assert row is not None
+                for i in range(moves - row.version):
+                    await service.move(rehydrate(row), "draw" if i % 2 == 0 else "undo")
+                await session.commit()
+        finally:
+            await database.dispose()
+
+    asyncio.run(lengthened())
 
 
 def report(name: str, base: str, database_url: str, seconds: float, pairs: int) -> None:

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from app.engine import Rules, apply, get_layout, legal_moves, new_game, numbered_deal, player_view
 from app.engine.bots import HintSettings, greedy_strategy, percentile
 from app.engine.hints import Analysis, analysis
-from app.engine.solver import Budget
+from app.engine.solver import SearchBudget
 from app.settings import Settings
 
 LAYOUTS = ("tripeaks", "golf", "six_peaks")
@@ -62,7 +62,9 @@ def run(argv: Sequence[str]) -> None:
             deal = numbered_deal(number, layout.decks, rules.jokers)
             began = time.perf_counter()
             answers.append(
-                analysis(deal, rules, log, layout, budget=Budget(max_nodes=None, seconds=seconds))
+                analysis(
+                    deal, rules, log, layout, budget=SearchBudget(max_nodes=None, seconds=seconds)
+                )
             )
             times.append(time.perf_counter() - began)
         lost_winnable = [a for a in answers if a.winnable and a.outcome != "won"]

@@ -23,7 +23,7 @@ from app.engine import (
     new_game,
     numbered_deal,
 )
-from app.engine.solver import Budget, solve_clear
+from app.engine.solver import SearchBudget, solve_clear
 
 
 def position(number: int, rules: Rules, rng: random.Random, stock_left: int) -> GameState:
@@ -32,7 +32,7 @@ def position(number: int, rules: Rules, rng: random.Random, stock_left: int) -> 
     state = new_game(numbered_deal(number, layout.decks, rules.jokers), rules, layout)
     line: list[str] = []
     if number % 2 == 0:
-        answer = solve_clear(state, Budget(max_nodes=20_000))
+        answer = solve_clear(state, SearchBudget(max_nodes=20_000))
         line = list(answer.line) if answer.winnable else []
     while len(state.stock) > stock_left and not state.is_over:
         if line:

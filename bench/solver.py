@@ -53,9 +53,9 @@ from app.engine.bots import percentile
 from app.engine.hints import DEFAULT_HINT_SECONDS, DEFAULT_SAMPLE_NODES, _after, hint
 from app.engine.solver import (
     DRAW_CODE,
-    Budget,
     BudgetExhausted,
     ClearingSearch,
+    SearchBudget,
     _Start,
     clear_search,
     solve_best,
@@ -154,7 +154,7 @@ def _form() -> str:
     return "C search" if solver._ACCEL is not None else "pure Python search"
 
 
-def _pure_best(state: GameState, budget: Budget) -> tuple[float, int | None]:
+def _pure_best(state: GameState, budget: SearchBudget) -> tuple[float, int | None]:
     """The pure Python best-score search (the fallback where the C one is not built)."""
     kept = solver._ACCEL
     solver._ACCEL = None
@@ -173,7 +173,7 @@ def _best_whole(args: argparse.Namespace, layout_name: str, wrap: bool) -> None:
     layout = get_layout(layout_name)
     six = layout_name == "six_peaks"
     deals = args.six_deals if six else args.best_deals
-    budget = Budget(max_nodes=None, seconds=args.six_seconds if six else args.best_seconds)
+    budget = SearchBudget(max_nodes=None, seconds=args.six_seconds if six else args.best_seconds)
     clear_times: list[float] = []
     best_times: list[float] = []
     best_cpu: list[float] = []  # the process's CPU time: what the load of others leaves out
@@ -298,7 +298,7 @@ def _hint_samples(args: argparse.Namespace, wrap: bool) -> None:
         random_play(rules, args.seed + n, rng, rng.randint(0, 25))
         for n in range(args.hint_positions)
     ]
-    budget = Budget(max_nodes=DEFAULT_SAMPLE_NODES)
+    budget = SearchBudget(max_nodes=DEFAULT_SAMPLE_NODES)
     c_times: list[float] = []
     py_times: list[float] = []
     unknown = {"C": 0, "Python": 0}

@@ -4,7 +4,7 @@
 #
 #   1. PROMETHEUS_MULTIPROC_DIR: a fresh, empty directory for the workers' metrics (a
 #      new temporary one when unset), so /metrics adds up every worker of this run only.
-#   2. `python -m app.settings check`: every setting from the environment is validated;
+#   2. `python -m app.ops.check`: every setting from the environment is validated;
 #      a bad one prints "invalid configuration: NAME: reason" and the container exits 2.
 #   3. MIGRATE_ON_START=true: `alembic upgrade head` first (python -m app.ops.migrate,
 #      which logs in the server's format). Leave it false when a separate job migrates
@@ -23,7 +23,7 @@ else
 fi
 export PROMETHEUS_MULTIPROC_DIR
 
-python -m app.settings check || exit 2
+python -m app.ops.check || exit 2
 
 case "$(printf '%s' "${MIGRATE_ON_START:-false}" | tr '[:upper:]' '[:lower:]')" in
   1 | true | t | yes | y | on)

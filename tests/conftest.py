@@ -1,11 +1,19 @@
 """Fixtures shared by the API and database tests: a migrated database on SQLite and on
 PostgreSQL, and an HTTP client on an app bound to it.
 
-``client`` isolates each test: every request of the test runs on one connection inside a
-transaction that is rolled back when the test ends (each request's commit ends a
-savepoint), so a test sees exactly the rows it made, and a test that reads every row (a
-leaderboard, a count) can be written. Tests that need real commits (other connections,
-server processes, races) use ``committing_client`` or a live server instead.
+``client`` isolates each test: every session of the test's requests is bound to one
+connection inside a transaction that is rolled back when the test ends, joined with
+SQLAlchemy's ``join_transaction_mode="create_savepoint"`` (each request's writing session
+begins a savepoint where it would begin a transaction, and its commit releases it; a
+reading session joins as it is, as it begins nothing in production either): the requests
+run the statements production runs, on the production code path, and a test sees
+exactly the rows it made, so that a test that reads every row (a leaderboard, a count)
+can be written. Tests that need real commits (other connections, server processes,
+races) use ``committing_client`` or a live server instead.
+
+An app's requests run on one event loop (its engines' connections belong to it): every
+client here is a ``TestClient`` entered once (its lifespan and its loop), and a test's
+own database work on the app's loop goes through the client's ``portal``.
 
 PostgreSQL: ``TEST_POSTGRES_URL`` (default: the machine's server on 127.0.0.1:5432, user
 postgres). A fresh database is created for the run and dropped after it. Where none can
@@ -16,14 +24,16 @@ instead, since CI must test PostgreSQL.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from pathlib import Path
 
+import anyio.from_thread
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.ext.asyncio import AsyncConnection
 
-from app.kit.database import SQLITE_BEGIN, RequestSession
+from app.kit.database import Database, make_database, sessions_of
 from app.main import create_app
 from app.ops.migrations import upgrade
 from app.settings import Settings
@@ -66,8 +76,11 @@ def database_url(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture(scope="session")
 def settings(database_url: str) -> Settings:
-    # Generous solver budgets: the machine running the tests may be loaded.
+    # Generous solver budgets, and searches at the requests' priority: the machine running
+    # the tests may be loaded, and a search at the lowest priority then gets no CPU at all
+    # (tests/kit/test_workload.py shows the niceness applies).
     return Settings(
+        solver_niceness=0,
         database_url=database_url,
         cors_origins=["https://client.example"],
         solver_budget_ms=20000,
@@ -80,55 +93,82 @@ def settings(database_url: str) -> Settings:
     )
 
 
+def portal_of(client: TestClient) -> anyio.from_thread.BlockingPortal:
+    """The event loop of an entered client's app, to run a test's own async work on."""
+    assert client.portal is not None, "enter the TestClient first (with ... as client)"
+    return client.portal
+
+
 @pytest.fixture
 def client_with(settings: Settings) -> Iterator[Callable[..., TestClient]]:
-    """``client_with(NAME=value, ...)``: a client on an app of its own with those settings
-    changed (its requests commit; its engine is disposed after the test)."""
-    apps: list[FastAPI] = []
+    """``client_with(NAME=value, ...)``: an entered client on an app of its own with those
+    settings changed (its requests commit; its lifespan ends after the test)."""
+    with ExitStack() as stack:
 
-    def make(**changes: object) -> TestClient:
-        application = create_app(settings.model_copy(update=changes))
-        apps.append(application)
-        return TestClient(application, raise_server_exceptions=False)
+        def make(**changes: object) -> TestClient:
+            application = create_app(settings.model_copy(update=changes))
+            return stack.enter_context(TestClient(application, raise_server_exceptions=False))
 
-    yield make
-    for application in apps:
-        application.state.solver.close()
-        application.state.engine.dispose()
+        yield make
 
 
 @pytest.fixture(scope="session")
-def app(settings: Settings) -> Iterator[FastAPI]:
-    application = create_app(settings)
-    with TestClient(application, raise_server_exceptions=False):  # runs its lifespan
-        yield application
+def served(settings: Settings) -> Iterator[TestClient]:
+    """The run's app, entered once: its lifespan, its loop, its engines."""
+    with TestClient(create_app(settings), raise_server_exceptions=False) as client:
+        yield client
 
 
 @pytest.fixture(scope="session")
-def committing_client(app: FastAPI) -> Iterator[TestClient]:
+def app(served: TestClient) -> FastAPI:
+    application = served.app
+    assert isinstance(application, FastAPI)
+    return application
+
+
+@pytest.fixture(scope="session")
+def committing_client(served: TestClient) -> TestClient:
     """A client whose requests commit for real (the rows stay for the rest of the run)."""
-    yield TestClient(app, raise_server_exceptions=False)
+    return served
+
+
+@pytest.fixture(scope="session")
+def isolation_database(served: TestClient, settings: Settings) -> Iterator[Database]:
+    """Engines of the tests' own for the isolated connections (not the app's: on SQLite
+    its writer engine holds one connection, which readiness and the like still use)."""
+    database = make_database(settings)
+    yield database
+    portal_of(served).call(database.dispose)
 
 
 @pytest.fixture
-def client(app: FastAPI) -> Iterator[TestClient]:
+def client(served: TestClient, isolation_database: Database) -> Iterator[TestClient]:
     """A client whose writes are rolled back when the test ends (see the module's doc)."""
-    # Deferred on SQLite: the write lock is taken at the test's first write (and held to
-    # its end), so that other connections (readiness, say) can still read.
-    connection = app.state.engine.execution_options(**{SQLITE_BEGIN: "DEFERRED"}).connect()
-    outer = connection.begin()
-    saved = app.state.sessions, app.state.read_sessions
-    isolated: sessionmaker[Session] = sessionmaker(
-        connection,
-        class_=RequestSession,
-        expire_on_commit=False,
-        autoflush=False,
-        join_transaction_mode="create_savepoint",
+    portal = portal_of(served)
+    database: Database = served.app.state.database  # type: ignore[attr-defined]
+
+    async def begin() -> AsyncConnection:
+        connection = await isolation_database.writer.connect()
+        await connection.begin()
+        return connection
+
+    async def end(connection: AsyncConnection) -> None:
+        await connection.rollback()
+        await connection.close()
+
+    connection = portal.call(begin)
+    saved = database.sessions, database.read_sessions
+    database.sessions = sessions_of(
+        connection, database.timeout_s, join_transaction_mode="create_savepoint"
     )
-    app.state.sessions = app.state.read_sessions = isolated
+    # Reading sessions begin no savepoint (in production they begin nothing at all):
+    # a request's reading and writing sessions are open at once, and savepoints of two
+    # sessions on one connection would not nest.
+    database.read_sessions = sessions_of(
+        connection, database.timeout_s, join_transaction_mode="rollback_only"
+    )
     try:
-        yield TestClient(app, raise_server_exceptions=False)
+        yield served
     finally:
-        app.state.sessions, app.state.read_sessions = saved
-        outer.rollback()
-        connection.close()
+        database.sessions, database.read_sessions = saved
+        portal.call(end, connection)

@@ -25,7 +25,7 @@ import hmac
 import time
 
 from app.engine import MAX_DEAL_NUMBER, Deal, Rules, get_layout, new_game, numbered_deal
-from app.engine.solver import Budget, solve_clear
+from app.engine.solver import SearchBudget, solve_clear
 
 NODES_PER_DEAL = 200_000
 
@@ -59,7 +59,7 @@ def find_daily_deal(
     k = first
     while time.perf_counter() < deadline:
         deal = numbered_deal(candidate_number(secret, day, layout, k), lay.decks, rules.jokers)
-        if solve_clear(new_game(deal, rules, lay), Budget(max_nodes=NODES_PER_DEAL)).winnable:
+        if solve_clear(new_game(deal, rules, lay), SearchBudget(max_nodes=NODES_PER_DEAL)).winnable:
             return deal, k
         k += 1
     return None, k

@@ -1,4 +1,4 @@
-"""The challenge endpoints (under /v1/challenges): the day's challenge, a ranked attempt,
+"""The challenge endpoints (under /v1/challenges): a ranked attempt, the day's challenge,
 the leaderboard."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from datetime import date
 from enum import StrEnum
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Path, Query, Request, Response
+from fastapi import APIRouter, Depends, Path, Query, Request, Response, status
 
 from app.challenges.errors import ChallengeNotOpenProblem, NoRankedResultProblem
 from app.challenges.models import Challenge
@@ -20,27 +20,36 @@ from app.challenges.schemas import (
     LeaderboardRead,
 )
 from app.challenges.service import (
+    START_PROBLEMS,
     Board,
     ChallengeService,
     board_cursor,
     board_place,
     challenge_id,
+    check_open,
     closes_at,
     ensure_challenge,
     opens_at,
     parse_challenge_id,
 )
+from app.games.service import (
+    CREATED_HEADERS,
+    GameCreated,
+    created_headers,
+    game_created,
+    ok_with_links,
+)
 from app.kit.auth import OptionalBearerDep
 from app.kit.clock import ClockDep
-from app.kit.deps import ReadSessionDep, SessionDep, release
+from app.kit.deps import DatabaseDep, ReadSessionDep, SessionDep
 from app.kit.errors import NotFoundProblem, ServiceUnavailableProblem, ValidationProblem
 from app.kit.models import PlayerKind
 from app.kit.paging import PAGE_HEADERS, CursorParam, link_next
 from app.kit.problems import problem_responses
 from app.kit.ratelimit import RATE_LIMIT_HEADERS, Budget, RateLimitedProblem, rate_limit
 from app.kit.schemas import DEFAULT_LAYOUT, LayoutName, RulesRead
-from app.kit.workload import WorkLimiter
-from app.players.service import PLAYER_PROBLEMS, PlayerService
+from app.kit.workload import SolverDep
+from app.players.service import PLAYER_PROBLEMS, PlayerForRead, PlayerService
 
 router = APIRouter(prefix="/v1/challenges", tags=["challenges"])
 
@@ -57,14 +66,6 @@ ChallengeIdPath = Annotated[
 
 class Around(StrEnum):
     ME = "me"
-
-
-async def get_solver(request: Request) -> WorkLimiter:
-    limiter: WorkLimiter = request.app.state.solver
-    return limiter
-
-
-SolverDep = Annotated[WorkLimiter, Depends(get_solver)]
 
 
 def _entry_out(place: Place) -> LeaderboardEntryRead:
@@ -123,6 +124,64 @@ ReadChallengesDep = Annotated[ChallengeService, Depends(get_read_challenges)]
 DAY_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
 
 
+async def challenge_of_path(
+    challenge_id: Annotated[
+        str,
+        Path(
+            max_length=64,
+            description="A challenge's id: its date and layout",
+            examples=["2026-12-01.tripeaks"],
+        ),
+    ],
+) -> tuple[date, str]:
+    """The challenge's day and layout, or a 404 before anything else is looked at."""
+    return parse_challenge_id(challenge_id)
+
+
+# Listed first: the spec has listed the attempt first from the start.
+@router.post(
+    "/{challenge_id}/games",
+    operation_id="start_challenge_game",
+    status_code=status.HTTP_201_CREATED,
+    dependencies=[rate_limit(Budget.CREATE)],
+    response_model=GameCreated,
+    responses={
+        **ok_with_links(201, "/id", *CREATED_HEADERS, token=True, legal_move="/legal_moves/0"),
+        **problem_responses(
+            *PLAYER_PROBLEMS,
+            *START_PROBLEMS,
+            ValidationProblem,
+            RateLimitedProblem,
+            ServiceUnavailableProblem,
+        ),
+    },
+    summary="Start the player's one ranked attempt at a challenge",
+    description=(
+        "Needs a player key. One attempt a player and challenge (a second: 409 "
+        "already-entered, also when two race). The attempt is an ordinary game for every "
+        "other endpoint, but for this: until the day is over its deal stays secret (no "
+        "reveal, no analysis) and hints are off; it is ranked if it ends within the day."
+    ),
+)
+async def start_challenge_game(
+    target: Annotated[tuple[date, str], Depends(challenge_of_path)],
+    player: PlayerForRead,
+    reader: ReadChallengesDep,
+    writer: ChallengesDep,
+    solver: SolverDep,
+    database: DatabaseDep,
+    clock: ClockDep,
+    response: Response,
+) -> GameCreated:
+    day, layout = target
+    now = clock()
+    check_open(day, now)  # before the day's deal is dealt: a closed day deals none
+    challenge = await ensure_challenge(day, layout, reader, writer, solver, database.sessions)
+    game, token = await writer.start(challenge, player, now)
+    response.headers.update(created_headers(game))
+    return game_created(game, token, now)
+
+
 @router.get(
     "/daily",
     operation_id="get_daily_challenge",
@@ -146,12 +205,12 @@ DAY_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
         "not begun: 409 challenge-not-open; a past day nobody played: 404."
     ),
 )
-def get_daily_challenge(
+async def get_daily_challenge(
     reader: ReadChallengesDep,
     writer: ChallengesDep,
     solver: SolverDep,
+    database: DatabaseDep,
     clock: ClockDep,
-    request: Request,
     layout: Annotated[
         LayoutName,
         Query(
@@ -189,22 +248,15 @@ def get_daily_challenge(
     if day < now.date():
         # A day that is over has the challenge it had: one that nobody asked for while
         # it lasted was never dealt (and is not dealt now: a day's deal is made once).
-        challenge = reader.stored(challenge_id(day, layout))
+        challenge = await reader.stored(challenge_id(day, layout))
+        await reader.session.close()  # before the best score is searched for
         if challenge is None:
             raise NotFoundProblem(f"nobody played a {layout} challenge on {day}")
-        release(reader.session)
     else:
-        challenge = ensure_challenge(
-            day,
-            layout,
-            reader,
-            writer,
-            solver,
-            request.app.state.sessions,
-        )
+        challenge = await ensure_challenge(day, layout, reader, writer, solver, database.sessions)
     if now >= closes_at(day) and challenge.best_searched_at is None:
-        best = writer.best_score(challenge, solver)  # no transaction is open yet
-        challenge = writer.keep_best(challenge.id, best)
+        best = await writer.best_score(challenge, solver)  # no transaction is open yet
+        challenge = await writer.keep_best(challenge.id, best)
     return challenge_out(challenge, now)
 
 
@@ -234,7 +286,7 @@ def get_daily_challenge(
         "player key, answers the caller's result with `limit` results either side."
     ),
 )
-def get_leaderboard(
+async def get_leaderboard(
     challenge_id: ChallengeIdPath,
     reader: ReadChallengesDep,
     clock: ClockDep,
@@ -270,12 +322,12 @@ def get_leaderboard(
     if around is Around.ME:
         players = PlayerService(reader.session)
         if credential is None:
-            players.resolve("")  # the 401 that says a player key is needed
+            await players.resolve("")  # the 401 that says a player key is needed
         assert credential is not None
-        board = reader.around(challenge_id, players.resolve(credential), limit)
+        board = await reader.around(challenge_id, await players.resolve(credential), limit)
     else:
         after = board_place(cursor) if cursor is not None else None
-        board = reader.board(challenge_id, kind, limit, after)
+        board = await reader.board(challenge_id, kind, limit, after)
     next_cursor = board_cursor(board.next) if board.next is not None else None
     link_next(request, response, next_cursor)
     return LeaderboardRead(

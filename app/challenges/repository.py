@@ -17,7 +17,7 @@ from typing import Any
 
 from sqlalchemy import Table, bindparam, column, func, select, table, tuple_, update
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.orm import Session
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.challenges.models import (
     Challenge,
@@ -66,7 +66,7 @@ def _insert(dialect: str, table: Table) -> postgresql.Insert | sqlite.Insert:
 
 
 class ChallengeRepository:
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: AsyncSession) -> None:
         self.session = session
 
     @property
@@ -74,55 +74,57 @@ class ChallengeRepository:
         return self.session.get_bind().dialect.name
 
     # -- challenges -------------------------------------------------------------------
-    def get(self, challenge_id: str) -> Challenge | None:
-        return self.session.get(Challenge, challenge_id)
+    async def get(self, challenge_id: str) -> Challenge | None:
+        return await self.session.get(Challenge, challenge_id)
 
-    def add_if_absent(self, values: dict[str, Any]) -> Challenge:
+    async def add_if_absent(self, values: dict[str, Any]) -> Challenge:
         """Insert the challenge unless another request did first; the one stored."""
-        self.session.execute(
+        await self.session.execute(
             _insert(self._dialect, CHALLENGES)
             .values(**values, entries=0, created_at=utcnow())
             .on_conflict_do_nothing()
         )
-        challenge = self.session.scalars(
+        challenge = await self.session.scalars(
             select(Challenge)
             .where(Challenge.id == values["id"])
             .execution_options(populate_existing=True)
-        ).one()
-        return challenge
+        )
+        return challenge.one()
 
-    def count_entry(self, challenge_id: str) -> None:
-        self.session.execute(
+    async def count_entry(self, challenge_id: str) -> None:
+        await self.session.execute(
             update(CHALLENGES)
             .where(CHALLENGES.c.id == challenge_id)
             .values(entries=CHALLENGES.c.entries + 1)
         )
 
-    def set_best(self, challenge_id: str, best_score: int | None) -> None:
+    async def set_best(self, challenge_id: str, best_score: int | None) -> None:
         """Keep the best score found (or that none was, in time) unless one was kept."""
-        self.session.execute(
+        await self.session.execute(
             update(CHALLENGES)
             .where(CHALLENGES.c.id == challenge_id, CHALLENGES.c.best_searched_at.is_(None))
             .values(best_score=best_score, best_searched_at=utcnow())
         )
 
-    def secret(self, name: str, proposed: str) -> str:
+    async def secret(self, name: str, proposed: str) -> str:
         """The server secret ``name``: ``proposed`` when none was kept yet."""
-        self.session.execute(
+        await self.session.execute(
             _insert(self._dialect, SECRETS)
             .values(name=name, value=proposed, created_at=utcnow())
             .on_conflict_do_nothing()
         )
-        value: str = self.session.scalars(
-            select(ServerSecret.value).where(ServerSecret.name == name)
+        value: str = (
+            await self.session.scalars(select(ServerSecret.value).where(ServerSecret.name == name))
         ).one()
         return value
 
     # -- entries ----------------------------------------------------------------------
-    def add_entry(self, challenge_id: str, player_id: str, kind: PlayerKind, now: datetime) -> bool:
+    async def add_entry(
+        self, challenge_id: str, player_id: str, kind: PlayerKind, now: datetime
+    ) -> bool:
         """The player's entry, unless they have one (two racing: one wins); whether it
         was made."""
-        made = self.session.execute(
+        made = await self.session.execute(
             _insert(self._dialect, ENTRIES)
             .values(
                 challenge_id=challenge_id,
@@ -136,17 +138,17 @@ class ChallengeRepository:
         )
         return made.first() is not None
 
-    def entry(self, challenge_id: str, player_id: str) -> ChallengeEntry | None:
-        return self.session.get(ChallengeEntry, (challenge_id, player_id))
+    async def entry(self, challenge_id: str, player_id: str) -> ChallengeEntry | None:
+        return await self.session.get(ChallengeEntry, (challenge_id, player_id))
 
-    def set_entry_game(self, challenge_id: str, player_id: str, game_id: str) -> None:
-        self.session.execute(
+    async def set_entry_game(self, challenge_id: str, player_id: str, game_id: str) -> None:
+        await self.session.execute(
             update(ENTRIES)
             .where(ENTRIES.c.challenge_id == challenge_id, ENTRIES.c.player_id == player_id)
             .values(game_id=game_id)
         )
 
-    def finish_entry(
+    async def finish_entry(
         self,
         game_id: str,
         status: GameStatus,
@@ -157,24 +159,26 @@ class ChallengeRepository:
     ) -> None:
         """Enter the result of the game ``game_id``, and count it in its board's bucket
         when it is ranked (``rank_score`` given)."""
-        done = self.session.execute(
-            update(ENTRIES)
-            .where(ENTRIES.c.game_id == game_id)
-            .values(
-                status=status,
-                score=score,
-                moves=moves,
-                finished_at=finished_at,
-                rank_score=rank_score,
+        done = (
+            await self.session.execute(
+                update(ENTRIES)
+                .where(ENTRIES.c.game_id == game_id)
+                .values(
+                    status=status,
+                    score=score,
+                    moves=moves,
+                    finished_at=finished_at,
+                    rank_score=rank_score,
+                )
+                .returning(ENTRIES.c.challenge_id, ENTRIES.c.kind)
             )
-            .returning(ENTRIES.c.challenge_id, ENTRIES.c.kind)
         ).first()
         if done is None or rank_score is None:
             return
         place = {"challenge_id": done.challenge_id, "kind": done.kind, "rank_score": rank_score}
         for counts, values in ((BUCKETS, {**place, "moves": moves}), (SCORES, place)):
             statement = _insert(self._dialect, counts).values(**values, entries=1)
-            self.session.execute(
+            await self.session.execute(
                 statement.on_conflict_do_update(
                     index_elements=[counts.c[name] for name in values],
                     set_={"entries": counts.c.entries + 1},
@@ -182,40 +186,45 @@ class ChallengeRepository:
             )
 
     # -- the board ----------------------------------------------------------------------
-    def board_after(
+    async def board_after(
         self, challenge_id: str, kind: PlayerKind, after: BoardKey | None, limit: int
     ) -> tuple[list[Place], int]:
         """``limit`` results in board order after ``after`` (from the top without), and
         how many are ranked on the board: one statement."""
         board = {"challenge_id": challenge_id, "kind": kind, "limit": limit}
         if after is None:
-            rows = self.session.execute(_FIRST, board).all()
+            rows = (await self.session.execute(_FIRST, board)).all()
         else:
-            rows = self.session.execute(_AFTER, {**board, **_key_params(after)}).all()
-        ranked = int(rows[0].ranked) if rows else self.ranked(challenge_id, kind)
+            rows = (await self.session.execute(_AFTER, {**board, **_key_params(after)})).all()
+        ranked = int(rows[0].ranked) if rows else await self.ranked(challenge_id, kind)
         return [_place(r) for r in rows], ranked
 
-    def place_of(self, challenge_id: str, kind: PlayerKind, player_id: str) -> Place | None:
+    async def place_of(self, challenge_id: str, kind: PlayerKind, player_id: str) -> Place | None:
         """The player's ranked result on the board, with its rank (None without one)."""
-        row = self.session.execute(
-            _MINE, {"challenge_id": challenge_id, "kind": kind, "player_id": player_id}
+        row = (
+            await self.session.execute(
+                _MINE, {"challenge_id": challenge_id, "kind": kind, "player_id": player_id}
+            )
         ).first()
         return _place(row) if row is not None else None
 
-    def board_before(
+    async def board_before(
         self, challenge_id: str, kind: PlayerKind, before: BoardKey, limit: int
     ) -> list[Place]:
         """``limit`` results just before ``before``, in board order."""
-        rows = self.session.execute(
-            _BEFORE,
-            {"challenge_id": challenge_id, "kind": kind, "limit": limit, **_key_params(before)},
+        rows = (
+            await self.session.execute(
+                _BEFORE,
+                {"challenge_id": challenge_id, "kind": kind, "limit": limit, **_key_params(before)},
+            )
         ).all()
         return [_place(r) for r in reversed(rows)]
 
-    def ranked(self, challenge_id: str, kind: PlayerKind) -> int:
-        return int(
-            self.session.scalar(select(_RANKED), {"challenge_id": challenge_id, "kind": kind}) or 0
+    async def ranked(self, challenge_id: str, kind: PlayerKind) -> int:
+        ranked = await self.session.scalar(
+            select(_RANKED), {"challenge_id": challenge_id, "kind": kind}
         )
+        return int(ranked or 0)
 
 
 def _key_params(key: BoardKey) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from app import engine
 from app.challenges.deals import daily_rules, daily_salt, find_daily_deal
@@ -28,13 +28,14 @@ from app.challenges.errors import (
 )
 from app.challenges.models import Challenge
 from app.challenges.repository import BoardKey, ChallengeRepository, Place
-from app.engine.solver import Budget, solve_best
-from app.games.service import GameEnded, GameService, LoadedGame
-from app.kit.deps import release
+from app.engine.solver import SearchBudget, solve_best
+from app.games.service import GameService, LoadedGame
+from app.kit.database import Sessions
 from app.kit.errors import NotFoundProblem, ServiceUnavailableProblem, ValidationProblem
+from app.kit.events import GameEnded
 from app.kit.models import PlayerKind
 from app.kit.paging import decode_cursor, encode_cursor
-from app.kit.workload import WorkLimiter
+from app.kit.workload import SolverPool
 from app.players.service import Player
 from app.settings import Settings
 
@@ -80,35 +81,36 @@ def check_open(day: date, now: datetime) -> None:
         raise ChallengeClosedProblem(f"the challenge of {day} closed at {closes_at(day)}")
 
 
-def challenge_secret(settings: Settings, sessions: sessionmaker[Session]) -> bytes:
+async def challenge_secret(settings: Settings, sessions: Sessions) -> bytes:
     """``CHALLENGE_SECRET``, or else the secret the server keeps for the challenges: made
     once, in a transaction of its own (it is the server's, not any request's)."""
     if settings.challenge_secret:
         return settings.challenge_secret.encode()
-    with sessions() as session:
-        value = ChallengeRepository(session).secret(SECRET_NAME, secrets.token_hex(32))
-        session.commit()
+    async with sessions() as session:
+        value = await ChallengeRepository(session).secret(SECRET_NAME, secrets.token_hex(32))
+        await session.commit()
     return bytes.fromhex(value)
 
 
-def ensure_challenge(
+async def ensure_challenge(
     day: date,
     layout: str,
     reader: ChallengeService,
     writer: ChallengeService,
-    solver: WorkLimiter,
-    sessions: sessionmaker[Session],
+    solver: SolverPool,
+    sessions: Sessions,
 ) -> Challenge:
     """The stored challenge, derived and stored first if nobody asked for it yet: read
-    through ``reader`` (whose read then ends), searched with no transaction open, then
-    stored through ``writer``. ``sessions`` keep the server's secret when no setting
-    gives one (``challenge_secret``)."""
-    stored = reader.stored(challenge_id(day, layout))
-    release(reader.session)
+    through ``reader`` (whose connection then goes back to the pool), searched with no
+    transaction open and no connection held, then stored through ``writer``.
+    ``sessions`` keep the server's secret when no setting gives one
+    (``challenge_secret``)."""
+    stored = await reader.stored(challenge_id(day, layout))
+    await reader.session.close()
     if stored is not None:
         return stored
-    secret = challenge_secret(reader.settings, sessions)
-    return writer.store(reader.derive(day, layout, secret, solver))
+    secret = await challenge_secret(reader.settings, sessions)
+    return await writer.store(await reader.derive(day, layout, secret, solver))
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,22 +148,24 @@ SEARCHED = SearchedCandidates()
 
 
 class ChallengeService:
-    def __init__(self, session: Session, settings: Settings) -> None:
+    def __init__(self, session: AsyncSession, settings: Settings) -> None:
         self.session = session
         self.settings = settings
         self.challenges = ChallengeRepository(session)
 
     # -- the day's challenge ----------------------------------------------------------
-    def stored(self, challenge_id: str) -> Challenge | None:
-        return self.challenges.get(challenge_id)
+    async def stored(self, challenge_id: str) -> Challenge | None:
+        return await self.challenges.get(challenge_id)
 
-    def derive(self, day: date, layout: str, secret: bytes, solver: WorkLimiter) -> dict[str, Any]:
+    async def derive(
+        self, day: date, layout: str, secret: bytes, solver: SolverPool
+    ) -> dict[str, Any]:
         """The day's challenge, computed (a solver search: call it with no transaction
         open)."""
         seconds = self.settings.solver_budget_ms / 1000
         key = day.isoformat()
         first = SEARCHED.reached(key, layout)
-        deal, k = solver.run(
+        deal, k = await solver.run(
             "challenge", seconds, find_daily_deal, secret, key, layout, seconds, first
         )
         if deal is None:
@@ -180,42 +184,48 @@ class ChallengeService:
             "commitment": engine.commitment(deal, salt),
         }
 
-    def store(self, values: dict[str, Any]) -> Challenge:
+    async def store(self, values: dict[str, Any]) -> Challenge:
         """Keep the derived challenge (two racing derivations agree; one is kept)."""
-        return self.challenges.add_if_absent(values)
+        return await self.challenges.add_if_absent(values)
 
-    def best_score(self, challenge: Challenge, solver: WorkLimiter) -> int | None:
+    async def best_score(self, challenge: Challenge, solver: SolverPool) -> int | None:
         """The deal's best final score (a solver search within ANALYSIS_BUDGET_MS: call
         it with no transaction open); None when the search ran out of time."""
         seconds = self.settings.analysis_budget_ms / 1000
         rules = engine.Rules.from_dict(challenge.rules)
         layout = engine.get_layout(challenge.layout)
         start = engine.new_game(engine.parse_cards(challenge.deal), rules, layout)
-        answer = solver.run(
-            "challenge_best", seconds, solve_best, start, Budget(max_nodes=None, seconds=seconds)
+        answer = await solver.run(
+            "challenge_best",
+            seconds,
+            solve_best,
+            start,
+            SearchBudget(max_nodes=None, seconds=seconds),
         )
         return answer.score
 
-    def keep_best(self, challenge_id: str, best: int | None) -> Challenge:
-        self.challenges.set_best(challenge_id, best)
-        stored = self.challenges.get(challenge_id)
+    async def keep_best(self, challenge_id: str, best: int | None) -> Challenge:
+        await self.challenges.set_best(challenge_id, best)
+        stored = await self.challenges.get(challenge_id)
         assert stored is not None
-        self.session.refresh(stored)
+        await self.session.refresh(stored)
         return stored
 
     # -- attempts -----------------------------------------------------------------------
-    def start(self, challenge: Challenge, player: Player, now: datetime) -> tuple[LoadedGame, str]:
+    async def start(
+        self, challenge: Challenge, player: Player, now: datetime
+    ) -> tuple[LoadedGame, str]:
         """The player's one ranked attempt: a game of the day's deal, under its rules,
         committed to with its salt (its commitment is the challenge's)."""
         check_open(challenge.day, now)
-        if not self.challenges.add_entry(challenge.id, player.id, player.kind, now):
-            entry = self.challenges.entry(challenge.id, player.id)
+        if not await self.challenges.add_entry(challenge.id, player.id, player.kind, now):
+            entry = await self.challenges.entry(challenge.id, player.id)
             raise AlreadyEnteredProblem(
                 f"player {player.id} has already entered {challenge.id}",
                 game_id=entry.game_id if entry is not None else None,
             )
         rules = engine.Rules.from_dict(challenge.rules)
-        game, token = GameService(self.session, self.settings, clock=lambda: now).start(
+        game, token = await GameService(self.session, self.settings, clock=lambda: now).start(
             engine.parse_cards(challenge.deal),
             rules,
             engine.get_layout(challenge.layout),
@@ -226,45 +236,47 @@ class ChallengeService:
             salt=challenge.salt,
             reveal_after=closes_at(challenge.day),
         )
-        self.challenges.set_entry_game(challenge.id, player.id, game.row.id)
-        self.challenges.count_entry(challenge.id)
+        await self.challenges.set_entry_game(challenge.id, player.id, game.row.id)
+        await self.challenges.count_entry(challenge.id)
         return game, token
 
-    def game_ended(self, ended: GameEnded) -> None:
-        """A game ended: when it is a challenge's attempt, enter its result, ranked when
-        it ended within the day (in the transaction of its last move)."""
-        if ended.challenge_id is None:
-            return
-        day, _ = parse_challenge_id(ended.challenge_id)
-        ranked = ended.ended_at < closes_at(day)
-        lower_is_better = ended.scoring is engine.Scoring.CARDS_LEFT
-        self.challenges.finish_entry(
-            ended.game_id,
-            ended.status,
-            ended.score,
-            ended.moves,
-            ended.ended_at,
-            rank_score=(ended.score if lower_is_better else -ended.score) if ranked else None,
-        )
-
     # -- the board ----------------------------------------------------------------------
-    def board(
+    async def board(
         self, challenge_id: str, kind: PlayerKind, limit: int, after: BoardKey | None
     ) -> Board:
-        places, ranked = self.challenges.board_after(challenge_id, kind, after, limit + 1)
+        places, ranked = await self.challenges.board_after(challenge_id, kind, after, limit + 1)
         more = len(places) > limit
         places = places[:limit]
         return Board(challenge_id, kind, ranked, places, places[-1].key if more else None)
 
-    def around(self, challenge_id: str, player: Player, neighbours: int) -> Board:
+    async def around(self, challenge_id: str, player: Player, neighbours: int) -> Board:
         """The player's ranked result with ``neighbours`` results either side of it."""
         kind = player.kind
-        mine = self.challenges.place_of(challenge_id, kind, player.id)
+        mine = await self.challenges.place_of(challenge_id, kind, player.id)
         if mine is None:
             raise NoRankedResultProblem(f"no ranked result of player {player.id} on {challenge_id}")
-        before = self.challenges.board_before(challenge_id, kind, mine.key, neighbours)
-        after, ranked = self.challenges.board_after(challenge_id, kind, mine.key, neighbours)
+        before = await self.challenges.board_before(challenge_id, kind, mine.key, neighbours)
+        after, ranked = await self.challenges.board_after(challenge_id, kind, mine.key, neighbours)
         return Board(challenge_id, kind, ranked, [*before, mine, *after], None)
+
+
+async def enter_ended_game(session: AsyncSession, ended: GameEnded) -> None:
+    """The listener of ``GameEnded`` (``app.main`` wires it): when the game is a
+    challenge's attempt, its result is entered, ranked when it ended within the day (in
+    the transaction of its last move)."""
+    if ended.challenge_id is None:
+        return
+    day, _ = parse_challenge_id(ended.challenge_id)
+    ranked = ended.ended_at < closes_at(day)
+    lower_is_better = ended.scoring is engine.Scoring.CARDS_LEFT
+    await ChallengeRepository(session).finish_entry(
+        ended.game_id,
+        ended.status,
+        ended.score,
+        ended.moves,
+        ended.ended_at,
+        rank_score=(ended.score if lower_is_better else -ended.score) if ranked else None,
+    )
 
 
 def board_cursor(key: BoardKey) -> str:

@@ -37,7 +37,7 @@ from app.engine.deals import numbered_deal
 from app.engine.game import apply, new_game
 from app.engine.layouts import Layout
 from app.engine.rules import Rules
-from app.engine.solver import Budget
+from app.engine.solver import SearchBudget
 from app.engine.view import player_view
 
 
@@ -144,7 +144,7 @@ def _hint_strategy(name: str) -> Callable[[Rules, Layout, HintSettings], Strateg
                 seed=game * 1000 + int(view["moves_made"]),
                 time_budget=settings.seconds,
                 max_samples=settings.samples,
-                sample_budget=Budget(max_nodes=settings.nodes),
+                sample_budget=SearchBudget(max_nodes=settings.nodes),
             )
             assert h.move is not None
             if h.exact:  # nothing hidden: not a chance to calibrate

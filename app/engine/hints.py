@@ -73,9 +73,9 @@ from app.engine.solver import (
     NO_TOP,
     REDEAL_CODE,
     BestAnswer,
-    Budget,
     BudgetExhausted,
     ClearAnswer,
+    SearchBudget,
     _fits,
     _Start,
     clear_search,
@@ -313,13 +313,13 @@ def _sight(view: Mapping[str, Any], rules: Rules, lay: Layout) -> _Sight:
     return replace(sight, candidates=tuple(candidates))
 
 
-def _time_left(began: float, time_budget: float | None, budget: Budget) -> Budget:
+def _time_left(began: float, time_budget: float | None, budget: SearchBudget) -> SearchBudget:
     """``budget``, cut to what is left of the hint's time: no search runs past it."""
     if time_budget is None:
         return budget
     left = max(0.0, time_budget - (time.perf_counter() - began))
     if budget.seconds is None or budget.seconds > left:
-        return Budget(budget.max_nodes, left)
+        return SearchBudget(budget.max_nodes, left)
     return budget
 
 
@@ -329,7 +329,7 @@ def _race_samples(
     seed: int,
     began: float,
     time_budget: float | None,
-    sample_budget: Budget,
+    sample_budget: SearchBudget,
     max_samples: int | None,
 ) -> tuple[list[list[bool]], list[int], int, int]:
     """Deal samples and solve, in each, the position after each of ``lines`` (moves in
@@ -389,7 +389,7 @@ def sampled_hint(
     seed: int = 0,
     time_budget: float | None = DEFAULT_HINT_SECONDS,
     max_samples: int | None = None,
-    sample_budget: Budget | None = None,
+    sample_budget: SearchBudget | None = None,
     knots: Knots | None = None,
 ) -> Hint:
     """The hint up to 2026-12 (the bots' ``pimc``): every legal move solved on the same
@@ -406,7 +406,7 @@ def sampled_hint(
     lay = layout if layout is not None else get_layout(rules.layout)
     if view.get("status", "in_progress") != "in_progress":
         return Hint(None, 0.0, 0, True)
-    sample_budget = sample_budget or Budget(max_nodes=DEFAULT_SAMPLE_NODES)
+    sample_budget = sample_budget or SearchBudget(max_nodes=DEFAULT_SAMPLE_NODES)
     sight = _sight(view, rules, lay)
     exact = sight.exact
     codes = [(str(m), code) for m in sight.candidates if (code := _move_code(m)) is not None]
@@ -486,7 +486,7 @@ def planned_hint(
     seed: int = 0,
     time_budget: float | None = DEFAULT_HINT_SECONDS,
     max_samples: int | None = None,
-    sample_budget: Budget | None = None,
+    sample_budget: SearchBudget | None = None,
 ) -> Hint:
     """Plans solved on samples: the move that starts the plan winning the most samples.
 
@@ -504,7 +504,7 @@ def planned_hint(
     lay = layout if layout is not None else get_layout(rules.layout)
     if view.get("status", "in_progress") != "in_progress":
         return Hint(None, 0.0, 0, True)
-    sample_budget = sample_budget or Budget(max_nodes=DEFAULT_SAMPLE_NODES)
+    sample_budget = sample_budget or SearchBudget(max_nodes=DEFAULT_SAMPLE_NODES)
     sight = _sight(view, rules, lay)
     codes = {code: str(m) for m in sight.candidates if (code := _move_code(m)) is not None}
     after = [c for c in codes if c < 0]  # a draw, a redeal
@@ -533,7 +533,7 @@ def hint(
     seed: int = 0,
     time_budget: float | None = DEFAULT_HINT_SECONDS,
     max_samples: int | None = None,
-    sample_budget: Budget | None = None,
+    sample_budget: SearchBudget | None = None,
 ) -> Hint:
     """The server's hint: ``sampled_hint``'s move (each search in C where it is built),
     its chance calibrated for the game's rules (``app.engine.calibration``). What was
@@ -616,7 +616,7 @@ def analysis(
     moves: Sequence[Move | str],
     layout: Layout | None = None,
     *,
-    budget: Budget | None = None,
+    budget: SearchBudget | None = None,
     best: bool = True,
 ) -> Analysis:
     """Whether the deal could be cleared, its best score, and where a winnable game was
@@ -627,14 +627,14 @@ def analysis(
     clearing answer first, then where a win was lost, then the best score with the time
     that is left (the costliest search, and the one a player misses least: on six_peaks
     it rarely finishes at all, while the rest takes milliseconds)."""
-    budget = budget or Budget()
+    budget = budget or SearchBudget()
     began = time.perf_counter()
 
-    def left() -> Budget:
+    def left() -> SearchBudget:
         if budget.seconds is None:
             return budget
         spent = time.perf_counter() - began
-        return Budget(max_nodes=budget.max_nodes, seconds=max(0.0, budget.seconds - spent))
+        return SearchBudget(max_nodes=budget.max_nodes, seconds=max(0.0, budget.seconds - spent))
 
     first = new_game(deal, rules, layout)
     states: list[GameState] = [first]

@@ -10,7 +10,7 @@ Two questions, for any layout and rule option (undo is irrelevant to the optimum
 
 Both take a ``GameState`` (the start of a deal or any position of a game), so an HTTP
 endpoint, the hints and the analysis call them directly; ``solve_deal`` is the form for a
-deal. Each search has a ``Budget`` (nodes and/or seconds); when it runs out the answer is
+deal. Each search has a ``SearchBudget`` (nodes and/or seconds); when it runs out the answer is
 ``None`` ("unknown"), never a guess.
 
 How it is fast. The search never touches ``GameState``: a position is a bitmask of the
@@ -96,9 +96,9 @@ from app.engine.scoring import card_points, draw_cost, peak_bonus
 
 __all__ = [
     "BestAnswer",
-    "Budget",
     "ClearAnswer",
     "NoWinnableDealError",
+    "SearchBudget",
     "Solution",
     "WinnableDeal",
     "solve_best",
@@ -136,7 +136,7 @@ _ACCEL_MAX_ENTRIES = 1 << 22
 
 
 @dataclass(frozen=True, slots=True)
-class Budget:
+class SearchBudget:
     """How much work one search may do: search nodes and/or wall-clock seconds."""
 
     max_nodes: int | None = DEFAULT_MAX_NODES
@@ -398,7 +398,7 @@ class _Search:
     """
 
     def __init__(
-        self, layout: Layout, rules: Rules, start: _Start, budget: Budget, bound: bool = True
+        self, layout: Layout, rules: Rules, start: _Start, budget: SearchBudget, bound: bool = True
     ) -> None:
         self.table = _Table(layout, rules, start.ranks)
         self.stock = start.stock
@@ -856,7 +856,7 @@ class _ClearSearch:
     search's nodes: a node budget buys a little less search, in an eighth of the time. The
     answers, when both give one, are the same (tested)."""
 
-    def __init__(self, layout: Layout, rules: Rules, start: _Start, budget: Budget) -> None:
+    def __init__(self, layout: Layout, rules: Rules, start: _Start, budget: SearchBudget) -> None:
         assert _ACCEL is not None and rules.redeals == 0
         self.shape = shape = _shape(layout)
         self.stock = start.stock
@@ -909,7 +909,9 @@ class _ClearSearch:
         return bool(won)
 
 
-def clear_search(layout: Layout, rules: Rules, start: _Start, budget: Budget) -> ClearingSearch:
+def clear_search(
+    layout: Layout, rules: Rules, start: _Start, budget: SearchBudget
+) -> ClearingSearch:
     """A clearing search for questions on positions of ``start``'s deal and stock, sharing
     what it learns: the C one (``_ClearSearch``) where it is built and the rules have no
     redeals, else the pure Python ``_Search``; both with the bound."""
@@ -986,7 +988,7 @@ class _BestSearch(_Search):
     therefore followed straight to that j, and the line draws j - i cards.
     """
 
-    def __init__(self, layout: Layout, rules: Rules, start: _Start, budget: Budget) -> None:
+    def __init__(self, layout: Layout, rules: Rules, start: _Start, budget: SearchBudget) -> None:
         super().__init__(layout, rules, start, budget)
         longest = self.table.n + start.streak + 1
         self.scorer = _scorer(rules, layout, longest)
@@ -1279,12 +1281,12 @@ def _check_line(state: GameState, line: Sequence[str]) -> GameState:
 
 
 def solve_clear(
-    state: GameState, budget: Budget | None = None, *, bound: bool = True
+    state: GameState, budget: SearchBudget | None = None, *, bound: bool = True
 ) -> ClearAnswer:
     """Whether the game can still be cleared from ``state``, with a winning line.
     ``bound=False`` turns off the bound (module docstring), for tests and benchmarks."""
     began = time.perf_counter()
-    budget = budget or Budget()
+    budget = budget or SearchBudget()
     if state.outcome is GameStatus.WON:
         return ClearAnswer(True, (), 0, time.perf_counter() - began)
     if state.is_over:
@@ -1301,11 +1303,11 @@ def solve_clear(
     return ClearAnswer(ok, line, search.nodes, time.perf_counter() - began)
 
 
-def solve_best(state: GameState, budget: Budget | None = None) -> BestAnswer:
+def solve_best(state: GameState, budget: SearchBudget | None = None) -> BestAnswer:
     """The best final score reachable from ``state`` under its rules' scoring, stopping
     (conceding) whenever that is best, with a line that reaches it."""
     began = time.perf_counter()
-    budget = budget or Budget()
+    budget = budget or SearchBudget()
     scheme = state.rules.scoring
     if state.is_over:
         return BestAnswer(state.score.total, scheme, (), 0, time.perf_counter() - began)
@@ -1340,7 +1342,7 @@ def solve_deal(
     *,
     clear: bool = True,
     best: bool = True,
-    budget: Budget | None = None,
+    budget: SearchBudget | None = None,
 ) -> Solution:
     """Both questions for a deal, each with its own ``budget``."""
     state = new_game(deal, rules, layout)
@@ -1375,7 +1377,10 @@ def winnable_deal_within(
     while (left := deadline - time.perf_counter()) > 0:
         try:
             return winnable_deal(
-                rules, layout, max_deals=1, budget=Budget(max_nodes=nodes_per_deal, seconds=left)
+                rules,
+                layout,
+                max_deals=1,
+                budget=SearchBudget(max_nodes=nodes_per_deal, seconds=left),
             )
         except NoWinnableDealError:
             continue
@@ -1389,7 +1394,7 @@ def winnable_deal(
     first_number: int | None = None,
     rng: random.Random | None = None,
     max_deals: int = 100,
-    budget: Budget | None = None,
+    budget: SearchBudget | None = None,
 ) -> WinnableDeal:
     """Deal until the solver proves a deal winnable under ``rules``.
 
@@ -1400,7 +1405,7 @@ def winnable_deal(
     ``NoWinnableDealError``.
     """
     lay = layout if layout is not None else get_layout(rules.layout)
-    budget = budget or Budget(max_nodes=200_000)
+    budget = budget or SearchBudget(max_nodes=200_000)
     chooser = rng if rng is not None else random.SystemRandom()
     for tried in range(1, max_deals + 1):
         if first_number is not None:

@@ -1,35 +1,24 @@
-"""The game endpoints (under /v1)."""
+"""The game endpoints (under /v1), and a player's games (under /v1/players/me)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Depends, Header, Path, Query, Request, Response, status
-from fastapi.concurrency import run_in_threadpool
-from sqlalchemy.orm import Session
+from fastapi import APIRouter, Body, Depends, Header, Query, Request, Response, status
 
 from app import engine
-from app.challenges.service import (
-    START_PROBLEMS,
-    ChallengeService,
-    check_open,
-    ensure_challenge,
-    parse_challenge_id,
-)
-from app.engine import GameState
+from app.engine import GameState, GameStatus
 from app.games import solving
 from app.games.access import (
     ACCESS_PROBLEMS,
     GameForRead,
-    GameIdPath,
     GameRowForRead,
+    GameToMove,
+    GameToMoveDep,
     OptionalPlayer,
     game_service,
-    load_for_move,
-    move_on_loop,
 )
 from app.games.errors import (
     ConflictProblem,
@@ -41,15 +30,17 @@ from app.games.errors import (
     PreconditionFailedProblem,
     RankedGameProblem,
 )
-from app.games.models import Analysis, Game
+from app.games.models import Analysis
 from app.games.schemas import (
     CREATE_EXAMPLES,
+    CREATED_HEADERS,
     AnalysisRead,
-    ChallengeLinkRead,
     GameCreate,
     GameCreated,
     GameRead,
     GameScoreRead,
+    GameSummaryList,
+    GameSummaryRead,
     HintRead,
     LegalMoveList,
     LegalMoveRead,
@@ -57,116 +48,41 @@ from app.games.schemas import (
     MoveList,
     MoveRead,
     PlayCreate,
-    RevealRead,
+    game_links,
     legal_moves_read,
-    state_read,
+    ok_with_links,
 )
-from app.games.service import GameService, LoadedGame, MoveResult
-from app.kit.auth import BearerCredentials, BearerDep, bearer_of
+from app.games.service import (
+    GameService,
+    MoveResult,
+    created_headers,
+    deal_secret,
+    game_created,
+    game_read,
+)
 from app.kit.clock import ClockDep
-from app.kit.database import LoopStatements, statements_commit_alone
-from app.kit.deps import OneHopRoute, ReadSessionDep, SessionDep, in_session, release
+from app.kit.deps import ReadSessionDep, SessionDep
 from app.kit.errors import PayloadTooLargeProblem, ServiceUnavailableProblem, ValidationProblem
 from app.kit.headers import (
     ENTITY_TAGS,
     ETAG,
     IDEMPOTENT_REPLAYED,
-    LOCATION,
-    NO_STORE,
     REVALIDATE,
-    Headers,
     etag,
     if_none_match,
 )
 from app.kit.paging import PAGE_HEADERS, CursorParam, decode_cursor, encode_cursor, link_next
 from app.kit.problems import problem_responses
-from app.kit.ratelimit import RATE_LIMIT_HEADERS, Budget, RateLimitedProblem, rate_limit, spend
-from app.kit.workload import WorkLimiter
-from app.players.service import PLAYER_PROBLEMS, Player, PlayerService
+from app.kit.ratelimit import RATE_LIMIT_HEADERS, Budget, RateLimitedProblem, rate_limit
+from app.kit.schemas import LayoutName
+from app.kit.workload import SolverDep, solver_free
+from app.players.service import PLAYER_PROBLEMS, PlayerForRead
 
-# OneHopRoute: a sync endpoint, its game's loading and the commit in one threadpool trip.
-router = APIRouter(prefix="/v1/games", tags=["games"], route_class=OneHopRoute)
-
-
-# No I/O in these, so async: a sync dependency costs a hop through the threadpool.
-async def get_solver(request: Request) -> WorkLimiter:
-    limiter: WorkLimiter = request.app.state.solver
-    return limiter
-
-
-def writing_service(session: Session, request: Request) -> GameService:
-    """The games service of a writing request, with what follows games' ends: the
-    player's statistics (and the challenge's board) count in the same transaction."""
-    service = game_service(session, request)
-    settings = request.app.state.settings
-    service.on_end = (
-        PlayerService(session).game_ended,
-        ChallengeService(session, settings).game_ended,
-    )
-    return service
+router = APIRouter(prefix="/v1/games", tags=["games"])
 
 
 async def get_game_service(session: SessionDep, request: Request) -> GameService:
-    return writing_service(session, request)
-
-
-@dataclass(frozen=True, slots=True)
-class GameToMove:
-    """What a move route works with: the game's id and the caller's credential, its move
-    budget spent; ``move`` moves the game."""
-
-    request: Request
-    game_id: str
-    credential: str
-
-    async def move(
-        self,
-        move_text: str,
-        response: Response,
-        *,
-        if_match: str | None = None,
-        idempotency_key: str | None = None,
-        expect: dict[str, Any] | None = None,
-    ) -> GameRead:
-        """On PostgreSQL a plain move is read and written on the event loop (no trip
-        through the threadpool: ``move_on_loop``); every other move, and every move on
-        SQLite, in a writing session, in one trip: load, move, commit."""
-        app = self.request.app
-        statements: LoopStatements | None = app.state.loop_statements
-        if statements is not None and idempotency_key is None and statements.serves():
-            clock = app.state.clock
-            result = await move_on_loop(
-                statements,
-                self.game_id,
-                self.credential,
-                move_text,
-                if_match=if_match,
-                expect=expect,
-                settings=app.state.settings,
-                clock=clock,
-            )
-            if result is not None:
-                return _move_answer(result, response, clock())
-
-        def in_trip(session: Session) -> GameRead:
-            service = writing_service(session, self.request)
-            game = load_for_move(service, self.game_id, self.credential)
-            result = service.move(
-                game, move_text, if_match=if_match, idempotency_key=idempotency_key, expect=expect
-            )
-            return _move_answer(result, response, service.clock())
-
-        return await run_in_threadpool(in_session, self.request, in_trip)
-
-
-async def game_to_move(
-    game_id: GameIdPath, credentials: BearerCredentials, request: Request, response: Response
-) -> GameToMove:
-    """The move routes' one dependency: the caller's move budget spent and the
-    credential read. One, not five (a budget, a credential, a session, a service, a
-    game): each dependency FastAPI solves costs about 2% of a move's server CPU."""
-    await spend(request, response, Budget.MOVE)
-    return GameToMove(request, game_id, bearer_of(credentials))
+    return game_service(session, request)
 
 
 async def get_read_game_service(session: ReadSessionDep, request: Request) -> GameService:
@@ -174,20 +90,6 @@ async def get_read_game_service(session: ReadSessionDep, request: Request) -> Ga
 
 
 GameServiceDep = Annotated[GameService, Depends(get_game_service)]
-GameToMoveDep = Annotated[GameToMove, Depends(game_to_move)]
-SolverDep = Annotated[WorkLimiter, Depends(get_solver)]
-
-
-def solver_free(kind: str) -> Any:
-    """A dependency that refuses (503) before anything is loaded when the worker's
-    search slots are all taken: a refusal then costs no query."""
-
-    async def check(solver: SolverDep) -> None:
-        solver.ensure_free(kind)
-
-    return Depends(check)
-
-
 ReadGameServiceDep = Annotated[GameService, Depends(get_read_game_service)]
 IfMatchHeader = Annotated[
     str | None,
@@ -246,56 +148,6 @@ MOVE_ERRORS = problem_responses(
     IdempotencyMismatchProblem,
 )
 
-# OpenAPI links: how a client (or a stateful fuzzer) follows a game from one answer to the
-# next call. The game id is in every game body; the token only in create_game's answer.
-GAME_OPERATIONS = (
-    "get_game",
-    "list_legal_moves",
-    "make_move",
-    "play_card",
-    "draw_card",
-    "concede_game",
-    "get_score",
-    "list_moves",
-    "get_hint",
-    "get_analysis",
-)
-
-
-def game_links(
-    id_pointer: str, *, token: bool = False, legal_move: str | None = None
-) -> dict[str, Any]:
-    """Links from an answer naming a game (at ``id_pointer``) to every call on that game;
-    ``token`` when the answer carries the player token, ``legal_move`` a pointer to a legal
-    move in it, which make_move accepts unchanged."""
-    links: dict[str, Any] = {}
-    for operation in GAME_OPERATIONS:
-        parameters = {"path.game_id": f"$response.body#{id_pointer}"}
-        if token:
-            parameters["header.Authorization"] = "Bearer {$response.body#/token}"
-        link: dict[str, Any] = {
-            "operationId": operation,
-            "parameters": parameters,
-            "description": f"Call {operation} on this game",
-        }
-        if operation == "make_move" and legal_move is not None:
-            link["requestBody"] = f"$response.body#{legal_move}"
-            link["description"] = "Post one of the game's legal moves back unchanged"
-        links[operation] = link
-    return links
-
-
-def ok_with_links(
-    status_code: int, id_pointer: str, *headers: Headers, **options: Any
-) -> dict[int | str, dict[str, Any]]:
-    """The success answer of a route on a game: its links, the rate-limit headers every
-    answer of a limited route carries, and ``headers``."""
-    declared: Headers = {**RATE_LIMIT_HEADERS}
-    for more in headers:
-        declared.update(more)
-    return {status_code: {"links": game_links(id_pointer, **options), "headers": declared}}
-
-
 # A read that names the game's version answers 304 to a client whose If-None-Match names
 # it still.
 NOT_MODIFIED: dict[int | str, dict[str, Any]] = {
@@ -319,15 +171,6 @@ def fresh_or_not_modified(
     return None
 
 
-def created(response: Response, game: LoadedGame) -> None:
-    """The headers of a new game's answer: where it is, its version, and no cache (the
-    answer holds its token)."""
-    response.headers["Location"] = f"/v1/games/{game.row.id}"
-    response.headers["ETag"] = etag(game.state.moves_made)
-    response.headers["Cache-Control"] = "no-store"
-
-
-CREATED_HEADERS = (LOCATION, ETAG, NO_STORE)
 MOVE_RESPONSES = {
     **ok_with_links(200, "/id", ETAG, IDEMPOTENT_REPLAYED, legal_move="/legal_moves/0"),
     **MOVE_ERRORS,
@@ -341,47 +184,29 @@ def legal_move_objects(
     return [LegalMoveRead.model_validate(m) for m in legal_moves_read(state, moves)]
 
 
-def game_out(game: LoadedGame, now: datetime) -> dict[str, Any]:
-    """The game as its player may see it; the deal only once the game has ended (and a
-    challenge's game only once its day is over too)."""
-    row, state = game.row, game.state
-    reveal = None
-    if state.is_over and not deal_secret(row, now):
-        reveal = RevealRead(deal=row.deal.split(), salt=row.salt, deal_number=row.deal_number)
-    challenge = None
-    if row.challenge_id is not None and row.reveal_after is not None:
-        ended_in_time = row.ended_at is not None and row.ended_at < row.reveal_after
-        challenge = ChallengeLinkRead(
-            id=row.challenge_id,
-            ranked=ended_in_time or (row.ended_at is None and now < row.reveal_after),
-            reveal_after=row.reveal_after,
-        )
-    return {
-        "id": row.id,
-        **state_read(state),
-        "deal_number": row.deal_number if row.deal_chosen else None,
-        "commitment": row.commitment,
-        "reveal": reveal,
-        "player_id": row.player_id,
-        "challenge": challenge,
-        "created_at": row.created_at,
-        "updated_at": row.updated_at,
-    }
-
-
-def deal_secret(row: Game, now: datetime) -> bool:
-    """Whether the game's deal must stay secret now whatever its state: a challenge's
-    game before its day is over."""
-    return row.reveal_after is not None and now < row.reveal_after
-
-
-def _move_answer(result: MoveResult, response: Response, now: datetime) -> GameRead:
-    """The answer to a move, at ``now``: the move routes take it from their service's
-    clock (the app's, which ClockDep would give), a dependency fewer to solve a move."""
+def move_answer(result: MoveResult, response: Response, now: datetime) -> GameRead:
+    """The answer to a move, at ``now``."""
     response.headers["ETag"] = etag(result.game.state.moves_made)
     if result.replayed:
         response.headers["Idempotent-Replayed"] = "true"
-    return GameRead.model_validate(game_out(result.game, now))
+    return game_read(result.game, now)
+
+
+async def moved(
+    moving: GameToMove,
+    move: str,
+    response: Response,
+    *,
+    if_match: str | None,
+    idempotency_key: str | None,
+    expect: dict[str, Any] | None = None,
+) -> GameRead:
+    """``move`` applied to the route's game: every move route's one way."""
+    service = moving.service
+    result = await service.move(
+        moving.game, move, if_match=if_match, idempotency_key=idempotency_key, expect=expect
+    )
+    return move_answer(result, response, service.clock())
 
 
 @router.post(
@@ -410,19 +235,20 @@ def _move_answer(result: MoveResult, response: Response, now: datetime) -> GameR
         "it accepts the key as well as the game's token."
     ),
 )
-def create_game(
+async def create_game(
     body: Annotated[GameCreate, Body(openapi_examples=CREATE_EXAMPLES)],
     service: GameServiceDep,
     solver: SolverDep,
     player: OptionalPlayer,
+    reading: ReadSessionDep,
     response: Response,
-    clock: ClockDep,
 ) -> GameCreated:
-    # Its one write, the game's row, commits alone (PostgreSQL: no BEGIN, no COMMIT).
-    statements_commit_alone(service.session)
-    game, token = service.create(body, solver, player.id if player is not None else None)
-    created(response, game)
-    return GameCreated.model_validate({**game_out(game, clock()), "token": token})
+    # The player's key is read (if any): its connection goes back to the pool before a
+    # winnable deal is searched for.
+    await reading.close()
+    game, token = await service.create(body, solver, player.id if player is not None else None)
+    response.headers.update(created_headers(game))
+    return game_created(game, token, service.clock())
 
 
 @router.get(
@@ -448,7 +274,7 @@ async def get_game(
     a finished game reveals its deal and salt.
     """
     unchanged = fresh_or_not_modified(game.state.moves_made, response, if_none_match)
-    return unchanged or GameRead.model_validate(game_out(game, clock()))
+    return unchanged or game_read(game, clock())
 
 
 @router.get(
@@ -481,6 +307,7 @@ async def list_legal_moves(
 @router.post(
     "/{game_id}/moves",
     operation_id="make_move",
+    dependencies=[rate_limit(Budget.MOVE)],
     response_model=GameRead,
     responses=MOVE_RESPONSES,
     summary="Apply one move (a legal-move object posted back unchanged, or its string)",
@@ -498,14 +325,20 @@ async def make_move(
     game's, 409 game-over.
     """
     expect = body.model_dump(exclude={"move"}, exclude_none=True)
-    return await moving.move(
-        body.move, response, if_match=if_match, idempotency_key=idempotency_key, expect=expect
+    return await moved(
+        moving,
+        body.move,
+        response,
+        if_match=if_match,
+        idempotency_key=idempotency_key,
+        expect=expect,
     )
 
 
 @router.post(
     "/{game_id}/play",
     operation_id="play_card",
+    dependencies=[rate_limit(Budget.MOVE)],
     response_model=GameRead,
     responses=MOVE_RESPONSES,
     summary="Play the free card at a position onto the waste",
@@ -522,7 +355,8 @@ async def play_card(
     in make_move.
     """
     expect = {"card": body.card} if body.card is not None else None
-    return await moving.move(
+    return await moved(
+        moving,
         f"play {body.position}",
         response,
         if_match=if_match,
@@ -538,7 +372,9 @@ def _simple_move(move: str, operation_id: str, summary: str, description: str) -
         if_match: IfMatchHeader = None,
         idempotency_key: IdempotencyKeyHeader = None,
     ) -> GameRead:
-        return await moving.move(move, response, if_match=if_match, idempotency_key=idempotency_key)
+        return await moved(
+            moving, move, response, if_match=if_match, idempotency_key=idempotency_key
+        )
 
     endpoint.__name__ = operation_id
     router.add_api_route(
@@ -546,6 +382,7 @@ def _simple_move(move: str, operation_id: str, summary: str, description: str) -
         endpoint,
         methods=["POST"],
         operation_id=operation_id,
+        dependencies=[rate_limit(Budget.MOVE)],
         response_model=GameRead,
         responses=MOVE_RESPONSES,
         summary=summary,
@@ -614,7 +451,7 @@ async def get_score(
         "number; it is ignored with a cursor."
     ),
 )
-def list_moves(
+async def list_moves(
     row: GameRowForRead,
     service: ReadGameServiceDep,
     request: Request,
@@ -633,7 +470,7 @@ def list_moves(
     cursor: CursorParam = None,
 ) -> MoveList:
     after = int(decode_cursor(cursor, 1)[0]) if cursor is not None else None
-    moves = service.history(row, offset, limit + 1, after)
+    moves = await service.history(row, offset, limit + 1, after)
     next_cursor = encode_cursor([moves[limit - 1].seq]) if len(moves) > limit else None
     link_next(request, response, next_cursor)
     response.headers["ETag"] = etag(row.version)
@@ -665,8 +502,9 @@ def list_moves(
         "with `samples` it solves exactly that many, so that `seed` makes it repeatable."
     ),
 )
-def get_hint(
+async def get_hint(
     game: GameForRead,
+    reading: ReadSessionDep,
     request: Request,
     response: Response,
     solver: SolverDep,
@@ -697,7 +535,8 @@ def get_hint(
             "no hints in a ranked challenge game: the leaderboard compares unaided play",
             challenge_id=game.row.challenge_id,
         )
-    result = solving.suggest(game.state, request.app.state.settings, solver, seed, samples)
+    await reading.close()  # the game is read: the search holds no connection
+    result = await solving.suggest(game.state, request.app.state.settings, solver, seed, samples)
     move = next(m for m in legal_move_objects(game.state) if m.move == result.move)
     response.headers["ETag"] = etag(game.state.moves_made)
     return HintRead(
@@ -737,7 +576,7 @@ ANALYSIS_FIELDS = (
     },
     summary="For a finished game: could it be cleared, its best score, where it was lost",
 )
-def get_analysis(
+async def get_analysis(
     game: GameForRead,
     reader: ReadGameServiceDep,
     writer: GameServiceDep,
@@ -755,11 +594,14 @@ def get_analysis(
             challenge_id=game.row.challenge_id,
             reveal_after=game.row.reveal_after.isoformat() if game.row.reveal_after else None,
         )
-    stored, log = reader.analysis_inputs(game)
-    release(reader.session)  # the search below holds no transaction and no connection
+    # Its reads done, the reading session gives its connection back, and the writing
+    # session begins at its first statement: the search holds no transaction, no lock
+    # and no connection.
+    stored, log = await reader.analysis_inputs(game)
+    await reader.session.close()
     if stored is None:
-        result = solving.analyse(game.state, request.app.state.settings, solver, log)
-        stored = writer.store_analysis(Analysis(game_id=game.row.id, body=result.to_dict()))
+        result = await solving.analyse(game.state, request.app.state.settings, solver, log)
+        stored = await writer.store_analysis(Analysis(game_id=game.row.id, body=result.to_dict()))
     return AnalysisRead(
         game_id=game.row.id,
         status=game.state.outcome,
@@ -768,83 +610,73 @@ def get_analysis(
     )
 
 
-# -- a challenge's attempt: a game, answered as create_game answers ------------------------
-challenge_router = APIRouter(prefix="/v1/challenges", tags=["challenges"], route_class=OneHopRoute)
+# -- a player's games (under /v1/players: app.main lists them among the players' routes) ----
+player_games_router = APIRouter(prefix="/v1/players", tags=["players"])
 
 
-async def challenge_of_path(
-    challenge_id: Annotated[
-        str,
-        Path(
-            max_length=64,
-            description="A challenge's id: its date and layout",
-            examples=["2026-12-01.tripeaks"],
-        ),
-    ],
-) -> tuple[date, str]:
-    """The challenge's day and layout, or a 404 before anything else is looked at."""
-    return parse_challenge_id(challenge_id)
+def _after(cursor: str | None) -> tuple[datetime, str] | None:
+    """The place a list_my_games cursor names: a game's creation time and id."""
+    if cursor is None:
+        return None
+    created, game_id = decode_cursor(cursor, 2)
+    try:
+        return datetime.fromisoformat(str(created)), str(game_id)
+    except ValueError:
+        raise ValidationProblem(
+            "cursor: not a cursor this server gave", loc=("query", "cursor")
+        ) from None
 
 
-def player_for_attempt(credential: BearerDep, session: ReadSessionDep) -> Player:
-    player = PlayerService(session).resolve(credential)
-    release(session)
-    return player
-
-
-async def get_challenges(session: SessionDep, request: Request) -> ChallengeService:
-    return ChallengeService(session, request.app.state.settings)
-
-
-async def get_read_challenges(session: ReadSessionDep, request: Request) -> ChallengeService:
-    return ChallengeService(session, request.app.state.settings)
-
-
-@challenge_router.post(
-    "/{challenge_id}/games",
-    operation_id="start_challenge_game",
-    status_code=status.HTTP_201_CREATED,
-    dependencies=[rate_limit(Budget.CREATE)],
-    response_model=GameCreated,
+@player_games_router.get(
+    "/me/games",
+    operation_id="list_my_games",
+    dependencies=[rate_limit(Budget.READ)],
+    response_model=GameSummaryList,
     responses={
-        **ok_with_links(201, "/id", *CREATED_HEADERS, token=True, legal_move="/legal_moves/0"),
-        **problem_responses(
-            *PLAYER_PROBLEMS,
-            *START_PROBLEMS,
-            ValidationProblem,
-            RateLimitedProblem,
-            ServiceUnavailableProblem,
-        ),
+        200: PAGE_HEADERS,
+        **problem_responses(*PLAYER_PROBLEMS, ValidationProblem, RateLimitedProblem),
     },
-    summary="Start the player's one ranked attempt at a challenge",
-    description=(
-        "Needs a player key. One attempt a player and challenge (a second: 409 "
-        "already-entered, also when two race). The attempt is an ordinary game for every "
-        "other endpoint, but for this: until the day is over its deal stays secret (no "
-        "reveal, no analysis) and hints are off; it is ranked if it ends within the day."
-    ),
+    summary="The caller's games, newest first, a page at a time",
 )
-def start_challenge_game(
-    target: Annotated[tuple[date, str], Depends(challenge_of_path)],
-    player: Annotated[Player, Depends(player_for_attempt)],
-    reader: Annotated[ChallengeService, Depends(get_read_challenges)],
-    writer: Annotated[ChallengeService, Depends(get_challenges)],
-    solver: SolverDep,
-    clock: ClockDep,
+async def list_my_games(
+    player: PlayerForRead,
+    service: ReadGameServiceDep,
     request: Request,
     response: Response,
-) -> GameCreated:
-    day, layout = target
-    now = clock()
-    check_open(day, now)  # before the day's deal is dealt: a closed day deals none
-    challenge = ensure_challenge(
-        day,
-        layout,
-        reader,
-        writer,
-        solver,
-        request.app.state.sessions,
-    )
-    game, token = writer.start(challenge, player, now)
-    created(response, game)
-    return GameCreated.model_validate({**game_out(game, now), "token": token})
+    status_: Annotated[
+        GameStatus | None,
+        Query(alias="status", description="Only games with this status. Default: every game"),
+    ] = None,
+    layout: Annotated[
+        LayoutName | None,
+        Query(description="Only games on this layout. Default: every layout", examples=["golf"]),
+    ] = None,
+    limit: Annotated[
+        int, Query(ge=1, le=100, description="Most games on a page, 1-100 (default 20)")
+    ] = 20,
+    cursor: CursorParam = None,
+) -> GameSummaryList:
+    """The caller's games, newest first; filter by `status` or `layout`, and follow `next` (or the
+    `Link` header) for the next page.
+    """
+    rows = await service.list_for_player(player.id, limit + 1, _after(cursor), status_, layout)
+    games = [
+        GameSummaryRead(
+            id=g.id,
+            layout=g.layout,
+            scoring=g.rules["scoring"],
+            status=g.status,
+            score=g.score,
+            cards_left=g.cards_left,
+            version=g.version,
+            challenge_id=g.challenge_id,
+            created_at=g.created_at,
+            updated_at=g.updated_at,
+            ended_at=g.ended_at,
+        )
+        for g in rows[:limit]
+    ]
+    last = games[-1] if len(rows) > limit else None
+    next_cursor = encode_cursor([last.created_at.isoformat(), last.id]) if last else None
+    link_next(request, response, next_cursor)
+    return GameSummaryList(games=games, next=next_cursor)

@@ -1,13 +1,17 @@
-"""Every query of the games domain, and nothing else."""
+"""Every query of the games domain, and nothing else.
+
+A move's statements are built once (building a statement and its cache key costs more
+than running it): plain Core on the tables, the SET and VALUES columns named by
+parameters. The ORM loads a game's row (a mapped instance the service reads and whose
+new values ``MoveWrite.took_effect`` sets as loaded, without a query); the writes are Core.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
-import psycopg
 from psycopg.errors import ForeignKeyViolation
 from sqlalchemy import (
     Select,
@@ -17,50 +21,32 @@ from sqlalchemy import (
     delete,
     exists,
     func,
-    insert,
     or_,
     select,
     update,
 )
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session
+from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.sql.dml import ReturningInsert, Update
 
 from app.engine import GameStatus
 from app.games.errors import ConflictProblem
 from app.games.models import Analysis, Game, Move
-from app.kit.database import LoopStatements, driver_rows, loaded
 from app.kit.errors import NotFoundProblem
 from app.kit.models import utcnow
 
-# The statements of every move, built once: building a statement and its cache key costs
-# more than running it. Writes are plain Core on the tables (the ORM's bulk paths only
-# add cost); the SET and VALUES columns come from the parameters given at execution.
-# On a session whose statements commit alone (``statements_commit_alone``), a move's and
-# a new game's are sent by the driver directly (``app.kit.database.DriverStatement``): its
-# row read, the idempotency key's lookup, its write, and a new game's insert; committed
-# as each returns on PostgreSQL, in the session's transaction on SQLite.
 GAMES: Table = Game.__table__  # type: ignore[assignment]
 MOVES: Table = Move.__table__  # type: ignore[assignment]
 _GAME = select(Game).where(Game.id == bindparam("game_id"))
-_GAME_ROW = select(GAMES).where(GAMES.c.id == bindparam("game_id"))
-_INSERT_GAME = insert(GAMES)
-_MOVE_ROW = select(MOVES).where(
-    MOVES.c.game_id == bindparam("game_id"), MOVES.c.idempotency_key == bindparam("key")
-)
-_DELETE_MOVE = delete(MOVES).where(
-    MOVES.c.game_id == bindparam("game_id"), MOVES.c.seq == bindparam("seq")
-)
 _MOVES = select(Move.move).where(Move.game_id == bindparam("game_id")).order_by(Move.seq)
 _MOVES_UPTO = _MOVES.where(Move.seq <= bindparam("upto"))
 _GAME_COLUMNS = ("version", "line", "status", "score", "cards_left", "updated_at")
 
 
 def _bumped(ended: bool) -> Update:
-    """SQLite: the game's UPDATE, answering its id if it ran (a statement the driver
-    sends reports no row count)."""
+    """SQLite: the game's UPDATE, answering its id if it ran."""
     columns = (*_GAME_COLUMNS, "ended_at") if ended else _GAME_COLUMNS
     return (
         update(GAMES)
@@ -134,10 +120,6 @@ class MoveWrite:
         """PostgreSQL: the parameters of ``_MOVE_AND_BUMP`` (the move's, renamed apart)."""
         return {**{f"m_{name}": value for name, value in self.row.items()}, **self.bump}
 
-    @property
-    def taken_back(self) -> dict[str, object]:
-        return {"game_id": self.game.id, "seq": self.expected_version + 1}
-
     def took_effect(self) -> None:
         """The loaded row takes the values just written, as if refreshed, without a
         query."""
@@ -191,36 +173,6 @@ def _changed_outside() -> ConflictProblem:
     return ConflictProblem("the stored game changed under this move; reload it")
 
 
-async def append_move_on_loop(
-    statements: LoopStatements, connection: psycopg.AsyncConnection[Any], write: MoveWrite
-) -> bool:
-    """PostgreSQL, on the event loop: ``GameRepository.append_move`` on a connection of
-    ``statements`` (its one statement, committed as it returns); the same answers and
-    the same problems."""
-    try:
-        [(inserted, bumped)] = await statements.rows(
-            connection, _MOVE_AND_BUMP[write.ended], write.one_statement_params
-        )
-    except IntegrityError as e:
-        _deleted_meanwhile(write.game, e)
-        raise
-    if not inserted:
-        return False
-    if bumped != 1:
-        await statements.rows(connection, _DELETE_MOVE, write.taken_back)
-        raise _changed_outside()
-    write.took_effect()
-    return True
-
-
-async def game_on_loop(
-    statements: LoopStatements, connection: psycopg.AsyncConnection[Any], game_id: str
-) -> Game | None:
-    """PostgreSQL, on the event loop: ``GameRepository.get``."""
-    rows = await statements.rows(connection, _GAME_ROW, {"game_id": game_id})
-    return loaded(Game, rows[0]) if rows else None
-
-
 ANALYSES: Table = Analysis.__table__  # type: ignore[assignment]
 _INSERT_ANALYSIS = {
     "sqlite": sqlite.insert(ANALYSES).on_conflict_do_nothing(),
@@ -229,42 +181,33 @@ _INSERT_ANALYSIS = {
 
 
 class GameRepository:
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: AsyncSession) -> None:
         self.session = session
 
     @property
     def _dialect(self) -> str:
         return self.session.get_bind().dialect.name
 
-    def get(self, game_id: str) -> Game | None:
-        """The game's row; on a session whose statements commit alone, a row in no
-        session (as every row this repository answers should be treated: read it, and
-        write through this repository)."""
-        rows = driver_rows(self.session, _GAME_ROW, {"game_id": game_id})
-        if rows is not None:
-            return loaded(Game, rows[0]) if rows else None
-        return self.session.scalars(_GAME, {"game_id": game_id}).one_or_none()
+    async def get(self, game_id: str) -> Game | None:
+        """The game's row. A move takes no lock on it: its write is checked against the
+        version read (``append_move``), and a racing move, or a purge, waits for that
+        write's lock, then finds the row changed."""
+        result = await self.session.scalars(_GAME, {"game_id": game_id})
+        return result.one_or_none()
 
-    def add(self, game: Game) -> None:
-        values = {column.key: getattr(game, column.key) for column in GAMES.columns}
-        if driver_rows(self.session, _INSERT_GAME, values) is not None:
-            return
+    async def add(self, game: Game) -> None:
         self.session.add(game)
-        self.session.flush()
+        await self.session.flush()
 
-    def moves(self, game_id: str, upto: int | None = None) -> Sequence[str]:
+    async def moves(self, game_id: str, upto: int | None = None) -> Sequence[str]:
         """The game's move strings in order (the first ``upto`` of them if given)."""
-        statement, params = (
-            (_MOVES, {"game_id": game_id})
-            if upto is None
-            else (_MOVES_UPTO, {"game_id": game_id, "upto": upto})
-        )
-        rows = driver_rows(self.session, statement, params)
-        if rows is not None:
-            return [move for (move,) in rows]
-        return self.session.scalars(statement, params).all()
+        if upto is None:
+            result = await self.session.scalars(_MOVES, {"game_id": game_id})
+        else:
+            result = await self.session.scalars(_MOVES_UPTO, {"game_id": game_id, "upto": upto})
+        return result.all()
 
-    def move_rows(
+    async def move_rows(
         self, game_id: str, offset: int = 0, limit: int | None = None, after: int | None = None
     ) -> Sequence[Move]:
         """The game's moves in order: from ``offset``, or after the move numbered
@@ -273,78 +216,65 @@ class GameRepository:
         q = q.where(Move.seq > after) if after is not None else q.offset(offset)
         if limit is not None:
             q = q.limit(limit)
-        return self.session.scalars(q).all()
+        return (await self.session.scalars(q)).all()
 
-    def analysis(self, game_id: str) -> Analysis | None:
-        return self.session.get(Analysis, game_id)
+    async def analysis(self, game_id: str) -> Analysis | None:
+        return await self.session.get(Analysis, game_id)
 
-    def add_analysis(self, analysis: Analysis) -> Analysis:
+    async def add_analysis(self, analysis: Analysis) -> Analysis:
         """Insert ``analysis`` unless the game has one; answer the one stored."""
-        self.session.execute(
+        await self.session.execute(
             _INSERT_ANALYSIS[self._dialect],
             {"game_id": analysis.game_id, "body": analysis.body, "created_at": utcnow()},
         )
-        stored = self.session.scalars(
+        stored = await self.session.scalars(
             select(Analysis).where(Analysis.game_id == analysis.game_id)
-        ).one()
-        return stored
+        )
+        return stored.one()
 
-    def by_idempotency_key(self, game_id: str, key: str) -> Move | None:
-        rows = driver_rows(self.session, _MOVE_ROW, {"game_id": game_id, "key": key})
-        if rows is not None:
-            return loaded(Move, rows[0]) if rows else None
+    async def by_idempotency_key(self, game_id: str, key: str) -> Move | None:
         q = select(Move).where(Move.game_id == game_id, Move.idempotency_key == key)
-        return self.session.scalars(q).first()
+        return (await self.session.scalars(q)).first()
 
-    def append_move(self, write: MoveWrite) -> bool:
+    async def append_move(self, write: MoveWrite) -> bool:
         """Record ``write``'s move as number ``expected_version + 1`` and bump the game's
-        version.
+        version, in the session's transaction.
 
         Returns False, writing nothing, when another request got there first: its move
         holds that number, or this idempotency key (on PostgreSQL the insert waits for
-        the other request's statement or transaction, then finds its row). The move goes
-        in first so that the constraints, not a check made earlier, decide the race. On
-        PostgreSQL both writes are one statement (``_move_and_bump``): in a session whose
-        statements commit alone (``app.kit.database.statements_commit_alone``) it has
-        landed, whole, when it returns.
+        the other request's transaction, then finds its row). The move goes in first so
+        that the constraints, not a check made earlier, decide the race. On PostgreSQL
+        both writes are one statement (``_move_and_bump``, one round trip); SQLite has no
+        INSERT in a WITH, and its round trips cost little.
         """
-        game, row, ended, bump = write.game, write.row, write.ended, write.bump
-        if self._dialect == "postgresql":
-            params = write.one_statement_params
-            try:
-                rows = driver_rows(self.session, _MOVE_AND_BUMP[ended], params)
-                [(inserted, bumped)] = (
-                    rows
-                    if rows is not None
-                    else self.session.execute(_MOVE_AND_BUMP[ended], params).all()
+        game, ended = write.game, write.ended
+        try:
+            if self._dialect == "postgresql":
+                result = await self.session.execute(
+                    _MOVE_AND_BUMP[ended], write.one_statement_params
                 )
-            except IntegrityError as e:
-                _deleted_meanwhile(game, e)
-                raise
-        else:  # SQLite has no INSERT in a WITH; its round trips cost little
-            rows = driver_rows(self.session, _INSERT_MOVE[self._dialect], row)
-            if rows is None:
-                rows = list(self.session.execute(_INSERT_MOVE[self._dialect], row).all())
-            inserted = len(rows)
-            if not inserted:
-                return False
-            rows = driver_rows(self.session, _BUMPED[ended], bump)
-            if rows is None:
-                rows = list(self.session.execute(_BUMPED[ended], bump).all())
-            bumped = len(rows)
+                inserted, bumped = result.one()
+            else:
+                inserted = len(
+                    (await self.session.execute(_INSERT_MOVE["sqlite"], write.row)).all()
+                )
+                if not inserted:
+                    return False
+                bumped = len((await self.session.execute(_BUMPED[ended], write.bump)).all())
+        except IntegrityError as e:
+            _deleted_meanwhile(game, e)
+            raise
         if not inserted:
             return False
         if bumped != 1:
             # The game holds no move number expected_version + 1, yet is not at that
             # version: its row changed outside the server. Raised, so that the request's
-            # transaction (and the move inserted above) is rolled back; a statement that
-            # committed alone has its move taken back here.
-            driver_rows(self.session, _DELETE_MOVE, write.taken_back)
+            # transaction (and the move inserted above) is rolled back.
             raise _changed_outside()
         write.took_effect()
         return True
 
-    def delete_stale(
+    async def delete_stale(
         self,
         statuses: Sequence[GameStatus],
         untouched_since: datetime,
@@ -367,13 +297,13 @@ class GameRepository:
         if not players_too:
             stale.append(Game.player_id.is_(None))
         ids = select(Game.id).where(*stale).order_by(Game.updated_at).limit(limit)
-        result = self.session.execute(
+        result = await self.session.execute(
             delete(Game).where(Game.id.in_(ids.scalar_subquery()), *stale),
             execution_options={"synchronize_session": False},
         )
         return int(result.rowcount)  # type: ignore[attr-defined]
 
-    def for_player(
+    async def for_player(
         self,
         player_id: str,
         limit: int,
@@ -392,9 +322,9 @@ class GameRepository:
         if layout is not None:
             q = q.where(Game.layout == layout)
         q = q.order_by(Game.created_at.desc(), Game.id.desc()).limit(limit)
-        return self.session.scalars(q).all()
+        return (await self.session.scalars(q)).all()
 
-    def unlink_player(self, player_id: str) -> None:
-        self.session.execute(
+    async def unlink_player(self, player_id: str) -> None:
+        await self.session.execute(
             update(GAMES).where(GAMES.c.player_id == player_id).values(player_id=None)
         )

@@ -17,6 +17,8 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, 
 from app import engine
 from app.engine import GameStatus, Scoring
 from app.engine.deals import MAX_DEAL_NUMBER
+from app.kit.headers import ETAG, LOCATION, NO_STORE, Headers
+from app.kit.ratelimit import RATE_LIMIT_HEADERS
 from app.kit.schemas import DEFAULT_LAYOUT, LayoutName, RulesRead, Strict
 
 
@@ -644,3 +646,82 @@ class AnalysisRead(BaseModel):
     )
     lost_move: str | None = Field(description="That move (null when lost_at is)")
     complete: bool = Field(description="False when the time budget ran out before every answer")
+
+
+# -- a player's games (list_my_games) ------------------------------------------------
+class GameSummaryRead(BaseModel):
+    id: str = Field(description="The game's id")
+    layout: LayoutName = Field(description="The layout it is played on")
+    scoring: Scoring = Field(description="Its scoring scheme")
+    status: GameStatus = Field(description="in_progress, or how it ended")
+    score: int = Field(description="Its score now (the final score once it has ended)")
+    cards_left: int = Field(description="Tableau cards still on the table")
+    version: int = Field(description="Moves applied so far, undos included")
+    challenge_id: str | None = Field(
+        description="The daily challenge it is the attempt at, or null"
+    )
+    created_at: datetime = Field(description="When it was created")
+    updated_at: datetime = Field(description="When its last move was applied")
+    ended_at: datetime | None = Field(description="When it ended, or null while in progress")
+
+
+class GameSummaryList(BaseModel):
+    games: list[GameSummaryRead] = Field(
+        description="This page of the caller's games, newest first"
+    )
+    next: str | None = Field(description="The cursor of the next page (also in Link), or null")
+
+
+# -- the OpenAPI of the answers naming a game (every domain that answers one) ------------
+# OpenAPI links: how a client (or a stateful fuzzer) follows a game from one answer to the
+# next call. The game id is in every game body; the token only in create_game's answer.
+GAME_OPERATIONS = (
+    "get_game",
+    "list_legal_moves",
+    "make_move",
+    "play_card",
+    "draw_card",
+    "concede_game",
+    "get_score",
+    "list_moves",
+    "get_hint",
+    "get_analysis",
+)
+
+
+def game_links(
+    id_pointer: str, *, token: bool = False, legal_move: str | None = None
+) -> dict[str, Any]:
+    """Links from an answer naming a game (at ``id_pointer``) to every call on that game;
+    ``token`` when the answer carries the player token, ``legal_move`` a pointer to a legal
+    move in it, which make_move accepts unchanged."""
+    links: dict[str, Any] = {}
+    for operation in GAME_OPERATIONS:
+        parameters = {"path.game_id": f"$response.body#{id_pointer}"}
+        if token:
+            parameters["header.Authorization"] = "Bearer {$response.body#/token}"
+        link: dict[str, Any] = {
+            "operationId": operation,
+            "parameters": parameters,
+            "description": f"Call {operation} on this game",
+        }
+        if operation == "make_move" and legal_move is not None:
+            link["requestBody"] = f"$response.body#{legal_move}"
+            link["description"] = "Post one of the game's legal moves back unchanged"
+        links[operation] = link
+    return links
+
+
+def ok_with_links(
+    status_code: int, id_pointer: str, *headers: Headers, **options: Any
+) -> dict[int | str, dict[str, Any]]:
+    """The success answer of a route on a game: its links, the rate-limit headers every
+    answer of a limited route carries, and ``headers``."""
+    declared: Headers = {**RATE_LIMIT_HEADERS}
+    for more in headers:
+        declared.update(more)
+    return {status_code: {"links": game_links(id_pointer, **options), "headers": declared}}
+
+
+# The headers of a new game's answer (create_game, start_challenge_game).
+CREATED_HEADERS = (LOCATION, ETAG, NO_STORE)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy.orm import Session
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from app import engine
 from app.engine import GameState, GameStatus, Play
@@ -40,17 +40,27 @@ from app.games.errors import (
 )
 from app.games.models import Analysis, Game, Move
 from app.games.repository import GameRepository, MoveWrite, move_write
-from app.games.schemas import GameCreate
+from app.games.schemas import (
+    CREATED_HEADERS,
+    ChallengeLinkRead,
+    GameCreate,
+    GameCreated,
+    GameRead,
+    RevealRead,
+    game_links,
+    ok_with_links,
+    state_read,
+)
 from app.games.solving import winnable_deal
 from app.kit import headers as entity_tags
+from app.kit import metrics
 from app.kit.auth import hash_secret, new_secret
-from app.kit.database import one_transaction
 from app.kit.errors import NotFoundProblem, ProblemError, ValidationProblem
+from app.kit.events import GameEnded, GameEndListener, PlayerDeleted
 from app.kit.ids import new_id
 from app.kit.models import utcnow
-from app.kit.workload import WorkLimiter
-from app.ops import metrics
-from app.settings import Settings, get_settings
+from app.kit.workload import SolverPool
+from app.settings import Settings
 
 StateKey = tuple[str, str, str, str, int]
 
@@ -224,52 +234,33 @@ class MoveResult:
     replayed: bool  # an Idempotency-Key retry answered from the stored move
 
 
-@dataclass(frozen=True, slots=True)
-class GameEnded:
-    """What the domains that follow games (a player's statistics, a challenge's board)
-    learn when one ends, in the transaction of its last move."""
-
-    game_id: str
-    player_id: str | None
-    challenge_id: str | None
-    layout: str
-    scoring: engine.Scoring
-    status: GameStatus
-    score: int
-    moves: int  # the game's version: every move made, undos included
-    ended_at: datetime
-
-
-GameEndListener = Callable[[GameEnded], None]
-
-
 class GameService:
     def __init__(
         self,
-        session: Session,
-        settings: Settings | None = None,
+        session: AsyncSession,
+        settings: Settings,
         on_end: Sequence[GameEndListener] = (),
         clock: Callable[[], datetime] = utcnow,
     ) -> None:
         self.session = session
-        self.settings = settings if settings is not None else get_settings()
+        self.settings = settings
         self.games = GameRepository(session)
         self.on_end = on_end
         self.clock = clock  # the time of each move (a challenge's day ends by it)
 
     # -- creation ---------------------------------------------------------------------
-    def create(
-        self, request: GameCreate, solver: WorkLimiter, player_id: str | None = None
+    async def create(
+        self, request: GameCreate, solver: SolverPool, player_id: str | None = None
     ) -> tuple[LoadedGame, str]:
         """A new game (``player_id``'s when given); a ``winnable_only`` deal is searched
         for with one of ``solver``'s slots (before any statement: no transaction is open
         while it searches)."""
         rules = self._rules(request)
         layout = engine.get_layout(rules.layout)
-        deal, number, chosen = self._deal(request, rules, layout, solver)
-        return self.start(deal, rules, layout, number, chosen=chosen, player_id=player_id)
+        deal, number, chosen = await self._deal(request, rules, layout, solver)
+        return await self.start(deal, rules, layout, number, chosen=chosen, player_id=player_id)
 
-    def start(
+    async def start(
         self,
         deal: engine.Deal,
         rules: engine.Rules,
@@ -309,7 +300,7 @@ class GameService:
             created_at=now,
             updated_at=now,
         )
-        self.games.add(row)
+        await self.games.add(row)
         REHYDRATED.put(state_key(row), state)
         metrics.game_created(layout.name)
         return LoadedGame(row, state), token
@@ -324,12 +315,12 @@ class GameService:
                 str(e), option=e.option, loc=("body", "rules", e.option), kind="rule_conflict"
             ) from None
 
-    def _deal(
+    async def _deal(
         self,
         request: GameCreate,
         rules: engine.Rules,
         layout: engine.Layout,
-        solver: WorkLimiter,
+        solver: SolverPool,
     ) -> tuple[engine.Deal, int | None, bool]:
         if request.deal is not None and request.deal_number is not None:
             raise ValidationProblem(
@@ -354,32 +345,27 @@ class GameService:
             deal = engine.numbered_deal(request.deal_number, layout.decks, rules.jokers)
             return deal, request.deal_number, True
         if request.winnable_only:
-            deal, number = winnable_deal(rules, layout, self.settings, solver)
+            deal, number = await winnable_deal(rules, layout, self.settings, solver)
             return deal, number, False
         number = secrets.randbelow(engine.MAX_DEAL_NUMBER + 1)
         return engine.numbered_deal(number, layout.decks, rules.jokers), number, False
 
     # -- loading ----------------------------------------------------------------------
-    def get(self, game_id: str) -> Game | None:
-        """The game's row. A move takes no lock on it: its write is checked against the
-        version read (``GameRepository.append_move``), and a racing move, or a purge,
-        waits for that write's lock, then finds the row changed."""
-        return self.games.get(game_id)
+    async def get(self, game_id: str) -> Game | None:
+        """The game's row (``GameRepository.get``)."""
+        return await self.games.get(game_id)
 
-    def load(self, row: Game) -> LoadedGame:
-        return rehydrate(row)
-
-    def load_at(self, row: Game, version: int) -> LoadedGame:
+    async def load_at(self, row: Game, version: int) -> LoadedGame:
         """The game as it was at ``version``: the first moves of its log replayed."""
         rules, layout, deal = _setup(row)
-        moves = self.games.moves(row.id, upto=version)
+        moves = await self.games.moves(row.id, upto=version)
         return LoadedGame(row, engine.replay(deal, rules, moves, layout))
 
-    def move_log(self, row: Game) -> list[str]:
-        return list(self.games.moves(row.id))
+    async def move_log(self, row: Game) -> list[str]:
+        return list(await self.games.moves(row.id))
 
     # -- a player's games ----------------------------------------------------------------
-    def list_for_player(
+    async def list_for_player(
         self,
         player_id: str,
         limit: int,
@@ -389,44 +375,37 @@ class GameService:
     ) -> list[Game]:
         """The player's games, newest first: ``limit`` of them after the game ``after``
         names (its creation time and id)."""
-        return list(self.games.for_player(player_id, limit, after, status, layout))
-
-    def unlink_player(self, player_id: str) -> None:
-        """The player deleted the account: their games become anonymous games."""
-        self.games.unlink_player(player_id)
+        return list(await self.games.for_player(player_id, limit, after, status, layout))
 
     # -- retention --------------------------------------------------------------------
-    def delete_abandoned(self, untouched_since: datetime, limit: int) -> int:
+    async def delete_abandoned(self, untouched_since: datetime, limit: int) -> int:
         """Delete up to ``limit`` unfinished games nobody has moved since then (not a
         challenge's: its entry points at it)."""
-        return self.games.delete_stale(
+        return await self.games.delete_stale(
             [GameStatus.IN_PROGRESS], untouched_since, limit, players_too=True
         )
 
-    def delete_finished(self, ended_before: datetime, limit: int) -> int:
+    async def delete_finished(self, ended_before: datetime, limit: int) -> int:
         """Delete up to ``limit`` anonymous games that ended before then (a player's games
         stay in their history, and a challenge's on its board)."""
         finished = [GameStatus.WON, GameStatus.LOST, GameStatus.CONCEDED]
-        return self.games.delete_stale(finished, ended_before, limit, players_too=False)
+        return await self.games.delete_stale(finished, ended_before, limit, players_too=False)
 
     # -- analyses ---------------------------------------------------------------------
-    def stored_analysis(self, row: Game) -> Analysis | None:
-        return self.games.analysis(row.id)
-
-    def analysis_inputs(self, game: LoadedGame) -> tuple[Analysis | None, list[str]]:
+    async def analysis_inputs(self, game: LoadedGame) -> tuple[Analysis | None, list[str]]:
         """What analysing the finished game needs: its kept analysis, or its move log."""
         if not game.state.is_over:
             raise GameInProgressProblem("a game is analysed once it has ended; it is in progress")
-        stored = self.stored_analysis(game.row)
-        return stored, [] if stored is not None else self.move_log(game.row)
+        stored = await self.games.analysis(game.row.id)
+        return stored, [] if stored is not None else await self.move_log(game.row)
 
-    def store_analysis(self, analysis: Analysis) -> Analysis:
+    async def store_analysis(self, analysis: Analysis) -> Analysis:
         """Keep ``analysis`` unless one was kept first (two racing first calls): the one
         kept is the answer, every time."""
-        return self.games.add_analysis(analysis)
+        return await self.games.add_analysis(analysis)
 
     # -- moves ------------------------------------------------------------------------
-    def move(
+    async def move(
         self,
         game: LoadedGame,
         move_text: str,
@@ -439,14 +418,12 @@ class GameService:
         ``expect`` holds the other fields of a posted legal-move object (kind, position,
         card), which must agree with the move.
 
-        The move's writes are one statement (on PostgreSQL), which may commit alone
-        (``app.kit.database.statements_commit_alone``). The move that ends the game is
-        followed by the listeners' writes (a player's statistics, a challenge's entry):
-        it is written in one transaction with them."""
+        The move that ends the game is followed by the listeners' writes (a player's
+        statistics, a challenge's entry), in the same transaction."""
         # What a retry with the same key must match: needed only with a key.
         request_hash = _request_hash(move_text, expect) if idempotency_key is not None else ""
         if idempotency_key is not None:
-            first = self._replay_idempotent(game.row, idempotency_key, request_hash)
+            first = await self._replay_idempotent(game.row, idempotency_key, request_hash)
             if first is not None:
                 return first
         planned = plan_move(
@@ -457,16 +434,14 @@ class GameService:
             limit=self.settings.max_moves_per_game,
         )
         row, new = game.row, planned.new
-        if new.is_over and self.on_end:
-            one_transaction(self.session)
-        appended = self.games.append_move(
+        appended = await self.games.append_move(
             planned.write(self.clock(), idempotency_key, request_hash if idempotency_key else None)
         )
         if not appended:
             # Another request's move landed first. When it was this one, sent again with
             # the same key (a retry racing the first try), its answer is the answer.
             if idempotency_key is not None:
-                first = self._replay_idempotent(row, idempotency_key, request_hash)
+                first = await self._replay_idempotent(row, idempotency_key, request_hash)
                 if first is not None:
                     return first
             raise raced()
@@ -484,11 +459,11 @@ class GameService:
                 ended_at=row.updated_at,
             )
             for listener in self.on_end:
-                listener(ended)
+                await listener(self.session, ended)
         return result
 
-    def _replay_idempotent(self, row: Game, key: str, request_hash: str) -> MoveResult | None:
-        stored = self.games.by_idempotency_key(row.id, key)
+    async def _replay_idempotent(self, row: Game, key: str, request_hash: str) -> MoveResult | None:
+        stored = await self.games.by_idempotency_key(row.id, key)
         if stored is None:
             return None
         if stored.request_hash != request_hash:
@@ -498,14 +473,70 @@ class GameService:
         if stored.seq > row.version:
             # Landed after this request loaded the game: its row is read again, so that
             # the answer shows the game as the first try left it.
-            again = self.games.get(row.id)
+            again = await self.games.get(row.id)
             if again is None:
                 raise NotFoundProblem(f"no game {row.id!r}: it was deleted")
             row = again
-        return MoveResult(self.load_at(row, stored.seq), replayed=True)
+        return MoveResult(await self.load_at(row, stored.seq), replayed=True)
 
-    def history(self, row: Game, offset: int, limit: int, after: int | None = None) -> list[Move]:
-        return list(self.games.move_rows(row.id, offset, limit, after))
+    async def history(
+        self, row: Game, offset: int, limit: int, after: int | None = None
+    ) -> list[Move]:
+        return list(await self.games.move_rows(row.id, offset, limit, after))
+
+
+# -- what a player sees of a game --------------------------------------------------------
+def deal_secret(row: Game, now: datetime) -> bool:
+    """Whether the game's deal must stay secret now whatever its state: a challenge's
+    game before its day is over."""
+    return row.reveal_after is not None and now < row.reveal_after
+
+
+def game_out(game: LoadedGame, now: datetime) -> dict[str, Any]:
+    """The game as its player may see it; the deal only once the game has ended (and a
+    challenge's game only once its day is over too)."""
+    row, state = game.row, game.state
+    reveal = None
+    if state.is_over and not deal_secret(row, now):
+        reveal = RevealRead(deal=row.deal.split(), salt=row.salt, deal_number=row.deal_number)
+    challenge = None
+    if row.challenge_id is not None and row.reveal_after is not None:
+        ended_in_time = row.ended_at is not None and row.ended_at < row.reveal_after
+        challenge = ChallengeLinkRead(
+            id=row.challenge_id,
+            ranked=ended_in_time or (row.ended_at is None and now < row.reveal_after),
+            reveal_after=row.reveal_after,
+        )
+    return {
+        "id": row.id,
+        **state_read(state),
+        "deal_number": row.deal_number if row.deal_chosen else None,
+        "commitment": row.commitment,
+        "reveal": reveal,
+        "player_id": row.player_id,
+        "challenge": challenge,
+        "created_at": row.created_at,
+        "updated_at": row.updated_at,
+    }
+
+
+def game_read(game: LoadedGame, now: datetime) -> GameRead:
+    return GameRead.model_validate(game_out(game, now))
+
+
+def game_created(game: LoadedGame, token: str, now: datetime) -> GameCreated:
+    """A new game's answer: the game, and its token (shown once)."""
+    return GameCreated.model_validate({**game_out(game, now), "token": token})
+
+
+def created_headers(game: LoadedGame) -> dict[str, str]:
+    """The headers of a new game's answer: where it is, its version, and no cache (the
+    answer holds its token)."""
+    return {
+        "Location": f"/v1/games/{game.row.id}",
+        "ETag": entity_tags.etag(game.state.moves_made),
+        "Cache-Control": "no-store",
+    }
 
 
 def raced() -> ProblemError:
@@ -560,4 +591,23 @@ def _check_expectations(state: GameState, move: engine.Move, expect: dict[str, A
             )
 
 
-__all__ = ["GameService", "LoadedGame", "MoveResult"]
+async def unlink_deleted_player(session: AsyncSession, deleted: PlayerDeleted) -> None:
+    """The listener of ``PlayerDeleted`` (``app.main`` wires it): the player's games
+    become anonymous games."""
+    await GameRepository(session).unlink_player(deleted.player_id)
+
+
+# What other domains use of this one (they import this module alone).
+__all__ = [
+    "CREATED_HEADERS",
+    "GameCreated",
+    "GameService",
+    "LoadedGame",
+    "MoveResult",
+    "created_headers",
+    "game_created",
+    "game_links",
+    "game_read",
+    "ok_with_links",
+    "unlink_deleted_player",
+]

@@ -15,11 +15,11 @@ import time
 
 from app import engine
 from app.engine.hints import Analysis, Hint, analysis, hint
-from app.engine.solver import Budget, winnable_deal_within
+from app.engine.solver import SearchBudget, winnable_deal_within
 from app.games.errors import GameInProgressProblem, GameOverProblem
+from app.kit import metrics
 from app.kit.errors import ServiceUnavailableProblem
-from app.kit.workload import WorkLimiter
-from app.ops import metrics
+from app.kit.workload import SolverPool
 from app.settings import Settings
 
 # A deal that takes more nodes than this to prove is skipped for the next one: most
@@ -28,13 +28,13 @@ WINNABLE_NODES_PER_DEAL = 200_000
 MAX_HINT_SAMPLES = 64
 
 
-def winnable_deal(
-    rules: engine.Rules, layout: engine.Layout, settings: Settings, solver: WorkLimiter
+async def winnable_deal(
+    rules: engine.Rules, layout: engine.Layout, settings: Settings, solver: SolverPool
 ) -> tuple[engine.Deal, int]:
     """A numbered deal (its number secret) that the solver proved winnable under ``rules``."""
     seconds = settings.solver_budget_ms / 1000
     began = time.perf_counter()
-    found = solver.run(
+    found = await solver.run(
         "winnable_deal",
         seconds,
         winnable_deal_within,
@@ -55,10 +55,10 @@ def winnable_deal(
     return found.deal, found.number
 
 
-def suggest(
+async def suggest(
     state: engine.GameState,
     settings: Settings,
-    solver: WorkLimiter,
+    solver: SolverPool,
     seed: int | None,
     samples: int | None,
 ) -> Hint:
@@ -70,7 +70,7 @@ def suggest(
     view = engine.player_view(state)
     seconds = settings.hint_budget_ms / 1000
     began = time.perf_counter()
-    result = solver.run(
+    result = await solver.run(
         "hint",
         seconds,
         hint,
@@ -88,8 +88,8 @@ def suggest(
     return result
 
 
-def analyse(
-    state: engine.GameState, settings: Settings, solver: WorkLimiter, moves: list[str]
+async def analyse(
+    state: engine.GameState, settings: Settings, solver: SolverPool, moves: list[str]
 ) -> Analysis:
     """The finished game looked back on with its whole deal known, within the analysis
     budget (``ANALYSIS_BUDGET_MS``: it runs once a game, its answer is kept)."""
@@ -97,7 +97,7 @@ def analyse(
         raise GameInProgressProblem("a game is analysed once it has ended; it is in progress")
     seconds = settings.analysis_budget_ms / 1000
     began = time.perf_counter()
-    result = solver.run(
+    result = await solver.run(
         "analysis",
         seconds,
         analysis,
@@ -105,7 +105,7 @@ def analyse(
         state.rules,
         moves,
         state.layout,
-        budget=Budget(max_nodes=None, seconds=seconds),
+        budget=SearchBudget(max_nodes=None, seconds=seconds),
     )
     metrics.observe_solver(
         time.perf_counter() - began, "analysis" if result.complete else "budget_exhausted"

@@ -99,12 +99,6 @@ class MethodNotAllowedProblem(ProblemError):
     title = "Method not allowed"
 
 
-class RequestTimeoutProblem(ProblemError):
-    status = 408
-    slug = "request-timeout"
-    title = "Request head not received in time"
-
-
 class PayloadTooLargeProblem(ProblemError):
     status = 413
     slug = "payload-too-large"

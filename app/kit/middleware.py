@@ -31,6 +31,7 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.kit.errors import (
+    HeadersTooLargeProblem,
     PayloadTooLargeProblem,
     PreflightRefusedProblem,
     ServiceUnavailableProblem,
@@ -57,6 +58,28 @@ class HttpMiddleware:
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         raise NotImplementedError
+
+
+class HeadSize(HttpMiddleware):
+    """431 for a request head over ``max_bytes``: its request line and every header,
+    counted as they were sent (``name: value`` and the line's end)."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        super().__init__(app)
+        self.max_bytes = max_bytes
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        size = len(scope["raw_path"] if scope.get("raw_path") else scope["path"]) + len(
+            scope["query_string"]
+        )
+        size += sum(len(name) + len(value) + 4 for name, value in scope["headers"])
+        if size > self.max_bytes:
+            problem = HeadersTooLargeProblem(
+                f"the request head is over MAX_HEADER_BYTES ({self.max_bytes} bytes)"
+            )
+            await problem_json(problem, None, CLOSE)(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
 
 
 class RequestBody(HttpMiddleware):

@@ -17,6 +17,7 @@ from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from app.kit.database import DatabaseTimeoutError
 from app.kit.errors import (
     PROBLEM_BASE,
     InternalProblem,
@@ -26,8 +27,8 @@ from app.kit.errors import (
     ServiceUnavailableProblem,
     ValidationProblem,
 )
+from app.kit.logs import current_request_id
 from app.kit.schemas import Problem
-from app.ops.logs import current_request_id
 
 PROBLEM_JSON = "application/problem+json"
 log = logging.getLogger("app.problems")
@@ -62,6 +63,7 @@ def problem_response(
 
 
 _UNAVAILABLE = (
+    DatabaseTimeoutError,  # no answer within DB_TIMEOUT_S
     OperationalError,  # sqlalchemy: server gone, connection refused, lock timeout...
     InterfaceError,
     PoolTimeoutError,
@@ -264,6 +266,7 @@ def install_problem_handlers(app: FastAPI) -> None:
             problem.status = exc.status_code  # type: ignore[misc]
         return problem_response(request, problem, headers)
 
+    @app.exception_handler(DatabaseTimeoutError)
     @app.exception_handler(OperationalError)
     @app.exception_handler(PoolTimeoutError)
     async def _database_down(request: Request, exc: Exception) -> JSONResponse:

@@ -1,15 +1,18 @@
 """Rate limits per client, with separate budgets for reads, moves, game creation and solver
-calls (the ``limits`` library's sliding-window counters).
+calls (the ``limits`` library's sliding-window counters, through its asyncio API,
+``limits.aio``: the event loop awaits Redis, it never blocks on it).
 
 - **The client** is the credential the request carries (``Authorization: Bearer``: a game
   token, or a player key once players exist), known by its SHA-256 only; a request with
   none is known by its address (uvicorn takes ``X-Forwarded-For`` only from
   ``FORWARDED_ALLOW_IPS``). A game token counts for its game's client alone.
-- **Storage**: in process memory by default (one worker, one budget); ``redis://`` in
-  ``RATE_LIMIT_STORAGE_URL`` shares the budgets between workers and replicas. When Redis
-  does not answer, requests are served (fail open), a warning is logged and
-  ``tripeaks_rate_limit_errors_total`` counts it; Redis is then left alone for a few
-  seconds, so that a dead Redis costs no request a timeout.
+- **Storage**: in process memory by default (``async+memory://``: one worker, one budget);
+  ``redis://`` in ``RATE_LIMIT_STORAGE_URL`` (``async+redis://``, redis-py's asyncio
+  client) shares the budgets between workers and replicas. When Redis does not answer
+  (``limits.errors.StorageError``: the storage's errors, wrapped by the library), requests
+  are served (fail open), a warning is logged and ``tripeaks_rate_limit_errors_total``
+  counts it; Redis is then left alone for a few seconds, so that a dead Redis costs no
+  request a timeout.
 - **Headers** (draft-ietf-httpapi-ratelimit-headers-09): every answer of a limited route
   carries ``RateLimit-Policy: "<budget>";q=<quota>;w=<window s>`` and
   ``RateLimit: "<budget>";r=<remaining>;t=<seconds to reset>``; over the limit the answer
@@ -21,7 +24,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import math
-import threading
 import time
 from dataclasses import dataclass
 from enum import StrEnum
@@ -29,13 +31,14 @@ from typing import Any, ClassVar
 
 from fastapi import Depends, Request, Response
 from limits import RateLimitItem, parse
-from limits.storage import MemoryStorage, Storage, storage_from_string
-from limits.strategies import SlidingWindowCounterRateLimiter
+from limits.aio.storage import Storage
+from limits.aio.strategies import SlidingWindowCounterRateLimiter
+from limits.errors import StorageError
+from limits.storage import storage_from_string
 from pydantic import Field
-from starlette.concurrency import run_in_threadpool
 
+from app.kit import metrics
 from app.kit.errors import Member, ProblemError
-from app.ops import metrics
 
 log = logging.getLogger("app.ratelimit")
 
@@ -44,6 +47,8 @@ REDIS_TIMEOUT_S = 0.25  # a request never waits longer than this on Redis
 REDIS_PAUSE_S = 5.0  # after a Redis failure, budgets are not checked for this long
 
 
+# The budgets a client spends: each route spends one. (No docstring: it would be the
+# enum's description in the committed spec.)
 class Budget(StrEnum):
     READ = "read"
     MOVE = "move"
@@ -102,30 +107,21 @@ class Decision:
         }
 
 
-SWEEP_EVERY_S = 1.0  # how often the memory storage drops the counters of past windows
-
-
-class SweptMemoryStorage(MemoryStorage):
-    """``limits``' memory storage without a thread a request: it starts a timer thread to
-    drop past windows' counters whenever none is running, that is on nearly every hit
-    (a thread's start and run cost a third of a bare request). A counter is checked
-    for expiry whenever it is read anyway; the rest are dropped here, inline, at most
-    once every SWEEP_EVERY_S seconds."""
-
-    _next_sweep = 0.0
-
-    def _MemoryStorage__schedule_expiry(self) -> None:  # overrides the name-mangled method
-        now = time.monotonic()
-        if now >= self._next_sweep:
-            self._next_sweep = now + SWEEP_EVERY_S
-            self._MemoryStorage__expire_events()  # type: ignore[attr-defined]
-
-
-def _storage(url: str, options: dict[str, Any]) -> Storage:
+def _storage(url: str, key_prefix: str) -> Storage:
+    """The async storage of ``url`` (``memory://`` or ``redis://``, as the settings
+    take it): its errors wrapped as ``StorageError``."""
     if url.startswith("memory://"):
-        return SweptMemoryStorage()
-    storage = storage_from_string(url, **options)
-    assert isinstance(storage, Storage)  # a URL of the sync storages (not async+...)
+        storage = storage_from_string("async+memory://", wrap_exceptions=True)
+    else:
+        storage = storage_from_string(
+            "async+" + url,
+            wrap_exceptions=True,
+            implementation="redispy",
+            key_prefix=key_prefix,
+            socket_timeout=REDIS_TIMEOUT_S,
+            socket_connect_timeout=REDIS_TIMEOUT_S,
+        )
+    assert isinstance(storage, Storage)  # an async+ scheme makes an async storage
     return storage
 
 
@@ -139,33 +135,24 @@ class RateLimiter:
         key_prefix: str = "tripeaks",
     ) -> None:
         self.items = items
-        self.remote = not storage_url.startswith("memory://")
-        options: dict[str, Any] = {"key_prefix": key_prefix} if self.remote else {}
-        if storage_url.startswith(("redis://", "rediss://")):
-            options |= {
-                "socket_timeout": REDIS_TIMEOUT_S,
-                "socket_connect_timeout": REDIS_TIMEOUT_S,
-            }
-        self.limiter = SlidingWindowCounterRateLimiter(_storage(storage_url, options))
+        self.limiter = SlidingWindowCounterRateLimiter(_storage(storage_url, key_prefix))
         self._paused_until = 0.0
-        self._lock = threading.Lock()
 
-    def check(self, budget: Budget, client: str) -> Decision | None:
+    async def check(self, budget: Budget, client: str) -> Decision | None:
         """Spend one request of ``client``'s ``budget``; None when the storage failed (the
         request is then served: fail open)."""
         if self._paused_until > time.monotonic():
             return None
         item = self.items[budget]
         try:
-            allowed = self.limiter.hit(item, budget.value, client)
-            reset_time, remaining = self.limiter.get_window_stats(item, budget.value, client)
-        except Exception as e:  # any storage failure: serve, and say so
-            with self._lock:
-                self._paused_until = time.monotonic() + REDIS_PAUSE_S
+            allowed = await self.limiter.hit(item, budget.value, client)
+            reset_time, remaining = await self.limiter.get_window_stats(item, budget.value, client)
+        except StorageError as e:  # the storage failed: serve, and say so
+            self._paused_until = time.monotonic() + REDIS_PAUSE_S
             metrics.rate_limit_error()
             log.warning(
                 "rate limit storage failed (%s): serving without limits for %g s",
-                type(e).__name__,
+                type(e.storage_error).__name__,
                 REDIS_PAUSE_S,
             )
             return None
@@ -195,11 +182,7 @@ async def spend(request: Request, response: Response, budget: Budget) -> None:
     limiter: RateLimiter | None = request.app.state.rate_limiter
     if limiter is None:
         return
-    client = client_of(request)
-    if limiter.remote:  # a round trip to Redis: not on the event loop
-        decision = await run_in_threadpool(limiter.check, budget, client)
-    else:
-        decision = limiter.check(budget, client)
+    decision = await limiter.check(budget, client_of(request))
     if decision is None:
         return
     if not decision.allowed:
@@ -216,9 +199,7 @@ async def spend(request: Request, response: Response, budget: Budget) -> None:
 
 
 def rate_limit(budget: Budget) -> Any:
-    """A dependency that spends one request of ``budget`` for the caller (``spend``). A
-    route whose one dependency spends it itself (a move's, ``app.games.endpoints``) has
-    none: each dependency FastAPI solves costs about 2% of a move's server CPU."""
+    """A dependency that spends one request of ``budget`` for the caller (``spend``)."""
 
     async def spend_budget(request: Request, response: Response) -> None:
         await spend(request, response, budget)

@@ -5,40 +5,44 @@ A search holds a CPU for up to its budget. Run in the worker's own threads it wo
 hold the interpreter (the GIL), and every other request of the worker would wait its turn
 behind it: measured (``python -m bench abuse``), four clients asking for hints made another
 player's reads 40-60 times slower. So searches run in a pool of ``slots`` processes per
-worker, started lazily (from a clean fork server that has imported only the engine) and
-niced, so that the operating system serves the requests first and the searches with what
-is left.
+worker (pebble's ``ProcessPool``, started on first use from a fork server that has
+imported only the engine), niced (``SOLVER_NICENESS``), so that the operating system
+serves the requests first and the searches with what is left. The event loop awaits a
+search's answer; it never blocks on it.
 
 The pool never queues: when every slot is taken, one more search is refused at once with
 a 503 problem and ``Retry-After``, so that callers know to come back and the light
 requests are not slowed by a growing queue. A search that outlives its budget by far (a
-bug, or a machine too loaded to give it any time) has its processes killed and the pool
-started again; so does a pool whose process died. The work holds no transaction and no
-pooled connection: routes load what a search needs and end their read first.
+bug, or a machine too loaded to give it any time) is stopped by the pool, which kills its
+process and starts another; a process that dies is replaced the same way. Either costs
+that one search a 503. The work holds no transaction and no pooled connection: routes
+load what a search needs and end their read first.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import multiprocessing
 import os
-import threading
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
-from concurrent.futures.process import BrokenProcessPool
-from typing import Any, TypeVar
+from concurrent.futures import CancelledError as FutureCancelled
+from typing import Annotated, Any, ParamSpec, TypeVar
 
+from fastapi import Depends, Request
+from pebble import ProcessExpired, ProcessPool
+
+from app.kit import metrics
 from app.kit.errors import ServiceUnavailableProblem
-from app.ops import metrics
 
 log = logging.getLogger("app.workload")
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 NICENESS = 19  # the lowest CPU priority: searches get what the requests leave
-GRACE_S = 5.0  # a search this long past its budget is stuck: its pool is started again
+GRACE_S = 5.0  # a search this long past its budget is stuck: its process is killed
 
 
 def _lower_priority(niceness: int) -> None:
@@ -46,7 +50,7 @@ def _lower_priority(niceness: int) -> None:
         os.nice(niceness)
 
 
-class WorkLimiter:
+class SolverPool:
     """``slots`` searches at once in processes of their own (see the module's doc)."""
 
     def __init__(
@@ -55,14 +59,15 @@ class WorkLimiter:
         preload: Sequence[str] = (),
         retry_after_s: int = 1,
         grace_s: float = GRACE_S,
+        niceness: int = NICENESS,
     ) -> None:
         self.slots = slots
         self.retry_after_s = retry_after_s
         self.grace_s = grace_s
+        self.niceness = niceness
         self.preload = list(preload)
-        self._busy = 0  # slots taken
-        self._lock = threading.Lock()
-        self._pool: ProcessPoolExecutor | None = None
+        self._busy = 0  # slots taken (the event loop's own count: no lock needed)
+        self._pool: ProcessPool | None = None
 
     def ensure_free(self, kind: str) -> None:
         """Refuse now (503) when every slot is taken: a route checks this before loading
@@ -83,61 +88,80 @@ class WorkLimiter:
     def slot(self, kind: str) -> Iterator[None]:
         """Hold one slot for the ``with`` block (``kind`` names the work in metrics), or
         raise a 503 problem at once when every slot is taken."""
-        with self._lock:
-            if self._busy >= self.slots:
-                self._refuse(kind)
-            self._busy += 1
+        if self._busy >= self.slots:
+            self._refuse(kind)
+        self._busy += 1
         try:
             yield
         finally:
-            with self._lock:
-                self._busy -= 1
+            self._busy -= 1
 
-    def run(self, kind: str, budget_s: float, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    async def run(
+        self, kind: str, budget_s: float, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs
+    ) -> T:
         """``fn(*args, **kwargs)`` in a search process, holding a slot; ``fn`` and its
         arguments must pickle (a module-level function of the engine and plain values).
         ``budget_s`` is the time ``fn`` gives itself: waited for, with some grace."""
         with self.slot(kind):
-            pool = self._started()
+            future = self._started().schedule(
+                fn, args=args, kwargs=kwargs, timeout=budget_s + self.grace_s
+            )
             try:
-                return pool.submit(fn, *args, **kwargs).result(timeout=budget_s + self.grace_s)
-            except FutureTimeout:
+                return await asyncio.wrap_future(future)
+            except TimeoutError:
                 log.error(
-                    "a %s search ran %g s past its budget: restarting the pool", kind, self.grace_s
+                    "a %s search ran %g s past its budget: its process was killed",
+                    kind,
+                    self.grace_s,
                 )
-                self._restart(pool)
-            except BrokenProcessPool:
-                log.error("a search process died during a %s search: restarting the pool", kind)
-                self._restart(pool)
+            except ProcessExpired:
+                log.error("a search process died during a %s search: it was replaced", kind)
+            except FutureCancelled:
+                log.error("a %s search was cancelled by the pool", kind)
+            except asyncio.CancelledError:
+                future.cancel()  # type: ignore[no-untyped-call]  # pebble kills its process
+                raise
             raise ServiceUnavailableProblem(
                 "the search could not finish; retry", retry_after=self.retry_after_s
             )
 
-    def _started(self) -> ProcessPoolExecutor:
-        with self._lock:
-            if self._pool is None:
-                context = multiprocessing.get_context("forkserver")
-                context.set_forkserver_preload(self.preload)
-                self._pool = ProcessPoolExecutor(
-                    max_workers=self.slots,
-                    mp_context=context,
-                    initializer=_lower_priority,
-                    initargs=(NICENESS,),
-                )
-            return self._pool
-
-    def _restart(self, pool: ProcessPoolExecutor) -> None:
-        with self._lock:
-            if self._pool is pool:
-                self._pool = None
-        for process in list(getattr(pool, "_processes", {}).values()):
-            process.kill()  # a stuck search never ends by itself
-        pool.shutdown(wait=False, cancel_futures=True)
+    def _started(self) -> ProcessPool:
+        if self._pool is None:
+            context = multiprocessing.get_context("forkserver")
+            context.set_forkserver_preload(self.preload)
+            self._pool = ProcessPool(
+                max_workers=self.slots,
+                initializer=_lower_priority,
+                initargs=(self.niceness,),
+                context=context,
+            )
+        return self._pool
 
     def close(self) -> None:
         """Stop the search processes (at the worker's shutdown, once the requests in
         flight have been answered)."""
-        with self._lock:
-            pool = self._pool
+        pool, self._pool = self._pool, None
         if pool is not None:
-            self._restart(pool)
+            pool.stop()  # type: ignore[no-untyped-call]
+            pool.join(timeout=self.grace_s)
+
+
+async def get_solver(request: Request) -> SolverPool:
+    solver: SolverPool = request.app.state.solver
+    return solver
+
+
+SolverDep = Annotated[SolverPool, Depends(get_solver)]
+
+
+def solver_free(kind: str) -> Any:
+    """A dependency that refuses (503) before anything is loaded when the worker's
+    search slots are all taken: a refusal then costs no query."""
+
+    async def check(solver: SolverDep) -> None:
+        solver.ensure_free(kind)
+
+    return Depends(check)
+
+
+__all__ = ["NICENESS", "SolverDep", "SolverPool", "solver_free"]

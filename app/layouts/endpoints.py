@@ -23,7 +23,7 @@ router = APIRouter(prefix="/v1/layouts", tags=["layouts"], dependencies=[rate_li
     responses={200: {"headers": RATE_LIMIT_HEADERS}, **problem_responses(RateLimitedProblem)},
     summary="Every layout",
 )
-def list_layouts() -> LayoutList:
+async def list_layouts() -> LayoutList:
     """The layouts a game may be played on, each with its card count and default rules."""
     return LayoutList(
         layouts=[
@@ -49,7 +49,7 @@ def list_layouts() -> LayoutList:
     },
     summary="A layout's geometry: every position, what covers it, how it is dealt",
 )
-def get_layout(
+async def get_layout(
     name: Annotated[
         str,
         Path(

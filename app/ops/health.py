@@ -13,7 +13,7 @@ router = APIRouter(tags=["operations"])
 
 
 @router.get("/healthz", operation_id="get_health", summary="The process answers")
-def healthz() -> dict[str, str]:
+async def healthz() -> dict[str, str]:
     """Liveness: the process is up and answering. It touches no database."""
     return {"status": "ok"}
 
@@ -24,10 +24,13 @@ def healthz() -> dict[str, str]:
     summary="The database answers and its migrations are at head",
     responses={503: {"description": "Not ready; the body says why"}},
 )
-def readyz(request: Request) -> Any:
+async def readyz(request: Request) -> Any:
     """Readiness: the database answers and its migrations are at head; 503 with the reason
     otherwise.
     """
-    ok, reason, current = migration_status(request.app.state.engine)
+    database = request.app.state.database
+    ok, reason, current = await migration_status(
+        (database.writer, database.reader), database.timeout_s
+    )
     body = {"status": "ok" if ok else "unavailable", "reason": reason, "revision": current}
     return JSONResponse(body, status_code=200 if ok else 503)

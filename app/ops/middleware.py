@@ -8,22 +8,24 @@
 - Metrics: requests by method, route template and status; latency by method and route;
   requests in progress by method.
 
-The route template is the one the router chose (``scope["route"]``, set while the request
-is routed), so a raw path never becomes a label; a request no route matched is
-``unmatched``.
+The route template is that of the app's route that matches the request (Starlette's
+public ``BaseRoute.matches``, asked once the request is answered), so a raw path never
+becomes a label; a request no route matched is ``unmatched``.
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from starlette.datastructures import MutableHeaders
+from starlette.routing import BaseRoute, Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.ops import metrics
-from app.ops.logs import FIELDS_ATTR, REQUEST_ID, new_request_id
+from app.kit import metrics
+from app.kit.logs import FIELDS_ATTR, REQUEST_ID, new_request_id
 
 log = logging.getLogger("app.request")
 
@@ -32,16 +34,28 @@ PROBES = frozenset({"/healthz", "/readyz", "/metrics"})
 GAMES_PREFIX = "/v1/games/"
 
 
-def _route_of(scope: Scope) -> str:
-    """The template of the route that served the request (after routing)."""
-    route = scope.get("route")
-    template = getattr(route, "path_format", None) or getattr(route, "path", None)
-    return template if isinstance(template, str) else UNMATCHED
+def route_of(routes: Sequence[BaseRoute], scope: Scope) -> tuple[str, dict[str, Any]]:
+    """The template of the route the request matches, and its path parameters: the
+    route that serves it, else the first whose path matches with another method (a 405,
+    or a HEAD answered as GET)."""
+    partial: tuple[str, dict[str, Any]] | None = None
+    for route in routes:
+        match, child = route.matches(scope)
+        if match is Match.NONE:
+            continue
+        template = getattr(route, "path_format", None) or getattr(route, "path", None)
+        if not isinstance(template, str):
+            continue
+        if match is Match.FULL:
+            return template, child.get("path_params", {})
+        partial = partial or (template, child.get("path_params", {}))
+    return partial or (UNMATCHED, {})
 
 
 class RequestObservability:
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, routes: Sequence[BaseRoute]) -> None:
         self.app = app
+        self.routes = routes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -71,12 +85,13 @@ class RequestObservability:
             in_progress.dec()
             if status is None:  # no response started: it failed or the client went away
                 status = _status_of_error(error)
+            route, params = route_of(self.routes, scope)
             self._record(
                 method,
-                _route_of(scope),
+                route,
                 status,
                 time.perf_counter() - start,
-                scope.get("path_params", {}).get("game_id") or game_id,
+                params.get("game_id") or game_id,
                 error,
             )
 

@@ -7,8 +7,8 @@ import logging
 
 from alembic import command
 
+from app.ops.check import command_settings
 from app.ops.migrations import alembic_config, head_revision
-from app.settings import command_settings
 
 log = logging.getLogger("app.migrate")
 

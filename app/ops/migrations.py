@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 from functools import lru_cache
 from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
 from alembic.script import ScriptDirectory
-from sqlalchemy import Engine, inspect, text
+from sqlalchemy import inspect, text
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -34,16 +36,24 @@ def head_revision() -> str | None:
     return script.get_current_head()
 
 
-def migration_status(engine: Engine) -> tuple[bool, str, str | None]:
-    """(ready, reason, current revision) for /readyz."""
+async def migration_status(
+    engines: tuple[AsyncEngine, ...], timeout_s: float
+) -> tuple[bool, str, str | None]:
+    """(ready, reason, current revision) for /readyz: every engine the requests use
+    reaches the database (within ``timeout_s``), and its migrations are at head (read
+    through the last engine: the readers')."""
+    current: str | None = None
     try:
-        with engine.connect() as conn:
-            conn.execute(text("SELECT 1"))
-            # Read the version table directly: MigrationContext logs at INFO on every call.
-            if inspect(conn).has_table("alembic_version"):
-                current = conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
-            else:
-                current = None
+        async with asyncio.timeout(timeout_s):
+            for engine in engines:
+                async with engine.connect() as conn:
+                    await (await conn.execution_options(isolation_level="AUTOCOMMIT")).execute(
+                        text("SELECT 1")
+                    )
+            async with engines[-1].connect() as conn:
+                # Read the version table directly: MigrationContext logs at INFO on every call.
+                if await conn.run_sync(lambda c: inspect(c).has_table("alembic_version")):
+                    current = await conn.scalar(text("SELECT version_num FROM alembic_version"))
     except Exception as e:  # any failure to reach the database means "not ready"
         return False, f"database unreachable: {type(e).__name__}", None
     head = head_revision()

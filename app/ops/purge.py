@@ -17,29 +17,29 @@ server's, as in the image).
 from __future__ import annotations
 
 import argparse
+import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
 
-from sqlalchemy.orm import Session, sessionmaker
-
 from app.games.service import GameService
-from app.kit.database import make_engine, make_sessionmaker
+from app.kit import metrics
+from app.kit.database import Sessions, make_database
+from app.kit.logs import FIELDS_ATTR
 from app.kit.models import utcnow
-from app.ops import metrics
-from app.ops.logs import FIELDS_ATTR
-from app.settings import Settings, command_settings
+from app.ops.check import command_settings
+from app.settings import Settings
 
 log = logging.getLogger("app.purge")
 
-Deleter = Callable[[GameService, datetime, int], int]
+Deleter = Callable[[GameService, datetime, int], Awaitable[int]]
 RULES: tuple[tuple[str, str, Deleter], ...] = (
     ("abandoned", "retention_unfinished_days", GameService.delete_abandoned),
     ("finished", "retention_finished_days", GameService.delete_finished),
 )
 
 
-def purge(sessions: sessionmaker[Session], settings: Settings, now: datetime) -> dict[str, int]:
+async def purge(sessions: Sessions, settings: Settings, now: datetime) -> dict[str, int]:
     """Delete, batch by batch, what the retention settings say is kept no longer as of
     ``now``; the number of games deleted, by reason."""
     counts: dict[str, int] = {}
@@ -48,9 +48,9 @@ def purge(sessions: sessionmaker[Session], settings: Settings, now: datetime) ->
         cutoff = now - timedelta(days=getattr(settings, days_setting))
         total = 0
         while True:
-            with sessions() as session:
-                deleted = delete(GameService(session, settings), cutoff, batch)
-                session.commit()
+            async with sessions() as session:
+                deleted = await delete(GameService(session, settings), cutoff, batch)
+                await session.commit()
             total += deleted
             metrics.games_purged(reason, deleted)
             if deleted < batch:
@@ -69,13 +69,17 @@ def main(argv: list[str] | None = None) -> int:
     now = args.as_of or utcnow()
     if now.tzinfo is None:
         parser.error("--as-of needs a time zone (e.g. +00:00)")
-    engine = make_engine(settings)
-    try:
-        counts = purge(make_sessionmaker(engine), settings, now)
-    finally:
-        engine.dispose()
+    counts = asyncio.run(_purge_with(settings, now))
     log.info("purged", extra={FIELDS_ATTR: {"deleted": counts, "as_of": now.isoformat()}})
     return 0
+
+
+async def _purge_with(settings: Settings, now: datetime) -> dict[str, int]:
+    database = make_database(settings)
+    try:
+        return await purge(database.sessions, settings, now)
+    finally:
+        await database.dispose()
 
 
 if __name__ == "__main__":

@@ -1,11 +1,13 @@
 """The production server: ``python -m app.ops.serve`` (the container's command).
 
 uvicorn with ``WORKERS`` worker processes on ``HOST:PORT``, every setting from the
-environment (validated first: a bad one exits 2 with ``invalid configuration: ...``).
-Each connection is guarded (app/ops/connections.py): the request head's size
-(``MAX_HEADER_BYTES``) and the time to send it (``HEADER_TIMEOUT_S``), the keep-alive
-timeout (``KEEP_ALIVE_TIMEOUT_S``) and the connections a worker serves at once
-(``MAX_CONNECTIONS``).
+environment (validated first: a bad one exits 2 with ``invalid configuration: ...``), and
+only uvicorn's public options: the keep-alive timeout (``KEEP_ALIVE_TIMEOUT_S``), the
+connections and requests a worker serves at once (``MAX_CONNECTIONS``, uvicorn's
+``limit_concurrency``: one more is answered ``503`` by uvicorn itself), its HTTP/1.1
+protocol (httptools). A request head over ``MAX_HEADER_BYTES`` is a 431 problem
+(``app.kit.middleware.HeadSize``). What uvicorn has no option for (the time a client may
+take to send its head or its body: slow clients) is the reverse proxy's (``deploy/``).
 uvicorn's supervisor restarts a worker that dies; on SIGTERM or SIGINT each worker stops
 accepting connections, lets the requests in flight finish (up to ``SHUTDOWN_TIMEOUT_S``;
 uvicorn then cancels what is left, and ``CancelledAsUnavailable`` answers it with a 503
@@ -22,8 +24,7 @@ from types import FrameType
 
 import uvicorn
 
-from app.ops.connections import GuardedHttpToolsProtocol
-from app.settings import command_settings
+from app.ops.check import command_settings
 
 log = logging.getLogger("app.serve")
 
@@ -48,11 +49,11 @@ def main() -> int:
         port=settings.port,
         workers=settings.workers,
         timeout_graceful_shutdown=settings.shutdown_timeout_s,
-        # The head's size and time limits and the connection limit live in the protocol
-        # (app/ops/connections.py: uvicorn has no option for the first two, and answers
-        # its own limit_concurrency in text); the keep-alive timeout is uvicorn's own.
-        http=GuardedHttpToolsProtocol,
+        http="httptools",
         timeout_keep_alive=settings.keep_alive_timeout_s,
+        # uvicorn refuses a request once this many connections or requests are open,
+        # the one refused counted: MAX_CONNECTIONS are served.
+        limit_concurrency=settings.max_connections + 1,
         proxy_headers=True,
         forwarded_allow_ips=settings.forwarded_allow_ips,
         log_config=None,  # the app's JSON/text logging, set up above and in each worker

@@ -1,41 +1,43 @@
-"""The player endpoints (under /v1/players): accounts by key, their games and statistics."""
+"""The player endpoints (under /v1/players): accounts by key and their statistics. A
+player's games are the games domain's (``list_my_games``, in ``app.games.endpoints``),
+listed between ``router`` and ``profile_router`` (``app.main``)."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Path, Query, Request, Response, status
+from fastapi import APIRouter, Depends, Path, Response, status
 
-from app.engine import GameStatus
-from app.games.service import GameService
 from app.kit.deps import ReadSessionDep, SessionDep
 from app.kit.errors import NotFoundProblem, ValidationProblem
+from app.kit.events import ListenersDep
 from app.kit.headers import LOCATION, NO_STORE
-from app.kit.paging import PAGE_HEADERS, CursorParam, decode_cursor, encode_cursor, link_next
 from app.kit.problems import problem_responses
 from app.kit.ratelimit import RATE_LIMIT_HEADERS, Budget, RateLimitedProblem, rate_limit
-from app.kit.schemas import LayoutName
-from app.players.access import PlayerForRead, PlayerForWrite
 from app.players.schemas import (
-    GameSummaryList,
-    GameSummaryRead,
     PlayerCreate,
     PlayerCreated,
     PlayerKeyRead,
     PlayerRead,
     PlayerUpdate,
 )
-from app.players.service import PLAYER_PROBLEMS, PlayerService, Profile
+from app.players.service import (
+    PLAYER_PROBLEMS,
+    PlayerForRead,
+    PlayerForWrite,
+    PlayerService,
+    Profile,
+)
 
 router = APIRouter(prefix="/v1/players", tags=["players"])
+profile_router = APIRouter(prefix="/v1/players", tags=["players"])
 
 ME_PROBLEMS = (*PLAYER_PROBLEMS, ValidationProblem, RateLimitedProblem)
 OK_HEADERS = {"headers": RATE_LIMIT_HEADERS}
 
 
-async def get_players(session: SessionDep) -> PlayerService:
-    return PlayerService(session)
+async def get_players(session: SessionDep, listeners: ListenersDep) -> PlayerService:
+    return PlayerService(session, listeners)
 
 
 async def get_read_players(session: ReadSessionDep) -> PlayerService:
@@ -69,14 +71,16 @@ def player_out(profile: Profile) -> dict[str, Any]:
     },
     summary="Create a player: an account without e-mail or password, known by its key",
 )
-def create_player(body: PlayerCreate, players: PlayersDep, response: Response) -> PlayerCreated:
+async def create_player(
+    body: PlayerCreate, players: PlayersDep, response: Response
+) -> PlayerCreated:
     """Creates a player and returns its key once; the server keeps only a hash. Send the key as
     `Authorization: Bearer` to create games that belong to the player and to read its account.
     """
-    player, key = players.create(body)
+    player, key = await players.create(body)
     response.headers["Location"] = f"/v1/players/{player.id}"
     response.headers["Cache-Control"] = "no-store"
-    return PlayerCreated.model_validate({**player_out(players.profile(player)), "key": key})
+    return PlayerCreated.model_validate({**player_out(await players.profile(player)), "key": key})
 
 
 @router.get(
@@ -87,9 +91,9 @@ def create_player(body: PlayerCreate, players: PlayersDep, response: Response) -
     responses={200: OK_HEADERS, **problem_responses(*ME_PROBLEMS)},
     summary="The caller's account and statistics",
 )
-def get_me(player: PlayerForRead, players: ReadPlayersDep) -> PlayerRead:
+async def get_me(player: PlayerForRead, players: ReadPlayersDep) -> PlayerRead:
     """The account of the player whose key is sent: its name, kind and statistics."""
-    return PlayerRead.model_validate(player_out(players.profile(player)))
+    return PlayerRead.model_validate(player_out(await players.profile(player)))
 
 
 @router.patch(
@@ -100,10 +104,10 @@ def get_me(player: PlayerForRead, players: ReadPlayersDep) -> PlayerRead:
     responses={200: OK_HEADERS, **problem_responses(*ME_PROBLEMS)},
     summary="Rename the caller",
 )
-def update_me(body: PlayerUpdate, player: PlayerForWrite, players: PlayersDep) -> PlayerRead:
+async def update_me(body: PlayerUpdate, player: PlayerForWrite, players: PlayersDep) -> PlayerRead:
     """Changes the caller's display name."""
-    players.rename(player, body.name)
-    return PlayerRead.model_validate(player_out(players.profile(player)))
+    await players.rename(player, body.name)
+    return PlayerRead.model_validate(player_out(await players.profile(player)))
 
 
 @router.post(
@@ -117,10 +121,12 @@ def update_me(body: PlayerUpdate, player: PlayerForWrite, players: PlayersDep) -
     },
     summary="A new player key; the old one stops working at once",
 )
-def rotate_key(player: PlayerForWrite, players: PlayersDep, response: Response) -> PlayerKeyRead:
+async def rotate_key(
+    player: PlayerForWrite, players: PlayersDep, response: Response
+) -> PlayerKeyRead:
     """Issues a new player key and returns it once; the old key stops working at once."""
     response.headers["Cache-Control"] = "no-store"
-    return PlayerKeyRead(key=players.rotate_key(player))
+    return PlayerKeyRead(key=await players.rotate_key(player))
 
 
 @router.delete(
@@ -136,82 +142,12 @@ def rotate_key(player: PlayerForWrite, players: PlayersDep, response: Response) 
         "(as a deleted player's)."
     ),
 )
-def delete_me(
-    player: PlayerForWrite, players: PlayersDep, session: SessionDep, request: Request
-) -> Response:
-    players.delete(player)
-    GameService(session, request.app.state.settings).unlink_player(player.id)
+async def delete_me(player: PlayerForWrite, players: PlayersDep) -> Response:
+    await players.delete(player)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 
-def _after(cursor: str | None) -> tuple[datetime, str] | None:
-    """The place a list_my_games cursor names: a game's creation time and id."""
-    if cursor is None:
-        return None
-    created, game_id = decode_cursor(cursor, 2)
-    try:
-        return datetime.fromisoformat(str(created)), str(game_id)
-    except ValueError:
-        raise ValidationProblem(
-            "cursor: not a cursor this server gave", loc=("query", "cursor")
-        ) from None
-
-
-@router.get(
-    "/me/games",
-    operation_id="list_my_games",
-    dependencies=[rate_limit(Budget.READ)],
-    response_model=GameSummaryList,
-    responses={200: PAGE_HEADERS, **problem_responses(*ME_PROBLEMS)},
-    summary="The caller's games, newest first, a page at a time",
-)
-def list_my_games(
-    player: PlayerForRead,
-    session: ReadSessionDep,
-    request: Request,
-    response: Response,
-    status_: Annotated[
-        GameStatus | None,
-        Query(alias="status", description="Only games with this status. Default: every game"),
-    ] = None,
-    layout: Annotated[
-        LayoutName | None,
-        Query(description="Only games on this layout. Default: every layout", examples=["golf"]),
-    ] = None,
-    limit: Annotated[
-        int, Query(ge=1, le=100, description="Most games on a page, 1-100 (default 20)")
-    ] = 20,
-    cursor: CursorParam = None,
-) -> GameSummaryList:
-    """The caller's games, newest first; filter by `status` or `layout`, and follow `next` (or the
-    `Link` header) for the next page.
-    """
-    rows = GameService(session, request.app.state.settings).list_for_player(
-        player.id, limit + 1, _after(cursor), status_, layout
-    )
-    games = [
-        GameSummaryRead(
-            id=g.id,
-            layout=g.layout,
-            scoring=g.rules["scoring"],
-            status=g.status,
-            score=g.score,
-            cards_left=g.cards_left,
-            version=g.version,
-            challenge_id=g.challenge_id,
-            created_at=g.created_at,
-            updated_at=g.updated_at,
-            ended_at=g.ended_at,
-        )
-        for g in rows[:limit]
-    ]
-    last = games[-1] if len(rows) > limit else None
-    next_cursor = encode_cursor([last.created_at.isoformat(), last.id]) if last else None
-    link_next(request, response, next_cursor)
-    return GameSummaryList(games=games, next=next_cursor)
-
-
-@router.get(
+@profile_router.get(
     "/{player_id}",
     operation_id="get_player",
     dependencies=[rate_limit(Budget.READ)],
@@ -222,7 +158,7 @@ def list_my_games(
     },
     summary="A player's public profile: name, kind, since when, statistics",
 )
-def get_player(
+async def get_player(
     player_id: Annotated[
         str,
         Path(
@@ -234,7 +170,7 @@ def get_player(
     players: ReadPlayersDep,
 ) -> PlayerRead:
     """Any player's public profile by id: name, kind, since when, and statistics; never its key."""
-    player = players.get(player_id)
+    player = await players.get(player_id)
     if player is None:
         raise NotFoundProblem(f"no player {player_id[:32]!r}")
-    return PlayerRead.model_validate(player_out(players.profile(player)))
+    return PlayerRead.model_validate(player_out(await players.profile(player)))

@@ -7,17 +7,16 @@ from typing import Any
 
 from sqlalchemy import Table, bindparam, case, delete, select
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.orm import Session
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.engine import GameStatus
-from app.kit.database import driver_rows, loaded
 from app.players.models import ALL, Player, PlayerStats
 
 STATS: Table = PlayerStats.__table__  # type: ignore[assignment]
-PLAYERS: Table = Player.__table__  # type: ignore[assignment]
-# A player's row, read by the driver on a session whose statements commit alone (a move's
-# or a read's, opened with the player's key: ``app.games.access``).
-_PLAYER_ROW = select(PLAYERS).where(PLAYERS.c.id == bindparam("player_id"))
+_PLAYER = select(Player).where(Player.id == bindparam("player_id"))
+# FOR NO KEY UPDATE: a game's last move, whose statistics row refers to the player (a
+# KEY SHARE lock on its row), is not blocked by it.
+_PLAYER_FOR_UPDATE = _PLAYER.with_for_update(key_share=True)
 
 
 def _upsert(dialect: str) -> postgresql.Insert | sqlite.Insert:
@@ -26,32 +25,27 @@ def _upsert(dialect: str) -> postgresql.Insert | sqlite.Insert:
 
 
 class PlayerRepository:
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: AsyncSession) -> None:
         self.session = session
 
-    def get(self, player_id: str, *, for_update: bool = False) -> Player | None:
-        rows = (
-            None if for_update else driver_rows(self.session, _PLAYER_ROW, {"player_id": player_id})
-        )
-        if rows is not None:
-            return loaded(Player, rows[0]) if rows else None
-        statement = select(Player).where(Player.id == player_id)
-        if for_update:
-            statement = statement.with_for_update()
-        return self.session.scalars(statement).one_or_none()
+    async def get(self, player_id: str, *, for_update: bool = False) -> Player | None:
+        statement = _PLAYER_FOR_UPDATE if for_update else _PLAYER
+        return (await self.session.scalars(statement, {"player_id": player_id})).one_or_none()
 
-    def add(self, player: Player) -> None:
+    async def add(self, player: Player) -> None:
         self.session.add(player)
-        self.session.flush()
+        await self.session.flush()
 
-    def stats(self, player_id: str) -> Sequence[PlayerStats]:
+    async def stats(self, player_id: str) -> Sequence[PlayerStats]:
         q = select(PlayerStats).where(PlayerStats.player_id == player_id)
-        return self.session.scalars(q.order_by(PlayerStats.layout, PlayerStats.scoring)).all()
+        return (
+            await self.session.scalars(q.order_by(PlayerStats.layout, PlayerStats.scoring))
+        ).all()
 
-    def delete_stats(self, player_id: str) -> None:
-        self.session.execute(delete(PlayerStats).where(PlayerStats.player_id == player_id))
+    async def delete_stats(self, player_id: str) -> None:
+        await self.session.execute(delete(PlayerStats).where(PlayerStats.player_id == player_id))
 
-    def count_result(
+    async def count_result(
         self,
         player_id: str,
         layout: str,
@@ -106,7 +100,7 @@ class PlayerRepository:
                 if won
                 else c.longest_run,
             }
-            self.session.execute(
+            await self.session.execute(
                 statement.on_conflict_do_update(
                     index_elements=[c.player_id, c.layout, c.scoring], set_=updates
                 )

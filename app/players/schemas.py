@@ -8,9 +8,8 @@ from typing import Annotated, Any, Final
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from app.engine import GameStatus, Scoring
 from app.kit.models import PlayerKind
-from app.kit.schemas import LayoutName, Strict
+from app.kit.schemas import Strict
 
 NAME_LENGTH = 32
 # Control, format (zero-width and direction marks), surrogate, private-use and unassigned
@@ -140,26 +139,3 @@ class PlayerCreated(PlayerRead):
 
 class PlayerKeyRead(BaseModel):
     key: str = Field(description="The new player key; the old one no longer works")
-
-
-class GameSummaryRead(BaseModel):
-    id: str = Field(description="The game's id")
-    layout: LayoutName = Field(description="The layout it is played on")
-    scoring: Scoring = Field(description="Its scoring scheme")
-    status: GameStatus = Field(description="in_progress, or how it ended")
-    score: int = Field(description="Its score now (the final score once it has ended)")
-    cards_left: int = Field(description="Tableau cards still on the table")
-    version: int = Field(description="Moves applied so far, undos included")
-    challenge_id: str | None = Field(
-        description="The daily challenge it is the attempt at, or null"
-    )
-    created_at: datetime = Field(description="When it was created")
-    updated_at: datetime = Field(description="When its last move was applied")
-    ended_at: datetime | None = Field(description="When it ended, or null while in progress")
-
-
-class GameSummaryList(BaseModel):
-    games: list[GameSummaryRead] = Field(
-        description="This page of the caller's games, newest first"
-    )
-    next: str | None = Field(description="The cursor of the next page (also in Link), or null")

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 import pytest
 
 from app.engine import GameState, Rules, apply, get_layout, new_game, numbered_deal, solver
-from app.engine.solver import BestAnswer, Budget, solve_best
+from app.engine.solver import BestAnswer, SearchBudget, solve_best
 from bench.positions import position
 
 needs_c = pytest.mark.skipif(
@@ -32,13 +32,13 @@ def pure() -> Iterator[None]:
         yield
 
 
-def best_pure(state: GameState, budget: Budget | None = None) -> BestAnswer:
+def best_pure(state: GameState, budget: SearchBudget | None = None) -> BestAnswer:
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(solver, "_ACCEL", None)
         return solve_best(state, budget)
 
 
-def best_c(state: GameState, budget: Budget | None = None) -> BestAnswer:
+def best_c(state: GameState, budget: SearchBudget | None = None) -> BestAnswer:
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(solver, "_ACCEL", solver._ACCEL_MODULE)
         return solve_best(state, budget)
@@ -119,13 +119,13 @@ def test_known_best_score_by_both() -> None:
 @needs_c
 def test_out_of_budget_is_unknown_in_both() -> None:
     state = new_game(numbered_deal(80), Rules.for_layout("tripeaks"))
-    answers = [solve(state, Budget(max_nodes=500)) for solve in (best_c, best_pure)]
+    answers = [solve(state, SearchBudget(max_nodes=500)) for solve in (best_c, best_pure)]
     for answer in answers:
         assert answer.score is None
         assert answer.line == ()
         assert answer.nodes > 500  # a streak's walk is counted at its end
     assert answers[0].nodes == answers[1].nodes
-    timed = best_c(state, Budget(max_nodes=None, seconds=0.0))
+    timed = best_c(state, SearchBudget(max_nodes=None, seconds=0.0))
     assert timed.score is None
 
 

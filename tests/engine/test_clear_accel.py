@@ -34,9 +34,9 @@ from app.engine import (
 )
 from app.engine.hints import analysis, hint
 from app.engine.solver import (
-    Budget,
     BudgetExhausted,
     ClearingSearch,
+    SearchBudget,
     clear_search,
     solve_clear,
     start_of,
@@ -47,7 +47,7 @@ needs_c = pytest.mark.skipif(
     solver._ACCEL_MODULE is None, reason="the C search is not built (no C compiler at install)"
 )
 
-PYTHON_BUDGET = Budget(max_nodes=300_000)
+PYTHON_BUDGET = SearchBudget(max_nodes=300_000)
 
 
 @pytest.fixture
@@ -64,8 +64,8 @@ def pure() -> Iterator[None]:
         yield
 
 
-def c_search(state: GameState, budget: Budget | None = None) -> ClearingSearch:
-    search = clear_search(state.layout, state.rules, start_of(state), budget or Budget(None))
+def c_search(state: GameState, budget: SearchBudget | None = None) -> ClearingSearch:
+    search = clear_search(state.layout, state.rules, start_of(state), budget or SearchBudget(None))
     assert not isinstance(search, solver._Search), "expected the C search"
     return search
 
@@ -164,7 +164,7 @@ def test_a_budget_gives_unknown_never_a_wrong_answer(c_path: None) -> None:
     for _ in range(10):
         state = random_play(rules, rng.randrange(10_000), rng, rng.randint(0, 10))
         expected = python_answer(state)
-        for budget in (Budget(max_nodes=n) for n in (1, 10, 100, 1000)):
+        for budget in (SearchBudget(max_nodes=n) for n in (1, 10, 100, 1000)):
             search = c_search(state, budget)
             try:
                 won = search.wins(start_of(state))
@@ -177,7 +177,7 @@ def test_a_budget_gives_unknown_never_a_wrong_answer(c_path: None) -> None:
                     assert search.wins(start_of(state)) == expected
                 continue
             assert won == expected
-        timed = c_search(state, Budget(max_nodes=None, seconds=0.0))
+        timed = c_search(state, SearchBudget(max_nodes=None, seconds=0.0))
         try:
             assert timed.wins(start_of(state)) == expected
         except BudgetExhausted:
@@ -199,7 +199,7 @@ def test_the_c_table_is_kept_to_its_size(c_path: None, monkeypatch: pytest.Monke
 def test_redeals_keep_the_python_search(c_path: None) -> None:
     rules = Rules.for_layout("tripeaks", redeals=1)
     state = new_game(numbered_deal(2), rules)
-    search = clear_search(state.layout, rules, start_of(state), Budget())
+    search = clear_search(state.layout, rules, start_of(state), SearchBudget())
     assert isinstance(search, solver._Search)
 
 
@@ -209,7 +209,7 @@ def hints_of(rules: Rules, number: int) -> list[object]:
     state = new_game(numbered_deal(number), rules)
     out: list[object] = []
     moves: list[str] = []
-    budget = Budget(max_nodes=1_000_000)
+    budget = SearchBudget(max_nodes=1_000_000)
     for k in range(4):
         h = hint(
             player_view(state), rules, seed=k, time_budget=None, max_samples=6, sample_budget=budget
@@ -251,7 +251,7 @@ def test_the_pure_path_answers(pure: None) -> None:
     """Where the C search is not built (or turned off) ``clear_search`` is the Python one."""
     rules = Rules.for_layout("tripeaks")
     state = random_play(rules, 4, random.Random(1), 10)
-    search = clear_search(state.layout, rules, start_of(state), Budget())
+    search = clear_search(state.layout, rules, start_of(state), SearchBudget())
     assert isinstance(search, solver._Search)
     if search.wins(start_of(state)):
         assert_wins(state, search.line)

@@ -17,7 +17,7 @@ from app.engine import (
 )
 from app.engine.calibration import KNOTS, calibrated
 from app.engine.hints import HintError, analysis, hint
-from app.engine.solver import Budget, solve_clear
+from app.engine.solver import SearchBudget, solve_clear
 
 CLASSIC = Rules.for_layout("tripeaks")
 
@@ -86,7 +86,7 @@ def test_hint_on_a_finished_game_and_a_bad_view() -> None:
 
 def test_hint_with_a_time_budget() -> None:
     state = new_game(numbered_deal(4), CLASSIC)
-    h = hint(player_view(state), time_budget=0.05, sample_budget=Budget(max_nodes=2000))
+    h = hint(player_view(state), time_budget=0.05, sample_budget=SearchBudget(max_nodes=2000))
     assert h.samples >= 1
     assert h.move is not None
 

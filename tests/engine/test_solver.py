@@ -18,8 +18,8 @@ from app.engine import (
 )
 from app.engine.solver import (
     BestAnswer,
-    Budget,
     NoWinnableDealError,
+    SearchBudget,
     solve_best,
     solve_clear,
     solve_deal,
@@ -144,21 +144,21 @@ def test_every_scoring_scheme() -> None:
 
 def test_out_of_budget_is_unknown_never_a_guess() -> None:
     state = new_game(numbered_deal(80), CLASSIC)  # a lost deal: a long proof
-    answer = solve_clear(state, Budget(max_nodes=500))
+    answer = solve_clear(state, SearchBudget(max_nodes=500))
     assert answer.winnable is None
     assert answer.line == ()
     # a budget that ends after several restarts of the search is kept to the node
-    across = solve_clear(state, Budget(max_nodes=7_500))
+    across = solve_clear(state, SearchBudget(max_nodes=7_500))
     assert across.winnable is None
     assert across.nodes <= 7_501
-    best = solve_best(state, Budget(max_nodes=500))
+    best = solve_best(state, SearchBudget(max_nodes=500))
     assert best.score is None
-    timed = solve_clear(state, Budget(max_nodes=None, seconds=0.01))
+    timed = solve_clear(state, SearchBudget(max_nodes=None, seconds=0.01))
     assert timed.winnable is None
 
 
 def test_solve_deal_both_questions() -> None:
-    solution = solve_deal(numbered_deal(1), CLASSIC, budget=Budget(max_nodes=5000))
+    solution = solve_deal(numbered_deal(1), CLASSIC, budget=SearchBudget(max_nodes=5000))
     record = solution.to_dict()
     assert record["winnable"] is True
     assert record["best_score"] is None  # not within 5,000 nodes
@@ -191,7 +191,7 @@ def test_winnable_deal_at_random_and_its_error() -> None:
     found = winnable_deal(Rules.for_layout("golf"), rng=random.Random(3))
     assert found.number is not None
     with pytest.raises(NoWinnableDealError, match="no deal proved winnable in 3 deals"):
-        winnable_deal(CLASSIC, first_number=80, max_deals=3, budget=Budget(max_nodes=1))
+        winnable_deal(CLASSIC, first_number=80, max_deals=3, budget=SearchBudget(max_nodes=1))
 
 
 def test_the_bound_does_most_of_the_work_on_a_lost_deal() -> None:

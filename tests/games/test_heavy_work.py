@@ -15,7 +15,7 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from app.kit.workload import WorkLimiter
+from app.kit.workload import SolverPool
 from tests.fixtures.deals import chain_deal
 from tests.fixtures.games import new_game_id
 from tests.fixtures.servers import live_server
@@ -25,7 +25,7 @@ from tests.ops.servers import metric_value
 @contextmanager
 def every_slot_taken(app: FastAPI) -> Iterator[None]:
     """The app's solver slots all held, as by searches in flight."""
-    limiter: WorkLimiter = app.state.solver
+    limiter: SolverPool = app.state.solver
     with ExitStack() as stack:
         for _ in range(limiter.slots):
             stack.enter_context(limiter.slot("test"))

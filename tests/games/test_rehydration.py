@@ -12,8 +12,10 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from app import engine
+from app.games.models import Game
 from app.games.repository import GameRepository
 from app.games.service import REHYDRATED, RehydratedStates, state_key
+from tests.conftest import portal_of
 from tests.fixtures.games import new_game
 
 # What is particular to one game (its id, token, salted commitment, times), not to its
@@ -63,6 +65,11 @@ def test_a_game_played_from_remembered_states_answers_as_one_replayed_every_time
         assert any(a["version"] > 0 and "undo" in str(a) for a in remembered)
 
 
+async def stored_row(client: TestClient, game_id: str) -> Game | None:
+    async with client.app.state.database.read_sessions() as session:  # type: ignore[attr-defined]
+        return await GameRepository(session).get(game_id)
+
+
 def test_the_state_a_move_hands_over_is_found_by_the_row_it_wrote(client: TestClient) -> None:
     """The key a move remembers its new state by (derived from the key it read the game
     by) is the key of the row as stored: the next request replays nothing."""
@@ -76,8 +83,7 @@ def test_the_state_a_move_hands_over_is_found_by_the_row_it_wrote(client: TestCl
         assert r.status_code == 200, r.text
         game = r.json()
         held = len(REHYDRATED)
-        with client.app.state.read_sessions() as session:  # type: ignore[attr-defined]
-            row = GameRepository(session).get(game["id"])
+        row = portal_of(client).call(stored_row, client, game["id"])
         assert row is not None and row.version == game["version"]
         assert REHYDRATED.get(state_key(row)) is not None
         assert len(REHYDRATED) == held

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi.testclient import TestClient
 
 from app import engine
-from app.engine.solver import Budget, solve_clear
+from app.engine.solver import SearchBudget, solve_clear
 from tests.fixtures.deals import TRIPEAKS_CLEAR_ORDER, chain_deal, losing_deal
 from tests.fixtures.games import new_game_id
 
@@ -21,7 +21,7 @@ def test_winnable_only_deals_a_proven_winnable_deal_and_keeps_its_number_secret(
     deal = engine.parse_deal(reveal["deal"])
     assert deal == engine.numbered_deal(reveal["deal_number"])
     rules = engine.Rules.for_layout(wrap=False)
-    assert solve_clear(engine.new_game(deal, rules), Budget(max_nodes=None)).winnable is True
+    assert solve_clear(engine.new_game(deal, rules), SearchBudget(max_nodes=None)).winnable is True
 
 
 def hidden_variant(deal: list[str]) -> list[str]:
@@ -124,5 +124,5 @@ def test_analysis_finds_where_a_winnable_game_was_lost(client: TestClient) -> No
     rules = engine.Rules.for_layout()
     before = engine.replay(engine.parse_deal(deal), rules, moves[: a["lost_at"]])
     after = engine.apply(before, moves[a["lost_at"]])
-    assert solve_clear(before, Budget(max_nodes=None)).winnable is True
-    assert solve_clear(after, Budget(max_nodes=None)).winnable is not True
+    assert solve_clear(before, SearchBudget(max_nodes=None)).winnable is True
+    assert solve_clear(after, SearchBudget(max_nodes=None)).winnable is not True

@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
 from app.games.models import Game
+from tests.conftest import portal_of
 from tests.fixtures.games import new_game_id
 
 made: dict[str, str] = {}
@@ -23,8 +24,14 @@ def test_a_game_made_in_one_test(client: TestClient, app: FastAPI, database_url:
     made[database_url] = game_id
 
 
-def test_is_gone_in_the_next(app: FastAPI, database_url: str) -> None:
+def test_is_gone_in_the_next(
+    committing_client: TestClient, app: FastAPI, database_url: str
+) -> None:
     game_id = made.pop(database_url)
-    with app.state.engine.connect() as connection:
-        count = connection.scalar(select(func.count()).select_from(Game).where(Game.id == game_id))
-    assert count == 0
+
+    async def count() -> int:
+        async with app.state.database.read_sessions() as session:
+            query = select(func.count()).select_from(Game).where(Game.id == game_id)
+            return int(await session.scalar(query) or 0)
+
+    assert portal_of(committing_client).call(count) == 0

@@ -19,8 +19,8 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy.exc import OperationalError
 
+from app.kit.logs import JsonFormatter, TextFormatter, configure_logging, new_request_id
 from app.main import create_app
-from app.ops.logs import JsonFormatter, TextFormatter, configure_logging, new_request_id
 from app.settings import Settings
 from tests.fixtures.games import new_game_id
 from tests.ops.servers import entrypoint_server

@@ -8,7 +8,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from app.ops import metrics
+from app.kit import metrics
 from tests.fixtures.deals import TRIPEAKS_CLEAR_ORDER, chain_deal, losing_deal
 from tests.ops.servers import metric_samples, metric_value
 

@@ -22,14 +22,8 @@ from tests.fixtures.servers import ROOT
 from tests.ops.servers import metric_value
 
 
-def test_the_purge_deletes_what_is_kept_no_longer_in_batches(
-    empty_database_url: str, tmp_path: Path
-) -> None:
-    url = empty_database_url
-    upgrade(url)
-    app = create_app(Settings(database_url=url, rate_limits_enabled=False))
-    client = TestClient(app)
-    games: dict[str, str] = {}
+def made_by(client: TestClient, games: dict[str, str]) -> None:
+    """The games of the test, made through the API, by name."""
     for name in ("old-1", "old-2", "old-3", "fresh"):  # unfinished
         games[name], auth = new_game_id(client, deal_number=1)
         client.post(f"/v1/games/{games[name]}/draw", headers=auth)
@@ -42,8 +36,17 @@ def test_the_purge_deletes_what_is_kept_no_longer_in_batches(
     players_game = client.post("/v1/games", json={}, headers=key).json()["id"]
     client.post(f"/v1/games/{players_game}/concede", headers=key)
     games["player's, ended long ago"] = players_game
-    app.state.solver.close()
-    app.state.engine.dispose()
+
+
+def test_the_purge_deletes_what_is_kept_no_longer_in_batches(
+    empty_database_url: str, tmp_path: Path
+) -> None:
+    url = empty_database_url
+    upgrade(url)
+    app = create_app(Settings(database_url=url, rate_limits_enabled=False))
+    games: dict[str, str] = {}
+    with TestClient(app) as client:
+        made_by(client, games)
 
     now = datetime.now(UTC)
     ages = {"old-1": 31, "old-2": 45, "old-3": 400, "fresh": 29, "ended-long-ago": 91}

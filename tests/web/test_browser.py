@@ -32,7 +32,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.engine import Rules, apply, legal_moves, new_game, numbered_deal
-from app.engine.solver import Budget, solve_clear
+from app.engine.solver import SearchBudget, solve_clear
 from app.main import create_app
 from app.ops.migrations import upgrade
 from app.settings import Settings
@@ -97,7 +97,7 @@ def lost_winnable_deal_number() -> int:
         while not state.is_over:
             moves = [str(m) for m in legal_moves(state)]
             state = apply(state, "draw" if "draw" in moves else moves[0])
-        if state.outcome.value == "lost" and solve_clear(start, Budget(seconds=2)).winnable:
+        if state.outcome.value == "lost" and solve_clear(start, SearchBudget(seconds=2)).winnable:
             return number
     raise AssertionError("no such deal among the first 200")
 

@@ -145,6 +145,9 @@ def configure_logging(level: str = "info", fmt: str = "json") -> None:
         logger = logging.getLogger(name)
         logger.handlers.clear()
         logger.propagate = True
+    # aiosqlite's debug records name each call with its arguments: a statement's
+    # parameters (a deal, a token's hash) would reach the log.
+    logging.getLogger("aiosqlite").setLevel(max(logging.INFO, root.level))
     access = logging.getLogger("uvicorn.access")
     access.handlers.clear()
     access.addHandler(logging.NullHandler())
