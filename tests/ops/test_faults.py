@@ -125,3 +125,107 @@ def test_connections_killed_under_load_give_503s_not_500s_and_the_server_recover
         f"\nfaults: {killed} connections killed, answers {dict(record.statuses)}, "
         f"{len(record.games)} games, {len(record.applied)} moves acknowledged"
     )
+
+
+# -- connections the database closes: one failed request each at most, then served ---------
+def _backends(url: str) -> int:
+    """The server's connections to the test's database (all but this query's)."""
+    database = make_url(url).database
+    query = "SELECT count(*) FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()"
+    with psycopg.connect(_dsn(url), autocommit=True) as conn:
+        row = conn.execute(query, (database,)).fetchone()
+    return int(row[0]) if row else 0
+
+
+def _round(c: httpx.Client, game: str, auth: dict[str, str], n: int) -> list[int]:
+    """``n`` requests of the usual kinds (a read, a draw, a new game), their statuses: a
+    draw may be refused (400, 409) once the stock is out, but it reached the database."""
+    statuses = []
+    for i in range(n):
+        if i % 3 == 0:
+            r = c.get(game, headers=auth)
+        elif i % 3 == 1:
+            r = c.post(f"{game}/draw", headers=auth)
+        else:
+            r = c.post("/v1/games", json={})
+        assert r.status_code != 500, r.text
+        statuses.append(503 if r.status_code == 503 else 200)
+    return statuses
+
+
+def test_connections_the_database_closes_cost_at_most_one_failed_request_each() -> None:
+    """The database ends the server's idle connections: terminated backends, then an
+    idle_session_timeout. Each closed connection costs at most one failed request (a
+    503), and the pools never stay broken: the requests after it are all served. (Before:
+    a second pool of the moves' answered every plain move 503, indefinitely.)"""
+    with new_postgres_database() as url:
+        from app.ops.migrations import upgrade
+        from tests.fixtures.servers import live_server
+
+        upgrade(url)
+        with (
+            live_server(url, DB_POOL_SIZE="2", DB_TIMEOUT_S="5") as base,
+            httpx.Client(base_url=base, timeout=60) as c,
+        ):
+            created = c.post("/v1/games", json={}).json()
+            game = f"/v1/games/{created['id']}"
+            auth = {"Authorization": f"Bearer {created['token']}"}
+            assert set(_round(c, game, auth, 12)) == {200}  # the pools are filled
+            for _ in range(3):
+                killed = terminate_server_connections(url)
+                assert killed > 0
+                statuses = _round(c, game, auth, 30)
+                assert statuses.count(503) <= killed, statuses
+                assert set(statuses[-12:]) == {200}, statuses
+            # The database closes whatever is idle for a second, from now on.
+            database = make_url(url).database
+            with psycopg.connect(_dsn(url), autocommit=True) as admin:
+                admin.execute(f'ALTER DATABASE "{database}" SET idle_session_timeout = 1000')
+            terminate_server_connections(url)  # new connections take the setting
+            _round(c, game, auth, 6)
+            for _ in range(3):
+                held = _backends(url)
+                deadline = time.monotonic() + 30
+                while _backends(url) > 0:  # the server's idle connections are closed
+                    assert time.monotonic() < deadline, "idle_session_timeout closed none"
+                    time.sleep(0.2)
+                statuses = _round(c, game, auth, 30)
+                assert statuses.count(503) <= held, statuses
+                assert set(statuses[-12:]) == {200}, statuses
+            assert c.get("/readyz").status_code == 200
+
+
+def test_a_database_out_of_reach_fails_readiness_and_the_server_recovers() -> None:
+    """Between the server and PostgreSQL, a proxy drops every connection and refuses new
+    ones for a while (a failover, a restarting proxy): requests get 503s and /readyz
+    fails, since no request can reach the database; once it answers again, readiness
+    comes back and every request after the first few is served."""
+    from app.ops.migrations import upgrade
+    from tests.fixtures.proxy import freezable_database
+    from tests.fixtures.servers import live_server
+
+    with new_postgres_database() as url:
+        upgrade(url)
+        with (
+            freezable_database(url) as (proxy, proxied_url),
+            live_server(proxied_url, DB_POOL_SIZE="2", DB_TIMEOUT_S="3") as base,
+            httpx.Client(base_url=base, timeout=60) as c,
+        ):
+            created = c.post("/v1/games", json={}).json()
+            game = f"/v1/games/{created['id']}"
+            auth = {"Authorization": f"Bearer {created['token']}"}
+            assert set(_round(c, game, auth, 12)) == {200}
+            proxy.drop_and_refuse()
+            try:
+                assert set(_round(c, game, auth, 9)) == {503}
+                assert c.get("/readyz").status_code == 503
+                assert c.get("/healthz").status_code == 200  # the process itself answers
+            finally:
+                proxy.accept_again()
+            deadline = time.monotonic() + 30
+            while c.get("/readyz").status_code != 200:
+                assert time.monotonic() < deadline, "not ready again"
+                time.sleep(0.2)
+            statuses = _round(c, game, auth, 30)
+            assert statuses.count(503) <= 4, statuses  # at most the pools' connections
+            assert set(statuses[-12:]) == {200}, statuses
