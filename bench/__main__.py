@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-MODULES = ("engine", "solver", "analysis", "hints", "http", "abuse", "leaderboard")
+MODULES = ("engine", "solver", "analysis", "hints", "http", "abuse", "leaderboard", "ratelimit")
 
 
 def main(argv: list[str]) -> int:
