@@ -103,7 +103,24 @@ test-only: setup node-setup ## Run the test suite alone (pytest; pass ARGS=... f
 test-fast: setup ## The inner loop: every test but the slow ones (servers, fuzzing, clients, playouts), no lint
 	$(PY) -m pytest $(PYTEST_WORKERS) $(NOT_IMAGE) -m "not slow" $(ARGS)
 
-test: setup node-setup web-setup lint spec-lint typecheck test-only image-test ## Set up, then lint, type-check and run the whole test suite, the image's included
+# The floors of pyproject.toml's ranges are promises too: test-lowest installs every direct
+# dependency at the lowest version its range allows (uv's lowest-direct resolution, in a
+# virtual environment of its own) and runs the fast suite on them.
+LOWEST_VENV := .venv-lowest
+LOWEST_STAMP := $(LOWEST_VENV)/.installed
+
+$(LOWEST_STAMP): pyproject.toml setup.py app/engine/_bestscore.c
+	@test -x $(LOWEST_VENV)/bin/python || $(PYTHON) -m venv $(LOWEST_VENV)
+	$(LOWEST_VENV)/bin/python -m pip install --quiet 'uv>=0.9,<1'
+	$(LOWEST_VENV)/bin/uv pip install --quiet --python $(LOWEST_VENV)/bin/python \
+		--resolution lowest-direct -e . --group dev
+	@touch $(LOWEST_STAMP)
+
+.PHONY: test-lowest
+test-lowest: $(LOWEST_STAMP) ## The fast suite on the lowest version of each dependency pyproject.toml allows
+	$(LOWEST_VENV)/bin/python -m pytest $(PYTEST_WORKERS) $(NOT_IMAGE) -m "not slow" -p no:cacheprovider $(ARGS)
+
+test: setup node-setup web-setup lint spec-lint typecheck test-only test-lowest image-test ## Set up, then lint, type-check and run the whole test suite, the image's included
 
 # The image test (tests/image/harness.py says each step): Debian's docker.io, mmdebstrap and
 # docker-compose installed when missing; a Docker engine of its own on a private socket,
