@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import secrets
 import shutil
+import socket
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -163,3 +164,28 @@ def test_the_replicas_share_one_budget_a_client(stack: Stack) -> None:
 def test_the_readme_starts_it_with_this_file() -> None:
     readme = (ROOT / "README.md").read_text()
     assert "docker compose -f deploy/compose.yaml -p tripeaks up -d --build" in readme
+
+
+def _timeout_http_request_s() -> float:
+    """deploy/haproxy.cfg's `timeout http-request`, in seconds."""
+    found = re.search(r"timeout http-request (\d+)s", (ROOT / "deploy" / "haproxy.cfg").read_text())
+    assert found, "deploy/haproxy.cfg sets no `timeout http-request` in seconds"
+    return float(found.group(1))
+
+
+def test_the_proxy_answers_408_to_a_client_whose_headers_never_end(stack: Stack) -> None:
+    """The servers set no limit of their own on the time a request's headers take (uvicorn
+    has no such option): the proxy in front of them does. A client that sends half its
+    headers and stalls gets HAProxy's 408 and its connection closed once `timeout
+    http-request` passes, while other clients are served meanwhile."""
+    bound = _timeout_http_request_s()
+    host, port = stack.base.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as stalled:
+        stalled.sendall(b"GET /healthz HTTP/1.1\r\nHost: tripeaks\r\nUser-Agent: slow")
+        assert httpx.get(f"{stack.base}/healthz", timeout=10).status_code == 200
+        # Six times the proxy's timeout: long enough for a busy machine, short of forever.
+        stalled.settimeout(6 * bound)
+        answer = b""
+        while chunk := stalled.recv(4096):
+            answer += chunk
+    assert answer.startswith(b"HTTP/1.1 408"), answer[:200]
