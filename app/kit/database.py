@@ -44,11 +44,11 @@ from __future__ import annotations
 
 import asyncio
 import select
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import psycopg
 from sqlalchemy import event
@@ -70,6 +70,9 @@ from app.settings import Settings
 APPLICATION_NAME = "tripeaks"
 
 
+T = TypeVar("T")
+
+
 class DatabaseTimeoutError(Exception):
     """The database did not answer within ``DB_TIMEOUT_S``: a 503."""
 
@@ -85,47 +88,38 @@ class BoundedSession(AsyncSession):
         super().__init__(*args, **kwargs)
         self.timeout_s = timeout_s
 
-    @asynccontextmanager
-    async def _bounded(self) -> AsyncIterator[None]:
+    async def _within(self, call: Awaitable[T]) -> T:
         try:
             async with asyncio.timeout(self.timeout_s):
-                yield
+                return await call
         except TimeoutError:
             raise DatabaseTimeoutError(
                 f"the database did not answer within {self.timeout_s:g} s"
             ) from None
 
     async def execute(self, *args: Any, **kwargs: Any) -> Any:
-        async with self._bounded():
-            return await super().execute(*args, **kwargs)
+        return await self._within(super().execute(*args, **kwargs))
 
     async def scalar(self, *args: Any, **kwargs: Any) -> Any:
-        async with self._bounded():
-            return await super().scalar(*args, **kwargs)
+        return await self._within(super().scalar(*args, **kwargs))
 
     async def get(self, *args: Any, **kwargs: Any) -> Any:
-        async with self._bounded():
-            return await super().get(*args, **kwargs)
+        return await self._within(super().get(*args, **kwargs))
 
     async def flush(self, *args: Any, **kwargs: Any) -> None:
-        async with self._bounded():
-            await super().flush(*args, **kwargs)
+        await self._within(super().flush(*args, **kwargs))
 
     async def refresh(self, *args: Any, **kwargs: Any) -> None:
-        async with self._bounded():
-            await super().refresh(*args, **kwargs)
+        await self._within(super().refresh(*args, **kwargs))
 
     async def commit(self) -> None:
-        async with self._bounded():
-            await super().commit()
+        await self._within(super().commit())
 
     async def rollback(self) -> None:
-        async with self._bounded():
-            await super().rollback()
+        await self._within(super().rollback())
 
     async def close(self) -> None:
-        async with self._bounded():
-            await super().close()
+        await self._within(super().close())
 
 
 Sessions = async_sessionmaker[AsyncSession]
@@ -199,6 +193,13 @@ def sessions_of(bind: AsyncEngine | AsyncConnection, timeout_s: float, **options
     )
 
 
+# The readers' engines: autocommit, and no ROLLBACK sent when a connection is given back
+# (there is no transaction to end; the driver's rollback would still be a call, on
+# aiosqlite a trip to its thread). Never the writers': SQLite's writer connections are in
+# the driver's autocommit too (SQLAlchemy emits their BEGIN), and their rollbacks count.
+READER_OPTIONS: dict[str, Any] = {"isolation_level": "AUTOCOMMIT", "skip_autocommit_rollback": True}
+
+
 # -- PostgreSQL ---------------------------------------------------------------------------
 def _postgres_connect_args(settings: Settings, url: URL, *, read_only: bool) -> dict[str, Any]:
     options = f"-c statement_timeout={settings.db_statement_timeout_ms}"
@@ -233,7 +234,7 @@ def _postgres_engines(url: URL, settings: Settings) -> tuple[AsyncEngine, AsyncE
             pool_pre_ping=False,
             connect_args=_postgres_connect_args(settings, url, read_only=read_only),
             hide_parameters=True,  # errors and logs never show a deal, a token hash...
-            **({"isolation_level": "AUTOCOMMIT"} if read_only else {}),
+            **(READER_OPTIONS if read_only else {}),
         )
         event.listen(made.sync_engine, "checkout", _replace_if_closed)
         return made
@@ -276,7 +277,7 @@ def _sqlite_engines(url: URL, settings: Settings) -> tuple[AsyncEngine, AsyncEng
             pool_timeout=timeout_s,
             connect_args={"timeout": timeout_s},  # SQLite's busy timeout, for other processes
             hide_parameters=True,
-            **({"isolation_level": "AUTOCOMMIT"} if read_only else {}),
+            **(READER_OPTIONS if read_only else {}),
         )
 
         @event.listens_for(made.sync_engine, "connect")
