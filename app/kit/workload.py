@@ -3,12 +3,13 @@ lower CPU priority, a bounded number at once per worker.
 
 A search holds a CPU for up to its budget. Run in the worker's own threads it would also
 hold the interpreter (the GIL), and every other request of the worker would wait its turn
-behind it: measured (``python -m bench abuse``), four clients asking for hints made another
-player's reads 40-60 times slower. So searches run in a pool of ``slots`` processes per
-worker (pebble's ``ProcessPool``, started on first use from a fork server that has
-imported only the engine), niced (``SOLVER_NICENESS``), so that the operating system
-serves the requests first and the searches with what is left. The event loop awaits a
-search's answer; it never blocks on it.
+behind it: four clients asking for hints made another player's reads tens of times
+slower (``python -m bench abuse``; the figures are in docs/performance.md). So searches
+run in a pool of ``slots`` processes per worker (pebble's ``ProcessPool``, started on
+first use from a fork server that has imported only the engine), niced
+(``SOLVER_NICENESS``), so that the operating system serves the requests first and the
+searches with what is left. The event loop awaits a search's answer; it never blocks on
+it.
 
 The pool never queues: when every slot is taken, one more search is refused at once with
 a 503 problem and ``Retry-After``, so that callers know to come back and the light
@@ -28,6 +29,7 @@ import multiprocessing
 import os
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import CancelledError as FutureCancelled
+from concurrent.futures.process import BrokenProcessPool
 from typing import Annotated, Any, ParamSpec, TypeVar
 
 from fastapi import Depends, Request
@@ -118,6 +120,12 @@ class SolverPool:
                 log.error("a search process died during a %s search: it was replaced", kind)
             except FutureCancelled:
                 log.error("a %s search was cancelled by the pool", kind)
+            except BrokenProcessPool:
+                # Its processes died before they could take the search (killed at start,
+                # or unable to start): the next search starts a new pool. The broken one's
+                # threads have ended; its end is waited for off the event loop all the same.
+                log.error("the search processes died before a %s search: a new pool", kind)
+                await asyncio.to_thread(self.close)
             except asyncio.CancelledError:
                 future.cancel()  # type: ignore[no-untyped-call]  # pebble kills its process
                 raise

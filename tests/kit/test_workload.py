@@ -97,3 +97,21 @@ def test_a_dead_or_stuck_search_is_a_503_and_the_pool_recovers(
         assert asyncio.run(run()) == "slept"
     finally:
         pool.close()
+
+
+def test_a_pool_whose_processes_die_at_start_is_a_503_and_is_replaced() -> None:
+    """Processes that cannot start (here: their initializer fails, as a worker killed at
+    start would) break the pool; the search is a 503, not a 500, and the next one runs
+    in a new pool."""
+    pool = SolverPool(1, grace_s=0.5, niceness="not a number")  # type: ignore[arg-type]
+
+    async def run() -> str:
+        with pytest.raises(ServiceUnavailableProblem, match="could not finish"):
+            await pool.run("test", PATIENT_S, sleep, 0)
+        pool.niceness = 0
+        return await pool.run("test", PATIENT_S, sleep, 0)
+
+    try:
+        assert asyncio.run(run()) == "slept"
+    finally:
+        pool.close()
