@@ -9,8 +9,8 @@ calls (the ``limits`` library's sliding-window counters, through its asyncio API
 - **Storage**: in process memory by default (``memory://``: one worker, one budget), in
   ``LocalStorage``, this module's own implementation of the library's public storage
   interface: the library's ``async+memory://`` walks every key it holds on every hit to
-  expire the old ones (1 ms a request at 10,000 clients in the window, 4 ms at 50,000:
-  ``python -m bench ratelimit``), where this one costs the same at any number of clients;
+  expire the old ones, so that a check's cost grows with the clients in the window,
+  where this one's stays flat (``python -m bench ratelimit``; docs/performance.md);
   ``redis://`` in ``RATE_LIMIT_STORAGE_URL`` (``async+redis://``, redis-py's asyncio
   client) shares the budgets between workers and replicas. When Redis does not answer
   (``limits.errors.StorageError``: the storage's errors, wrapped by the library), requests
