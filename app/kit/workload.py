@@ -109,13 +109,21 @@ class SolverPool:
                 fn, args=args, kwargs=kwargs, timeout=budget_s + self.grace_s
             )
             try:
-                return await asyncio.wrap_future(future)
+                # pebble's timeout runs from the moment a process takes the search; this
+                # one bounds the wait whatever happens before (no process able to start).
+                async with asyncio.timeout(budget_s + 2 * self.grace_s):
+                    return await asyncio.wrap_future(future)
             except TimeoutError:
-                log.error(
-                    "a %s search ran %g s past its budget: its process was killed",
-                    kind,
-                    self.grace_s,
-                )
+                if future.done():
+                    log.error(
+                        "a %s search ran %g s past its budget: its process was killed",
+                        kind,
+                        self.grace_s,
+                    )
+                else:
+                    future.cancel()  # type: ignore[no-untyped-call]
+                    log.error("no search process took a %s search: a new pool", kind)
+                    await asyncio.to_thread(self.close)
             except ProcessExpired:
                 log.error("a search process died during a %s search: it was replaced", kind)
             except FutureCancelled:
@@ -151,7 +159,8 @@ class SolverPool:
         pool, self._pool = self._pool, None
         if pool is not None:
             pool.stop()  # type: ignore[no-untyped-call]
-            pool.join(timeout=self.grace_s)
+            with contextlib.suppress(TimeoutError):  # its processes are killed regardless
+                pool.join(timeout=self.grace_s)
 
 
 async def get_solver(request: Request) -> SolverPool:
