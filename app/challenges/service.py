@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
+from pydantic import TypeAdapter
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app import engine
@@ -31,10 +32,10 @@ from app.challenges.repository import BoardKey, ChallengeRepository, Place
 from app.engine.solver import SearchBudget, solve_best
 from app.games.service import GameService, LoadedGame
 from app.kit.database import Sessions
-from app.kit.errors import NotFoundProblem, ServiceUnavailableProblem, ValidationProblem
+from app.kit.errors import NotFoundProblem, ServiceUnavailableProblem
 from app.kit.events import GameEnded
 from app.kit.models import PlayerKind
-from app.kit.paging import decode_cursor, encode_cursor
+from app.kit.paging import Count32, Int32, RowId, UtcTime, decode_cursor, encode_cursor
 from app.kit.workload import SolverPool
 from app.players.service import Player
 from app.settings import Settings
@@ -279,6 +280,10 @@ async def enter_ended_game(session: AsyncSession, ended: GameEnded) -> None:
     )
 
 
+# A board's cursor: the last result's rank score, moves, finish and player.
+BOARD_CURSOR = TypeAdapter(tuple[Int32, Count32, UtcTime, RowId])
+
+
 def board_cursor(key: BoardKey) -> str:
     rank_score, moves, finished_at, player_id = key
     return encode_cursor([rank_score, moves, finished_at.isoformat(), player_id])
@@ -286,10 +291,4 @@ def board_cursor(key: BoardKey) -> str:
 
 def board_place(cursor: str) -> BoardKey:
     """The place a board's cursor names; a 422 for one this server did not give."""
-    rank_score, moves, finished_at, player_id = decode_cursor(cursor, 4)
-    try:
-        return int(rank_score), int(moves), datetime.fromisoformat(finished_at), str(player_id)
-    except (ValueError, TypeError):
-        raise ValidationProblem(
-            "cursor: not a cursor this server gave", loc=("query", "cursor")
-        ) from None
+    return decode_cursor(cursor, BOARD_CURSOR)

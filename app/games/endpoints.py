@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, Header, Query, Request, Response, status
+from pydantic import TypeAdapter
 
 from app import engine
 from app.engine import GameState, GameStatus
@@ -71,7 +72,16 @@ from app.kit.headers import (
     etag,
     if_none_match,
 )
-from app.kit.paging import PAGE_HEADERS, CursorParam, decode_cursor, encode_cursor, link_next
+from app.kit.paging import (
+    PAGE_HEADERS,
+    Count32,
+    CursorParam,
+    RowId,
+    UtcTime,
+    decode_cursor,
+    encode_cursor,
+    link_next,
+)
 from app.kit.problems import problem_responses
 from app.kit.ratelimit import RATE_LIMIT_HEADERS, Budget, RateLimitedProblem, rate_limit
 from app.kit.schemas import LayoutName
@@ -79,6 +89,9 @@ from app.kit.workload import SolverDep, solver_free
 from app.players.service import PLAYER_PROBLEMS, PlayerForRead
 
 router = APIRouter(prefix="/v1/games", tags=["games"])
+# The cursors of the games' lists: a move's number; a game's creation time and id.
+MOVES_CURSOR = TypeAdapter(tuple[Count32])
+GAMES_CURSOR = TypeAdapter(tuple[UtcTime, RowId])
 
 
 async def get_game_service(session: SessionDep, request: Request) -> GameService:
@@ -469,7 +482,7 @@ async def list_moves(
     ] = 100,
     cursor: CursorParam = None,
 ) -> MoveList:
-    after = int(decode_cursor(cursor, 1)[0]) if cursor is not None else None
+    after = decode_cursor(cursor, MOVES_CURSOR)[0] if cursor is not None else None
     moves = await service.history(row, offset, limit + 1, after)
     next_cursor = encode_cursor([moves[limit - 1].seq]) if len(moves) > limit else None
     link_next(request, response, next_cursor)
@@ -616,15 +629,7 @@ player_games_router = APIRouter(prefix="/v1/players", tags=["players"])
 
 def _after(cursor: str | None) -> tuple[datetime, str] | None:
     """The place a list_my_games cursor names: a game's creation time and id."""
-    if cursor is None:
-        return None
-    created, game_id = decode_cursor(cursor, 2)
-    try:
-        return datetime.fromisoformat(str(created)), str(game_id)
-    except ValueError:
-        raise ValidationProblem(
-            "cursor: not a cursor this server gave", loc=("query", "cursor")
-        ) from None
+    return decode_cursor(cursor, GAMES_CURSOR) if cursor is not None else None
 
 
 @player_games_router.get(

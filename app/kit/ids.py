@@ -12,7 +12,9 @@ import re
 import secrets
 
 MAX_ID_LENGTH = 32
-_ID = re.compile(rf"[A-Za-z0-9_-]{{1,{MAX_ID_LENGTH}}}")
+_ID_BODY = rf"[A-Za-z0-9_-]{{1,{MAX_ID_LENGTH}}}"
+ID_PATTERN = rf"^{_ID_BODY}$"  # for pydantic, whose "$" is the end of the text
+_ID = re.compile(_ID_BODY)
 
 
 def new_id() -> str:
