@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 
 from app import engine
 from tests.fixtures.deals import chain_deal
-from tests.fixtures.games import new_game_id
+from tests.fixtures.games import new_game_id, new_player
 from tests.fixtures.servers import live_server
 
 
@@ -166,3 +166,49 @@ def test_reads_take_no_write_lock_on_sqlite(sqlite_url: str, committing_client: 
     finally:
         writer.execute("ROLLBACK")
         writer.close()
+
+
+@pytest.mark.slow
+def test_a_player_deleting_their_account_while_their_games_end_never_deadlocks(
+    server: str,
+) -> None:
+    """A player's games end (concede) while the same player deletes the account, released
+    together, twenty times: both lock the player's games and statistics (the ending move
+    to count the result, the deletion to unlink the games and erase the statistics), in
+    the same order, so that no transaction waits for the other in a circle (on PostgreSQL
+    a deadlock is aborted: a 503). Each ending answers 200, or 403 once the key is gone."""
+    statuses: Counter[str] = Counter()
+    lock = threading.Lock()
+    for _ in range(20):
+        with httpx.Client(base_url=server, timeout=30) as c:
+            _, key = new_player(c)
+            made = [c.post("/v1/games", json={"deal": chain_deal()}, headers=key) for _ in range(3)]
+            assert [r.status_code for r in made] == [201] * 3
+            games = [r.json()["id"] for r in made]
+        start = threading.Barrier(len(games) + 1)
+
+        def call(
+            method: str, url: str, kind: str, start: threading.Barrier, key: dict[str, str]
+        ) -> None:
+            with httpx.Client(base_url=server, timeout=60) as c:
+                c.get("/healthz")  # connected before the start
+                start.wait()
+                r = c.request(method, url, headers=key)
+            with lock:
+                statuses[f"{kind} {r.status_code}"] += 1
+
+        threads = [
+            threading.Thread(target=call, args=("DELETE", "/v1/players/me", "delete", start, key)),
+            *(
+                threading.Thread(
+                    target=call, args=("POST", f"/v1/games/{g}/concede", "end", start, key)
+                )
+                for g in games
+            ),
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert set(statuses) <= {"delete 204", "end 200", "end 403"}, statuses
+    assert statuses["delete 204"] == 20
