@@ -13,6 +13,8 @@ from fastapi import FastAPI
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
+from app.kit.middleware import WithHeaders
+
 WEB_DIR = Path(__file__).resolve().parents[1] / "web"
 
 # The page talks only to its own origin; nothing inline, nothing from elsewhere.
@@ -37,4 +39,4 @@ def mount_web_client(app: FastAPI, directory: Path = WEB_DIR) -> None:
     async def web_client() -> FileResponse:
         return FileResponse(index, media_type="text/html", headers=PAGE_HEADERS)
 
-    app.mount("/web", StaticFiles(directory=directory), name="web")
+    app.mount("/web", WithHeaders(StaticFiles(directory=directory), PAGE_HEADERS), name="web")

@@ -10,6 +10,10 @@ alone (idle), then while four attacker clients hammer one expensive endpoint eac
 - ``hint``: ``get_hint?samples=64`` on golf deal 1 (a hard position for the hint);
 - ``analysis``: a fresh six_peaks game, conceded, then ``get_analysis`` (a full search);
 - ``winnable``: ``create_game`` with ``winnable_only`` on six_peaks;
+- ``flood``: each attacker posts a move body of 6,000 unknown keys (60 KB, under the
+  default body limit) to its own game at 9.5 requests a second, inside a move budget:
+  once answered with a 422 listing every key (half a megabyte, a tenth of a second of
+  the event loop each);
 - ``players``: no attack, four other players moving (draw, undo) and reading as fast as
   they can: plain load, to set the other phases against.
 
@@ -27,6 +31,7 @@ Goal: at most 2x.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import statistics
 import threading
@@ -129,6 +134,23 @@ def attack_winnable(c: httpx.Client, got: Counter[int]) -> None:
         yield_point()
 
 
+# 6,000 keys the move's schema does not have, and a move: 60,000 bytes.
+FLOOD = json.dumps(
+    {f"k{i:04d}": 0 for i in range(6000)} | {"move": "draw"}, separators=(",", ":")
+).encode()
+FLOOD_RATE = 9.5  # a second, each attacker: inside the default move budget (600/minute)
+
+
+def attack_flood(c: httpx.Client, got: Counter[int]) -> None:
+    gid, auth = _game(c, UNDO_RULES)
+    headers = {**auth, "Content-Type": "application/json"}
+    while True:
+        started = time.monotonic()
+        got[c.post(f"/v1/games/{gid}/moves", content=FLOOD, headers=headers).status_code] += 1
+        yield_point()
+        time.sleep(max(0.0, 1 / FLOOD_RATE - (time.monotonic() - started)))
+
+
 def attack_players(c: httpx.Client, got: Counter[int]) -> None:
     gid, auth = _game(c, UNDO_RULES)
     while True:
@@ -156,6 +178,7 @@ ATTACKS: dict[str, Attack] = {
     "hint": attack_hint,
     "analysis": attack_analysis,
     "winnable": attack_winnable,
+    "flood": attack_flood,
     "players": attack_players,
 }
 

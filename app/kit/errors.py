@@ -136,6 +136,14 @@ class ValidationProblem(ProblemError):
                 ],
             ),
         ),
+        "more_errors": (
+            int | None,
+            Field(
+                None,
+                description="How many more parts of the request were refused than errors "
+                "lists (it lists at most 20), when there were more",
+            ),
+        ),
         "option": (
             str | None,
             Field(None, description="The rule option refused, when one was (rules' conflicts)"),

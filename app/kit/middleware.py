@@ -5,7 +5,10 @@
   (chunked); a JSON body that holds a key twice, at any depth, is a 422. JSON parsers
   keep the last of two equal keys, so ``{"move": "play 9", "move": "concede"}`` would
   concede while a client, a proxy or a log reading the first key saw a play: one place
-  for every route refuses such a body outright.
+  for every route refuses such a body outright. So is a JSON object of more than
+  ``MAX_OBJECT_KEYS`` keys, more than any object of the API has: refused in one error,
+  before the route's validation would list each unknown key (thousands of them cost the
+  worker's event loop a tenth of a second, and a half-megabyte answer).
 - ``HeadAsGet``: HEAD is served as GET without the body, on every route that serves GET
   (FastAPI's routes declare GET only, and the 405 would contradict ``Allow``).
 - ``RelativeLocation``: a Location the server writes never names a host. Starlette's
@@ -112,12 +115,12 @@ class RequestBody(HttpMiddleware):
             more = message.get("more_body", False)
         body = b"".join(chunks)
         if body and _may_be_json(headers.get("content-type")):
-            key = _first_duplicate_key(body)
-            if key is not None:
-                message_text = f"the key {key!r} is given twice in one JSON object"
+            refused = _refused_json(body)
+            if refused is not None:
+                message_text, kind = refused
                 problem = ValidationProblem(
                     f"body: {message_text}",
-                    errors=[{"loc": ["body"], "msg": message_text, "type": "json_duplicate_key"}],
+                    errors=[{"loc": ["body"], "msg": message_text, "type": kind}],
                 )
                 await problem_json(problem, scope["path"])(scope, receive, send)
                 return
@@ -141,28 +144,43 @@ def _may_be_json(content_type: str | None) -> bool:
     return kind == "application" and (subtype == "json" or subtype.endswith("+json"))
 
 
-class _DuplicateKeyError(Exception):
-    def __init__(self, key: str) -> None:
-        super().__init__(key)
-        self.key = key
+# More keys than any object of the API has (its largest, the rules, has about twenty):
+# tests/kit/test_http_edges.py checks every request schema of the spec against it.
+MAX_OBJECT_KEYS = 64
 
 
-def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+class _RefusedJSON(Exception):
+    def __init__(self, message: str, kind: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.kind = kind
+
+
+def _checked_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    if len(pairs) > MAX_OBJECT_KEYS:
+        raise _RefusedJSON(
+            f"a JSON object of {len(pairs)} keys: no object here has more than {MAX_OBJECT_KEYS}",
+            "json_too_many_keys",
+        )
     out: dict[str, Any] = {}
     for key, value in pairs:
         if key in out:
-            raise _DuplicateKeyError(key)
+            raise _RefusedJSON(
+                f"the key {key!r} is given twice in one JSON object", "json_duplicate_key"
+            )
         out[key] = value
     return out
 
 
-def _first_duplicate_key(body: bytes) -> str | None:
-    """The first key found twice in one object of the JSON ``body``; None when there is
-    none, or when the body is no JSON at all (the route's own parsing refuses that)."""
+def _refused_json(body: bytes) -> tuple[str, str] | None:
+    """Why the JSON ``body`` is refused before the route (a key found twice in one
+    object, or an object of too many keys), as a message and an error type; None when
+    it is not, or when the body is no JSON at all (the route's own parsing refuses
+    that)."""
     try:
-        json.loads(body, object_pairs_hook=_unique_pairs)
-    except _DuplicateKeyError as e:
-        return e.key
+        json.loads(body, object_pairs_hook=_checked_pairs)
+    except _RefusedJSON as e:
+        return e.message, e.kind
     except (ValueError, RecursionError):  # not JSON, not UTF-8, or too deep to parse
         return None
     return None
@@ -257,3 +275,22 @@ class ProblemCORSMiddleware(CORSMiddleware):
             if name not in ("content-type", "content-length")
         }
         return problem_json(problem, None, kept)
+
+
+class WithHeaders:
+    """``app``'s answers (static files, say) with ``headers`` added, in place of any of the
+    same names."""
+
+    def __init__(self, app: ASGIApp, headers: dict[str, str]) -> None:
+        self.app = app
+        self.raw = [(k.lower().encode(), v.encode()) for k, v in headers.items()]
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                names = {name for name, _ in self.raw}
+                kept = [(k, v) for k, v in message.get("headers", []) if k.lower() not in names]
+                message = {**message, "headers": [*kept, *self.raw]}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)

@@ -190,9 +190,14 @@ def install_problem_openapi(app: FastAPI) -> None:
     app.openapi = openapi  # type: ignore[method-assign]
 
 
+# A 422 lists at most this many of the parts refused, and counts the rest (``more_errors``):
+# an answer that grows with what the client sent would amplify it.
+MAX_ERRORS_LISTED = 20
+
+
 def _validation_errors(exc: RequestValidationError) -> list[dict[str, Any]]:
     out = []
-    for err in exc.errors():
+    for err in exc.errors()[:MAX_ERRORS_LISTED]:
         out.append(
             {
                 "loc": [str(p) for p in err.get("loc", ())],
@@ -244,7 +249,11 @@ def install_problem_handlers(app: FastAPI) -> None:
         where = ".".join(first["loc"])
         message = str(first["msg"])
         detail = f"{where}: {message}" if where else message
-        return problem_response(request, ValidationProblem(detail, errors=errors))
+        more = len(exc.errors()) - len(errors)
+        problem = ValidationProblem(detail, errors=errors)
+        if more > 0:
+            problem.extensions["more_errors"] = more
+        return problem_response(request, problem)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:

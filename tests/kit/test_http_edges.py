@@ -4,14 +4,16 @@ key given twice, and redirects that must not echo the Host header."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import httpx
 import pytest
 
+from app.kit.middleware import MAX_OBJECT_KEYS
 from app.ops.migrations import upgrade
 from tests.fixtures.games import new_game
-from tests.fixtures.servers import live_server
+from tests.fixtures.servers import ROOT, live_server
 
 pytestmark = pytest.mark.slow
 
@@ -139,3 +141,59 @@ def test_redirects_do_not_echo_the_host_header(server: httpx.Client) -> None:
         assert r.headers["location"] == to, (path, r.headers["location"])
     r = server.get("/v1/layouts/?x=1", headers={"Host": "evil.example"}, follow_redirects=False)
     assert r.headers["location"] == "/v1/layouts?x=1"
+
+
+def test_an_object_of_more_keys_than_the_api_has_is_refused_in_one_error(
+    server: httpx.Client,
+) -> None:
+    """Unknown keys by the hundred in a move's body (by the thousand under the default
+    body limit; this server's is 2 KB): one short 422, not an error a key (six thousand
+    made a half-megabyte answer, and cost a tenth of a second of the event loop), and no
+    move applied."""
+    game, auth = new_game(server)
+    url = f"/v1/games/{game['id']}"
+    flood = {f"k{i}": i for i in range(150)} | {"move": "draw"}
+    r = server.post(f"{url}/moves", json=flood, headers=auth)
+    body = assert_problem(r, 422, "validation")
+    errors = body["errors"]
+    assert isinstance(errors, list)
+    assert [e["type"] for e in errors] == ["json_too_many_keys"]
+    assert len(r.content) < 1000
+    assert server.get(url, headers=auth).json()["version"] == 0
+    # As many keys as the limit, in an object the route ignores: past this check.
+    fine = {f"k{i}": i for i in range(MAX_OBJECT_KEYS)}
+    r = server.post("/v1/games", json={"rules": fine})
+    assert [e["type"] for e in r.json()["errors"]][:1] == ["extra_forbidden"]
+
+
+def test_no_object_of_the_api_has_as_many_keys_as_the_limit() -> None:
+    """The limit refuses no body the API would take: every object schema of the spec has
+    fewer properties."""
+    spec = json.loads((ROOT / "openapi" / "openapi.json").read_text())
+    schemas = spec["components"]["schemas"]
+    widest = max(len(s.get("properties", {})) for s in schemas.values())
+    assert widest < MAX_OBJECT_KEYS, widest
+
+
+def test_a_422_lists_at_most_twenty_errors_and_counts_the_rest(server: httpx.Client) -> None:
+    r = server.post("/v1/games", json={"deal": list(range(60))})
+    body = assert_problem(r, 422, "validation")
+    errors = body["errors"]
+    assert isinstance(errors, list) and len(errors) == 20
+    assert isinstance(body["more_errors"], int) and body["more_errors"] >= 40
+
+
+def test_every_file_of_the_web_client_carries_the_pages_security_headers(
+    server: httpx.Client,
+) -> None:
+    """The page is served at / and, as a file, at /web/index.html: both with its CSP and
+    nosniff, and so are its scripts and styles."""
+    page = server.get("/")
+    assert page.status_code == 200
+    csp = page.headers["content-security-policy"]
+    for path in ("/web/index.html", "/web/js/main.js"):
+        r = server.get(path)
+        assert r.status_code == 200, path
+        assert r.headers["content-security-policy"] == csp, path
+        assert r.headers["x-content-type-options"] == "nosniff", path
+    assert server.get("/web/index.html").text == page.text

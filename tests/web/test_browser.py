@@ -228,3 +228,10 @@ def test_every_card_of_every_layout_fits_every_screen(server: str) -> None:
 
 def test_the_daily_challenge_is_played_to_its_leaderboard(server: str) -> None:
     drive(server, "daily")
+
+
+def test_the_docs_render_under_their_content_security_policy(server: str) -> None:
+    """/docs and /redoc, each with its CSP: the UI renders from the spec (an operation
+    opens, ReDoc's search answers) and the browser reports no violation."""
+    seen = drive(server, "docs")
+    assert seen["violations"] == []
