@@ -46,7 +46,14 @@ from app.kit.errors import NotFoundProblem, ServiceUnavailableProblem, Validatio
 from app.kit.models import PlayerKind
 from app.kit.paging import PAGE_HEADERS, CursorParam, link_next
 from app.kit.problems import problem_responses
-from app.kit.ratelimit import RATE_LIMIT_HEADERS, Budget, RateLimitedProblem, rate_limit
+from app.kit.ratelimit import (
+    RATE_LIMIT_HEADERS,
+    Budget,
+    RateLimitedProblem,
+    issued,
+    rate_limit,
+    verified,
+)
 from app.kit.schemas import DEFAULT_LAYOUT, LayoutName, RulesRead
 from app.kit.workload import SolverDep
 from app.players.service import PLAYER_PROBLEMS, PlayerForRead, PlayerService
@@ -171,6 +178,7 @@ async def start_challenge_game(
     solver: SolverDep,
     database: DatabaseDep,
     clock: ClockDep,
+    request: Request,
     response: Response,
 ) -> GameCreated:
     day, layout = target
@@ -178,6 +186,7 @@ async def start_challenge_game(
     check_open(day, now)  # before the day's deal is dealt: a closed day deals none
     challenge = await ensure_challenge(day, layout, reader, writer, solver, database.sessions)
     game, token = await writer.start(challenge, player, now)
+    issued(request, token)
     response.headers.update(created_headers(game))
     return game_created(game, token, now)
 
@@ -324,7 +333,9 @@ async def get_leaderboard(
         if credential is None:
             await players.resolve("")  # the 401 that says a player key is needed
         assert credential is not None
-        board = await reader.around(challenge_id, await players.resolve(credential), limit)
+        player = await players.resolve(credential)
+        verified(request)
+        board = await reader.around(challenge_id, player, limit)
     else:
         after = board_place(cursor) if cursor is not None else None
         board = await reader.board(challenge_id, kind, limit, after)

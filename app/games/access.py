@@ -35,6 +35,7 @@ from app.kit.deps import ReadSessionDep, SessionDep
 from app.kit.errors import ForbiddenProblem, NotFoundProblem, UnauthorizedProblem
 from app.kit.events import ListenersDep
 from app.kit.ids import MAX_ID_LENGTH, is_id
+from app.kit.ratelimit import verified
 from app.players.service import Player, PlayerService, is_player_key
 
 # What opening a game may answer instead of the game.
@@ -74,7 +75,9 @@ async def opened_row(service: GameService, game_id: str, credential: str) -> Gam
 async def game_row_for_read(
     game_id: GameIdPath, credential: BearerDep, session: ReadSessionDep, request: Request
 ) -> Game:
-    return await opened_row(game_service(session, request), game_id, credential)
+    row = await opened_row(game_service(session, request), game_id, credential)
+    verified(request)
+    return row
 
 
 async def game_for_read(game: Annotated[Game, Depends(game_row_for_read)]) -> LoadedGame:
@@ -99,16 +102,22 @@ async def game_to_move(
 ) -> GameToMove:
     service = game_service(session, request)
     service.on_end = listeners.game_ended
-    return GameToMove(service, rehydrate(await opened_row(service, game_id, credential)))
+    row = await opened_row(service, game_id, credential)
+    verified(request)
+    return GameToMove(service, rehydrate(row))
 
 
-async def optional_player(credential: OptionalBearerDep, session: ReadSessionDep) -> Player | None:
+async def optional_player(
+    credential: OptionalBearerDep, session: ReadSessionDep, request: Request
+) -> Player | None:
     """For create_game: the player whose key the request carries, or None without a
     credential (a credential that is no working player key is refused). An anonymous
     game, the usual one, costs no query for this."""
     if credential is None:
         return None
-    return await PlayerService(session).resolve(credential)
+    player = await PlayerService(session).resolve(credential)
+    verified(request)
+    return player
 
 
 GameForRead = Annotated[LoadedGame, Depends(game_for_read)]

@@ -83,7 +83,7 @@ from app.kit.paging import (
     link_next,
 )
 from app.kit.problems import problem_responses
-from app.kit.ratelimit import RATE_LIMIT_HEADERS, Budget, RateLimitedProblem, rate_limit
+from app.kit.ratelimit import RATE_LIMIT_HEADERS, Budget, RateLimitedProblem, issued, rate_limit
 from app.kit.schemas import LayoutName
 from app.kit.workload import SolverDep, solver_free
 from app.players.service import PLAYER_PROBLEMS, PlayerForRead
@@ -254,12 +254,14 @@ async def create_game(
     solver: SolverDep,
     player: OptionalPlayer,
     reading: ReadSessionDep,
+    request: Request,
     response: Response,
 ) -> GameCreated:
     # The player's key is read (if any): its connection goes back to the pool before a
     # winnable deal is searched for.
     await reading.close()
     game, token = await service.create(body, solver, player.id if player is not None else None)
+    issued(request, token)
     response.headers.update(created_headers(game))
     return game_created(game, token, service.clock())
 

@@ -2,10 +2,17 @@
 calls (the ``limits`` library's sliding-window counters, through its asyncio API,
 ``limits.aio``: the event loop awaits Redis, it never blocks on it).
 
-- **The client** is the credential the request carries (``Authorization: Bearer``: a game
-  token, or a player key once players exist), known by its SHA-256 only; a request with
-  none is known by its address (uvicorn takes ``X-Forwarded-For`` only from
-  ``FORWARDED_ALLOW_IPS``). A game token counts for its game's client alone.
+- **The client** is a verified identity: the credential the request carries
+  (``Authorization: Bearer``: a game token or a player key), known by its SHA-256 only,
+  once that credential has opened something in this process (``verified``: the routes'
+  access checks say so); any other request, one with no credential or with a made-up one,
+  is known by its address (uvicorn takes ``X-Forwarded-For`` only from
+  ``FORWARDED_ALLOW_IPS``). A bearer per request buys no fresh budget: a string nobody
+  verified spends its address's. Creating a player spends the address's budget whatever
+  the request carries (``by_address``). A process remembers the last
+  ``VERIFIED_REMEMBERED`` credentials it verified or issued (``issued``); a credential's
+  first request in a process that did neither (another worker, another replica, after a
+  restart) spends the address's budget, and every one after it its own.
 - **Storage**: in process memory by default (``memory://``: one worker, one budget), in
   ``LocalStorage``, this module's own implementation of the library's public storage
   interface: the library's ``async+memory://`` walks every key it holds on every hit to
@@ -264,6 +271,27 @@ def _storage(url: str, key_prefix: str) -> Storage:
     return storage
 
 
+VERIFIED_REMEMBERED = 100_000  # credentials a process remembers as verified (about 10 MB)
+
+
+class Verified:
+    """The credentials (by hash) that opened something in this process, the most recently
+    seen ``size`` of them."""
+
+    def __init__(self, size: int = VERIFIED_REMEMBERED) -> None:
+        self.size = size
+        self._hashes: OrderedDict[str, None] = OrderedDict()
+
+    def add(self, credential_hash: str) -> None:
+        self._hashes[credential_hash] = None
+        self._hashes.move_to_end(credential_hash)
+        if len(self._hashes) > self.size:
+            self._hashes.popitem(last=False)
+
+    def __contains__(self, credential_hash: object) -> bool:
+        return credential_hash in self._hashes
+
+
 class RateLimiter:
     """The budgets of one process, in memory or in Redis (see the module's doc)."""
 
@@ -275,6 +303,7 @@ class RateLimiter:
     ) -> None:
         self.items = items
         self.limiter = SlidingWindowCounterRateLimiter(_storage(storage_url, key_prefix))
+        self.verified = Verified()
         self._paused_until = 0.0
 
     async def check(self, budget: Budget, client: str) -> Decision | None:
@@ -305,23 +334,55 @@ class RateLimiter:
         )
 
 
-def client_of(request: Request) -> str:
-    """Who the request counts against: its credential's hash, else its address."""
+def _hash(credential: str) -> str:
+    return hashlib.sha256(credential.encode()).hexdigest()[:32]
+
+
+def _credential_hash(request: Request) -> str | None:
     authorization = request.headers.get("authorization", "")
     scheme, _, credential = authorization.partition(" ")
-    if scheme.lower() == "bearer" and credential.strip():
-        return "c:" + hashlib.sha256(credential.strip().encode()).hexdigest()[:32]
-    host = request.client.host if request.client is not None else "unknown"
-    return "a:" + host
+    return _hash(credential.strip()) if scheme.lower() == "bearer" and credential.strip() else None
 
 
-async def spend(request: Request, response: Response, budget: Budget) -> None:
+def _address(request: Request) -> str:
+    return "a:" + (request.client.host if request.client is not None else "unknown")
+
+
+def client_of(request: Request, limiter: RateLimiter, *, by_address: bool = False) -> str:
+    """Who the request counts against: its credential, when this process has seen it open
+    something; else its address."""
+    credential = None if by_address else _credential_hash(request)
+    if credential is not None and credential in limiter.verified:
+        return "c:" + credential
+    return _address(request)
+
+
+def verified(request: Request) -> None:
+    """The request's credential has opened what it named (a game, a player's account):
+    from now on this process counts its requests under it."""
+    limiter: RateLimiter | None = request.app.state.rate_limiter
+    credential = _credential_hash(request)
+    if limiter is not None and credential is not None:
+        limiter.verified.add(credential)
+
+
+def issued(request: Request, credential: str) -> None:
+    """This process has just made ``credential`` (a new game's token, a player key): its
+    first request here already counts under it."""
+    limiter: RateLimiter | None = request.app.state.rate_limiter
+    if limiter is not None:
+        limiter.verified.add(_hash(credential))
+
+
+async def spend(
+    request: Request, response: Response, budget: Budget, *, by_address: bool = False
+) -> None:
     """Spend one request of ``budget`` for the caller (429 when none is left), and put
     the RateLimit headers on the answer."""
     limiter: RateLimiter | None = request.app.state.rate_limiter
     if limiter is None:
         return
-    decision = await limiter.check(budget, client_of(request))
+    decision = await limiter.check(budget, client_of(request, limiter, by_address=by_address))
     if decision is None:
         return
     if not decision.allowed:
@@ -337,11 +398,12 @@ async def spend(request: Request, response: Response, budget: Budget) -> None:
     response.headers.update(decision.headers())
 
 
-def rate_limit(budget: Budget) -> Any:
-    """A dependency that spends one request of ``budget`` for the caller (``spend``)."""
+def rate_limit(budget: Budget, *, by_address: bool = False) -> Any:
+    """A dependency that spends one request of ``budget`` for the caller (``spend``);
+    ``by_address``: for the request's address, whatever credential it carries."""
 
     async def spend_budget(request: Request, response: Response) -> None:
-        await spend(request, response, budget)
+        await spend(request, response, budget, by_address=by_address)
 
     return Depends(spend_budget)
 

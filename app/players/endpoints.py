@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Path, Response, status
+from fastapi import APIRouter, Depends, Path, Request, Response, status
 
 from app.kit.deps import ReadSessionDep, SessionDep
 from app.kit.errors import NotFoundProblem, ValidationProblem
 from app.kit.events import ListenersDep
 from app.kit.headers import LOCATION, NO_STORE
 from app.kit.problems import problem_responses
-from app.kit.ratelimit import RATE_LIMIT_HEADERS, Budget, RateLimitedProblem, rate_limit
+from app.kit.ratelimit import RATE_LIMIT_HEADERS, Budget, RateLimitedProblem, issued, rate_limit
 from app.players.schemas import (
     PlayerCreate,
     PlayerCreated,
@@ -63,7 +63,8 @@ def player_out(profile: Profile) -> dict[str, Any]:
     "",
     operation_id="create_player",
     status_code=status.HTTP_201_CREATED,
-    dependencies=[rate_limit(Budget.CREATE)],
+    # Whatever the request carries: a made-up bearer per request would be a new client.
+    dependencies=[rate_limit(Budget.CREATE, by_address=True)],
     response_model=PlayerCreated,
     responses={
         201: {"headers": {**RATE_LIMIT_HEADERS, **LOCATION, **NO_STORE}},
@@ -72,12 +73,13 @@ def player_out(profile: Profile) -> dict[str, Any]:
     summary="Create a player: an account without e-mail or password, known by its key",
 )
 async def create_player(
-    body: PlayerCreate, players: PlayersDep, response: Response
+    body: PlayerCreate, players: PlayersDep, request: Request, response: Response
 ) -> PlayerCreated:
     """Creates a player and returns its key once; the server keeps only a hash. Send the key as
     `Authorization: Bearer` to create games that belong to the player and to read its account.
     """
     player, key = await players.create(body)
+    issued(request, key)
     response.headers["Location"] = f"/v1/players/{player.id}"
     response.headers["Cache-Control"] = "no-store"
     return PlayerCreated.model_validate({**player_out(await players.profile(player)), "key": key})
@@ -122,11 +124,13 @@ async def update_me(body: PlayerUpdate, player: PlayerForWrite, players: Players
     summary="A new player key; the old one stops working at once",
 )
 async def rotate_key(
-    player: PlayerForWrite, players: PlayersDep, response: Response
+    player: PlayerForWrite, players: PlayersDep, request: Request, response: Response
 ) -> PlayerKeyRead:
     """Issues a new player key and returns it once; the old key stops working at once."""
     response.headers["Cache-Control"] = "no-store"
-    return PlayerKeyRead(key=await players.rotate_key(player))
+    key = await players.rotate_key(player)
+    issued(request, key)
+    return PlayerKeyRead(key=key)
 
 
 @router.delete(

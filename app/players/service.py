@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import Depends
+from fastapi import Depends, Request
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.engine import Scoring
@@ -22,6 +22,7 @@ from app.kit.errors import UnauthorizedProblem
 from app.kit.events import GameEnded, Listeners, PlayerDeleted
 from app.kit.ids import is_id, new_id
 from app.kit.models import utcnow
+from app.kit.ratelimit import verified
 from app.players.errors import PlayerKeyRefusedProblem, PlayerKeyRequiredProblem
 from app.players.models import ALL, Player, PlayerStats
 from app.players.repository import PlayerRepository
@@ -171,12 +172,18 @@ def _line(stats: PlayerStats | None, layout: str, scoring: str) -> StatLineRead:
 # The dependencies that hand a route the player whose key it carries (401 without one,
 # 403 for a key that opens no account: wrong, rotated or deleted). The writing one locks
 # the player's row in the request's transaction.
-async def player_for_read(credential: BearerDep, session: ReadSessionDep) -> Player:
-    return await PlayerService(session).resolve(credential)
+async def player_for_read(
+    credential: BearerDep, session: ReadSessionDep, request: Request
+) -> Player:
+    player = await PlayerService(session).resolve(credential)
+    verified(request)
+    return player
 
 
-async def player_for_write(credential: BearerDep, session: SessionDep) -> Player:
-    return await PlayerService(session).resolve(credential, for_update=True)
+async def player_for_write(credential: BearerDep, session: SessionDep, request: Request) -> Player:
+    player = await PlayerService(session).resolve(credential, for_update=True)
+    verified(request)
+    return player
 
 
 PlayerForRead = Annotated[Player, Depends(player_for_read)]

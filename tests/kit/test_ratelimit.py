@@ -18,7 +18,7 @@ import redis
 from fastapi.testclient import TestClient
 
 from app.kit.ratelimit import DRAFT
-from tests.fixtures.games import new_game_id
+from tests.fixtures.games import new_game_id, new_player
 from tests.fixtures.servers import live_server
 from tests.ops.servers import metric_value
 
@@ -87,7 +87,10 @@ def test_without_limits_no_headers(client_with: Callable[..., TestClient]) -> No
 
 @pytest.mark.slow
 def test_replicas_share_one_budget_through_redis(sqlite_url: str, redis_url: str) -> None:
-    """Two servers on one Redis: a client's moves count once, whichever server serves."""
+    """Two servers on one Redis: a client's moves count once, whichever server serves. The
+    token's first request on the server that did not make it counts on the address (that
+    server has not yet seen it open anything); the four after it on the token's budget,
+    whichever server serves them, and the fifth of those is refused."""
     from app.ops.migrations import upgrade
 
     upgrade(sqlite_url)
@@ -107,7 +110,7 @@ def test_replicas_share_one_budget_through_redis(sqlite_url: str, redis_url: str
             c.post(f"/v1/games/{gid}/draw", headers=auth).status_code
             for c in (ca, cb, ca, cb, ca, cb)
         ]
-    assert codes == [200, 200, 200, 200, 429, 429]
+    assert codes == [200, 200, 200, 200, 200, 429]
 
 
 def test_an_unreachable_redis_fails_open(client_with: Callable[..., TestClient]) -> None:
@@ -180,3 +183,46 @@ def test_the_memory_storage_counts_without_a_thread_a_request(
     assert statuses == [200, 200, 200, 429]
     timers = [t for t in started if isinstance(t, threading.Timer)]
     assert not timers, timers
+
+
+def _made_up() -> dict[str, str]:
+    return {"Authorization": f"Bearer {secrets.token_urlsafe(24)}"}
+
+
+def test_made_up_bearers_buy_no_fresh_budget(client_with: Callable[..., TestClient]) -> None:
+    """A bearer nobody verified is no client: a new made-up one on each request spends the
+    address's budget, and gets its 429 at the documented count, creating players (which
+    count by address whatever the request carries) or knocking at a game."""
+    client = client_with(rate_limit_create="3/day", rate_limit_read="4/day")
+    created = [client.post("/v1/players", json={}, headers=_made_up()) for _ in range(4)]
+    assert [r.status_code for r in created] == [201, 201, 201, 429]
+    game_id, _ = new_game_id(client_with(rate_limit_create="100/day"))
+    knocks = [client.get(f"/v1/games/{game_id}", headers=_made_up()) for _ in range(5)]
+    assert [r.status_code for r in knocks[:4]] == [403] * 4  # the bearer opens nothing
+    assert knocks[4].status_code == 429
+
+
+def test_each_verified_client_has_its_own_budget_behind_one_address(
+    client_with: Callable[..., TestClient],
+) -> None:
+    """Players behind one address (a carrier's NAT) each spend their own budget from their
+    first request, their keys made by this server; none of them the address's."""
+    client = client_with(rate_limit_read="3/day", rate_limit_create="10/day")
+    keys = [new_player(client)[1] for _ in range(3)]
+    for key in keys:
+        statuses = [client.get("/v1/players/me", headers=key).status_code for _ in range(4)]
+        assert statuses == [200, 200, 200, 429]
+    assert client.get("/v1/layouts").status_code == 200  # the address's own budget is whole
+
+
+def test_a_key_this_process_did_not_make_counts_as_itself_once_it_opened_something(
+    client_with: Callable[..., TestClient],
+) -> None:
+    """A key made elsewhere (another worker, before a restart): its first request spends
+    the address's budget, and from its check on, its own."""
+    maker = client_with(rate_limit_create="10/day")
+    _, key = new_player(maker)
+    client = client_with(rate_limit_read="3/day")
+    statuses = [client.get("/v1/players/me", headers=key).status_code for _ in range(5)]
+    assert statuses == [200, 200, 200, 200, 429]  # one on the address, three on the key
+    assert [client.get("/v1/layouts").status_code for _ in range(3)] == [200, 200, 429]
