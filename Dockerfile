@@ -67,6 +67,7 @@ ENV PATH=/opt/venv/bin:$PATH \
     MIGRATE_ON_START=false \
     DATABASE_URL=sqlite:////data/tripeaks.sqlite3 \
     DOCS_ENABLED=false \
+    METRICS_PUBLIC=false \
     PROMETHEUS_MULTIPROC_DIR=/tmp/tripeaks-metrics
 RUN groupadd --system --gid 10001 tripeaks \
     && useradd --system --uid 10001 --gid tripeaks --home-dir /app --no-create-home \

@@ -148,6 +148,11 @@ class Settings(BaseSettings):
         default=None,
         description="When set, GET /metrics needs `Authorization: Bearer <token>`",
     )
+    metrics_public: bool = Field(
+        default=True,
+        description="Without METRICS_TOKEN, serve /metrics to anyone; false: /metrics is "
+        "served only with a token set (the image: false)",
+    )
 
     @field_validator("cors_origins", mode="before")
     @classmethod

@@ -7,7 +7,9 @@ worker wrote there, whichever worker answers.
 With ``METRICS_TOKEN`` set, a scrape must send ``Authorization: Bearer <token>``: the
 counts say how busy the server is and which routes fail, which is nobody's business
 outside. Missing or wrong, it is one 401 (a scraper needs no more to know its
-configuration is wrong); the token is compared by its hash, in constant time.
+configuration is wrong); the token is compared by its hash, in constant time. Without a
+token, ``METRICS_PUBLIC`` says whether anyone may read them (the default) or nobody: the
+image sets it false, so that a deployment shows no metrics until it gives a token.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from prometheus_client import (
 )
 
 from app.kit.auth import hash_secret, secret_matches
-from app.kit.errors import MetricsUnauthorizedProblem
+from app.kit.errors import MetricsUnauthorizedProblem, NotFoundProblem
 
 
 def multiprocess_dir() -> str | None:
@@ -52,7 +54,10 @@ router = APIRouter()
 
 @router.get("/metrics", include_in_schema=False)
 async def metrics(request: Request) -> Response:
-    token: str | None = request.app.state.settings.metrics_token
+    settings = request.app.state.settings
+    token: str | None = settings.metrics_token
+    if token is None and not settings.metrics_public:
+        raise NotFoundProblem("/metrics is served only with METRICS_TOKEN set")
     if token is not None:
         scheme, _, presented = request.headers.get("authorization", "").partition(" ")
         if scheme.lower() != "bearer" or not secret_matches(presented.strip(), hash_secret(token)):

@@ -31,6 +31,7 @@ from tests.ops.servers import metric_samples
 pytestmark = pytest.mark.slow
 
 COMPOSE_FILE = ROOT / "deploy" / "compose.yaml"
+METRICS_TOKEN = "compose-scrape-0123456789abcdef"
 UP_TIMEOUT_S = 300.0
 # A service's image as Docker Hub's official images are named: no registry, no namespace.
 OFFICIAL = re.compile(r"^(postgres|redis|haproxy):[0-9][\w.-]*$")
@@ -77,6 +78,7 @@ def stack(docker: Docker, image: str) -> Iterator[Stack]:
     env = docker.env(
         TRIPEAKS_IMAGE=image,
         POSTGRES_PASSWORD=secrets.token_hex(16),
+        METRICS_TOKEN=METRICS_TOKEN,
         TRIPEAKS_PUBLISH=f"127.0.0.1:{port}",
     )
     running = Stack(docker, unique_name("tripeaks-compose"), env, f"http://127.0.0.1:{port}")
@@ -116,10 +118,13 @@ def test_the_servers_run_read_only_without_privileges(stack: Stack) -> None:
 
 
 def replica_metrics(stack: Stack, service: str) -> str:
-    """A replica's own /metrics, asked from inside it (it publishes no port)."""
+    """A replica's own /metrics, asked from inside it (it publishes no port), with the
+    token the stack was given."""
     script = (
         "import urllib.request; "
-        "print(urllib.request.urlopen('http://127.0.0.1:8000/metrics').read().decode())"
+        "r = urllib.request.Request('http://127.0.0.1:8000/metrics', "
+        f"headers={{'Authorization': 'Bearer {METRICS_TOKEN}'}}); "
+        "print(urllib.request.urlopen(r).read().decode())"
     )
     result = stack.compose("exec", "-T", service, "python", "-c", script)
     assert result.returncode == 0, result.stderr
@@ -173,19 +178,35 @@ def _timeout_http_request_s() -> float:
     return float(found.group(1))
 
 
-def test_the_proxy_answers_408_to_a_client_whose_headers_never_end(stack: Stack) -> None:
-    """The servers set no limit of their own on the time a request's headers take (uvicorn
-    has no such option): the proxy in front of them does. A client that sends half its
-    headers and stalls gets HAProxy's 408 and its connection closed once `timeout
-    http-request` passes, while other clients are served meanwhile."""
+def test_the_proxy_answers_408_to_clients_whose_heads_or_bodies_never_end(
+    stack: Stack,
+) -> None:
+    """The servers set no limit of their own on the time a request's head or body takes
+    (uvicorn has no such option): the proxy in front of them does, holding each request
+    until it is whole (`option http-buffer-request`). A client that sends half its
+    headers, and one that sends half its body, each get HAProxy's 408 and their connection
+    closed once `timeout http-request` passes, while other clients are served meanwhile."""
     bound = _timeout_http_request_s()
     host, port = stack.base.removeprefix("http://").split(":")
-    with socket.create_connection((host, int(port)), timeout=10) as stalled:
-        stalled.sendall(b"GET /healthz HTTP/1.1\r\nHost: tripeaks\r\nUser-Agent: slow")
+    stalls = {
+        "head": b"GET /healthz HTTP/1.1\r\nHost: tripeaks\r\nUser-Agent: slow",
+        "body": (
+            b"POST /v1/games HTTP/1.1\r\nHost: tripeaks\r\nContent-Type: application/json"
+            b'\r\nContent-Length: 40\r\n\r\n{"layout": '
+        ),
+    }
+    stalled = {name: socket.create_connection((host, int(port)), timeout=10) for name in stalls}
+    try:
+        for name, sent in stalls.items():
+            stalled[name].sendall(sent)
         assert httpx.get(f"{stack.base}/healthz", timeout=10).status_code == 200
-        # Six times the proxy's timeout: long enough for a busy machine, short of forever.
-        stalled.settimeout(6 * bound)
-        answer = b""
-        while chunk := stalled.recv(4096):
-            answer += chunk
-    assert answer.startswith(b"HTTP/1.1 408"), answer[:200]
+        for name, sock in stalled.items():
+            # Six times the proxy's timeout: long enough for a busy machine, short of forever.
+            sock.settimeout(6 * bound)
+            answer = b""
+            while chunk := sock.recv(4096):
+                answer += chunk
+            assert answer.startswith(b"HTTP/1.1 408"), (name, answer[:200])
+    finally:
+        for sock in stalled.values():
+            sock.close()

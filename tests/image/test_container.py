@@ -29,6 +29,10 @@ pytestmark = pytest.mark.slow
 HEALTH_INTERVAL = "2s"
 
 
+METRICS_TOKEN = "image-scrape-0123456789abcdef"
+SCRAPE = {"Authorization": f"Bearer {METRICS_TOKEN}"}
+
+
 def read_only_options(volume: str) -> list[str]:
     return ["--read-only", "--tmpfs", "/tmp", "--volume", f"{volume}:/data"]
 
@@ -40,7 +44,7 @@ def served(docker: Docker, image: str) -> Iterator[Container]:
         with container(
             docker,
             image,
-            env={"MIGRATE_ON_START": "true"},
+            env={"MIGRATE_ON_START": "true", "METRICS_TOKEN": METRICS_TOKEN},
             options=[*read_only_options(volume), "--health-interval", HEALTH_INTERVAL],
         ) as box:
             yield box
@@ -88,6 +92,14 @@ def test_the_web_client_is_served(served: Container) -> None:
     assert httpx.get(f"{served.base}/web/js/main.js", timeout=10).status_code == 200
 
 
+def test_its_metrics_need_the_token(served: Container) -> None:
+    """The image serves /metrics to a scraper with METRICS_TOKEN alone (without a token
+    set it serves none: METRICS_PUBLIC=false, tests/ops/test_exposure.py)."""
+    assert httpx.get(f"{served.base}/metrics", timeout=10).status_code == 401
+    r = httpx.get(f"{served.base}/metrics", headers=SCRAPE, timeout=10)
+    assert r.status_code == 200 and "tripeaks_http_requests_total" in r.text
+
+
 def test_the_purge_runs_beside_the_server(served: Container, docker: Docker) -> None:
     created = httpx.post(f"{served.base}/v1/games", json={}, timeout=30).json()
     later = (datetime.now(UTC) + timedelta(days=400)).isoformat()
@@ -101,7 +113,7 @@ def test_the_purge_runs_beside_the_server(served: Container, docker: Docker) -> 
     gone = httpx.get(f"{served.base}/v1/games/{created['id']}", headers=auth, timeout=10)
     assert gone.status_code == 404
     # It shares the server's metrics directory, so the server's /metrics counts it.
-    text = httpx.get(f"{served.base}/metrics", timeout=10).text
+    text = httpx.get(f"{served.base}/metrics", headers=SCRAPE, timeout=10).text
     assert metric_value(text, "tripeaks_games_purged_total", reason="abandoned") >= 1
 
 

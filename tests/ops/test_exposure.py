@@ -95,6 +95,20 @@ def test_the_committed_spec_is_checked_whatever_docs_enabled_says() -> None:
     assert check.returncode == 0, check.stderr
 
 
+def test_without_a_token_metrics_public_false_serves_no_metrics(database: str) -> None:
+    """As the image runs (METRICS_PUBLIC=false) before a deployment gives a token: no
+    /metrics at all, a 404 problem, whatever the request carries."""
+    with (
+        live_server(database, METRICS_PUBLIC="false") as base,
+        httpx.Client(base_url=base, timeout=30) as c,
+    ):
+        for headers in ({}, {"Authorization": f"Bearer {TOKEN}"}):
+            r = c.get("/metrics", headers=headers)
+            assert r.status_code == 404, r.text
+            assert r.headers["content-type"] == "application/problem+json"
+        assert c.get("/healthz").status_code == 200
+
+
 def test_metrics_need_the_token_when_one_is_set(
     default: httpx.Client, closed: httpx.Client
 ) -> None:
