@@ -6,6 +6,7 @@ import unicodedata
 from datetime import datetime
 from typing import Annotated, Any, Final
 
+from confusable_homoglyphs import categories, confusables
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from app.kit.models import PlayerKind
@@ -17,15 +18,47 @@ NAME_LENGTH = 32
 REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 
 
+# Characters that are letters or symbols to Unicode yet show nothing: the Hangul fillers,
+# the blank Braille pattern, the Mongolian vowel separator.
+BLANKS = frozenset("\u115f\u1160\u3164\uffa0\u2800\u180e")
+MAX_MARKS = 2  # combining marks on one base character (a stack of thirty is no accent)
+# Scripts a name may mix though some of their letters look alike (Unicode TR39's "highly
+# restrictive" level): Latin with the scripts of Chinese, Japanese and Korean.
+MIXABLE = (
+    frozenset({"LATIN", "HAN", "HIRAGANA", "KATAKANA"}),
+    frozenset({"LATIN", "HAN", "BOPOMOFO"}),
+    frozenset({"LATIN", "HAN", "HANGUL"}),
+)
+
+
 def clean_name(value: str) -> str:
     """A display name as kept: NFKC-normalised, trimmed, 1-32 characters, no control or
-    invisible character and no space but the plain one."""
+    invisible character and no space but the plain one; at least one character that
+    shows; at most two combining marks on a character; and no mix of scripts in which a
+    letter passes for another script's (``Аdmin`` with a Cyrillic А: TR39's confusables,
+    by the confusable_homoglyphs package), but for Latin beside Chinese, Japanese or
+    Korean."""
     name = unicodedata.normalize("NFKC", value).strip()
     if not 1 <= len(name) <= NAME_LENGTH:
         raise ValueError(f"a name is 1 to {NAME_LENGTH} characters once trimmed")
+    marks = 0
     for char in name:
         if unicodedata.category(char) in REFUSED_CATEGORIES or (char.isspace() and char != " "):
             raise ValueError(f"a name may not hold the character U+{ord(char):04X}")
+        marks = marks + 1 if unicodedata.category(char).startswith("M") else 0
+        if marks > MAX_MARKS:
+            raise ValueError(f"a name may put at most {MAX_MARKS} marks on one character")
+    if not any(
+        unicodedata.category(c)[0] in "LNPS" and c not in BLANKS and not c.isspace() for c in name
+    ):
+        raise ValueError("a name needs at least one character that shows")
+    scripts = categories.unique_aliases(name) - {"COMMON", "INHERITED"}
+    mixed = len(scripts) > 1 and not any(scripts <= allowed for allowed in MIXABLE)
+    if mixed and confusables.is_dangerous(name):
+        raise ValueError(
+            "a name may not mix scripts whose letters look alike "
+            f"({', '.join(sorted(s.lower() for s in scripts))})"
+        )
     return name
 
 

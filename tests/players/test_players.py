@@ -34,12 +34,39 @@ def test_create_player_answers_201_with_its_key_once(client: TestClient) -> None
 
 @pytest.mark.parametrize(
     "name",
-    ["", "   ", "x" * 33, "a\u0000b", "a\nb", "zero\u200bwidth", "rtl\u202eoverride", "\ufeffbom"],
+    [
+        *("", "   ", "x" * 33, "a\u0000b", "a\nb", "zero\u200bwidth", "rtl\u202eoverride"),
+        "\ufeffbom",
+        "\u0410dmin",  # a Cyrillic A passing for a Latin one
+        "p\u0430ypal",  # a Cyrillic a inside Latin
+        "\u3164",  # a Hangul filler: a letter to Unicode, blank on screen
+        "\u2800 \u2800",  # blank Braille patterns
+        "a" + "\u0301" * 30,  # thirty accents stacked on one letter
+    ],
 )
 def test_a_bad_name_is_refused(client: TestClient, name: str) -> None:
     r = client.post("/v1/players", json={"name": name})
     assert r.status_code == 422, name
     assert r.json()["type"] == "/problems/validation"
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "\u0410\u0434\u0430",
+        "\u0395\u03bb\u03ad\u03bd\u03b7",
+        "\u5c0f\u9f8d Lee",
+        "Nguy\u1ec5n",
+        "Zo\u00eb \U0001f3b2",
+        "\ud55c\uad6d Kim",
+    ],
+)
+def test_names_in_any_script_and_latin_beside_chinese_japanese_or_korean_are_taken(
+    client: TestClient, name: str
+) -> None:
+    r = client.post("/v1/players", json={"name": name})
+    assert r.status_code == 201, r.text
+    assert r.json()["name"] == name
 
 
 def test_names_are_not_unique_and_kind_is_checked(client: TestClient) -> None:
