@@ -59,7 +59,7 @@ from app.kit.errors import NotFoundProblem, ProblemError, ValidationProblem
 from app.kit.events import GameEnded, GameEndListener, PlayerDeleted
 from app.kit.ids import new_id
 from app.kit.models import utcnow
-from app.kit.workload import SolverPool
+from app.kit.workload import Searches
 from app.settings import Settings
 
 StateKey = tuple[str, str, str, str, int]
@@ -250,7 +250,7 @@ class GameService:
 
     # -- creation ---------------------------------------------------------------------
     async def create(
-        self, request: GameCreate, solver: SolverPool, player_id: str | None = None
+        self, request: GameCreate, solver: Searches, player_id: str | None = None
     ) -> tuple[LoadedGame, str]:
         """A new game (``player_id``'s when given); a ``winnable_only`` deal is searched
         for with one of ``solver``'s slots (before any statement: no transaction is open
@@ -320,7 +320,7 @@ class GameService:
         request: GameCreate,
         rules: engine.Rules,
         layout: engine.Layout,
-        solver: SolverPool,
+        solver: Searches,
     ) -> tuple[engine.Deal, int | None, bool]:
         if request.deal is not None and request.deal_number is not None:
             raise ValidationProblem(

@@ -19,7 +19,7 @@ from app.engine.solver import SearchBudget, winnable_deal_within
 from app.games.errors import GameInProgressProblem, GameOverProblem
 from app.kit import metrics
 from app.kit.errors import ServiceUnavailableProblem
-from app.kit.workload import SolverPool
+from app.kit.workload import Searches
 from app.settings import Settings
 
 # A deal that takes more nodes than this to prove is skipped for the next one: most
@@ -29,7 +29,7 @@ MAX_HINT_SAMPLES = 64
 
 
 async def winnable_deal(
-    rules: engine.Rules, layout: engine.Layout, settings: Settings, solver: SolverPool
+    rules: engine.Rules, layout: engine.Layout, settings: Settings, solver: Searches
 ) -> tuple[engine.Deal, int]:
     """A numbered deal (its number secret) that the solver proved winnable under ``rules``."""
     seconds = settings.solver_budget_ms / 1000
@@ -58,7 +58,7 @@ async def winnable_deal(
 async def suggest(
     state: engine.GameState,
     settings: Settings,
-    solver: SolverPool,
+    solver: Searches,
     seed: int | None,
     samples: int | None,
 ) -> Hint:
@@ -89,7 +89,7 @@ async def suggest(
 
 
 async def analyse(
-    state: engine.GameState, settings: Settings, solver: SolverPool, moves: list[str]
+    state: engine.GameState, settings: Settings, solver: Searches, moves: list[str]
 ) -> Analysis:
     """The finished game looked back on with its whole deal known, within the analysis
     budget (``ANALYSIS_BUDGET_MS``: it runs once a game, its answer is kept)."""

@@ -348,11 +348,11 @@ def _address(request: Request) -> str:
     return "a:" + (request.client.host if request.client is not None else "unknown")
 
 
-def client_of(request: Request, limiter: RateLimiter, *, by_address: bool = False) -> str:
+def client_of(request: Request, limiter: RateLimiter | None, *, by_address: bool = False) -> str:
     """Who the request counts against: its credential, when this process has seen it open
-    something; else its address."""
+    something; else its address (always, without rate limits: nothing is verified)."""
     credential = None if by_address else _credential_hash(request)
-    if credential is not None and credential in limiter.verified:
+    if credential is not None and limiter is not None and credential in limiter.verified:
         return "c:" + credential
     return _address(request)
 

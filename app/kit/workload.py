@@ -37,6 +37,7 @@ from pebble import ProcessExpired, ProcessPool
 
 from app.kit import metrics
 from app.kit.errors import ServiceUnavailableProblem
+from app.kit.ratelimit import client_of
 
 log = logging.getLogger("app.workload")
 
@@ -52,8 +53,15 @@ def _lower_priority(niceness: int) -> None:
         os.nice(niceness)
 
 
+# The day's challenges: derived in a slot kept for them, so that no load of hints and
+# analyses can hold back a new day's deal (at midnight everyone asks for it at once).
+RESERVED_KINDS = frozenset({"challenge", "challenge_best"})
+
+
 class SolverPool:
-    """``slots`` searches at once in processes of their own (see the module's doc)."""
+    """``slots`` searches at once in processes of their own, and ``reserved`` more for the
+    day's challenges (see the module's doc); one at a time for each client
+    (``for_client``)."""
 
     def __init__(
         self,
@@ -62,19 +70,32 @@ class SolverPool:
         retry_after_s: int = 1,
         grace_s: float = GRACE_S,
         niceness: int = NICENESS,
+        reserved: int = 1,
     ) -> None:
         self.slots = slots
+        self.reserved = reserved
         self.retry_after_s = retry_after_s
         self.grace_s = grace_s
         self.niceness = niceness
         self.preload = list(preload)
-        self._busy = 0  # slots taken (the event loop's own count: no lock needed)
+        # The event loop's own counts: no lock needed.
+        self._busy = 0  # shared slots taken
+        self._reserved_busy = 0  # reserved slots taken
+        self._searching: set[str] = set()  # clients with a search in flight
         self._pool: ProcessPool | None = None
 
-    def ensure_free(self, kind: str) -> None:
-        """Refuse now (503) when every slot is taken: a route checks this before loading
-        what a search needs, so that a refusal costs no query (a slot may still be taken
-        by then: ``slot`` decides)."""
+    def for_client(self, client: str | None) -> Searches:
+        """This pool, for the searches of ``client`` (None: nobody's, the server's own)."""
+        return Searches(self, client)
+
+    def ensure_free(self, kind: str, client: str | None = None) -> None:
+        """Refuse now (503) when every slot is taken, or ``client`` already has a search in
+        flight: a route checks this before loading what a search needs, so that a refusal
+        costs no query (a slot may still be taken by then: ``slot`` decides)."""
+        if kind in RESERVED_KINDS and self._reserved_busy < self.reserved:
+            return
+        if client is not None and client in self._searching:
+            self._refuse_client(kind)
         if self._busy >= self.slots:
             self._refuse(kind)
 
@@ -86,17 +107,35 @@ class SolverPool:
             retry_after=self.retry_after_s,
         )
 
+    def _refuse_client(self, kind: str) -> None:
+        metrics.work_refused(kind)
+        raise ServiceUnavailableProblem(
+            "this client has a search in flight already (one at a time); retry once it "
+            "has answered",
+            retry_after=self.retry_after_s,
+        )
+
     @contextlib.contextmanager
-    def slot(self, kind: str) -> Iterator[None]:
+    def slot(self, kind: str, client: str | None = None) -> Iterator[None]:
         """Hold one slot for the ``with`` block (``kind`` names the work in metrics), or
-        raise a 503 problem at once when every slot is taken."""
-        if self._busy >= self.slots:
-            self._refuse(kind)
+        raise a 503 problem at once when every slot is taken or ``client`` has a search
+        in flight. The day's challenges take a reserved slot first."""
+        if kind in RESERVED_KINDS and self._reserved_busy < self.reserved:
+            self._reserved_busy += 1
+            try:
+                yield
+            finally:
+                self._reserved_busy -= 1
+            return
+        self.ensure_free(kind, client)
         self._busy += 1
+        if client is not None:
+            self._searching.add(client)
         try:
             yield
         finally:
             self._busy -= 1
+            self._searching.discard(client or "")
 
     async def run(
         self, kind: str, budget_s: float, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs
@@ -104,7 +143,18 @@ class SolverPool:
         """``fn(*args, **kwargs)`` in a search process, holding a slot; ``fn`` and its
         arguments must pickle (a module-level function of the engine and plain values).
         ``budget_s`` is the time ``fn`` gives itself: waited for, with some grace."""
-        with self.slot(kind):
+        return await self.run_for(None, kind, budget_s, fn, *args, **kwargs)
+
+    async def run_for(
+        self,
+        client: str | None,
+        kind: str,
+        budget_s: float,
+        fn: Callable[P, T],
+        *args: P.args,
+        **kwargs: P.kwargs,
+    ) -> T:
+        with self.slot(kind, client):
             future = self._started().schedule(
                 fn, args=args, kwargs=kwargs, timeout=budget_s + self.grace_s
             )
@@ -146,7 +196,7 @@ class SolverPool:
             context = multiprocessing.get_context("forkserver")
             context.set_forkserver_preload(self.preload)
             self._pool = ProcessPool(
-                max_workers=self.slots,
+                max_workers=self.slots + self.reserved,
                 initializer=_lower_priority,
                 initargs=(self.niceness,),
                 context=context,
@@ -163,12 +213,32 @@ class SolverPool:
                 pool.join(timeout=self.grace_s)
 
 
-async def get_solver(request: Request) -> SolverPool:
+class Searches:
+    """A pool's searches for one client: at most one in flight at a time (the day's
+    challenges, the server's own, aside)."""
+
+    def __init__(self, pool: SolverPool, client: str | None) -> None:
+        self.pool = pool
+        self.client = client
+
+    def ensure_free(self, kind: str) -> None:
+        self.pool.ensure_free(kind, self.client)
+
+    async def run(
+        self, kind: str, budget_s: float, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs
+    ) -> T:
+        """``SolverPool.run``, as this client's search."""
+        client = None if kind in RESERVED_KINDS else self.client
+        return await self.pool.run_for(client, kind, budget_s, fn, *args, **kwargs)
+
+
+async def get_solver(request: Request) -> Searches:
+    """The worker's pool, for the request's client (as its rate limits know it)."""
     solver: SolverPool = request.app.state.solver
-    return solver
+    return solver.for_client(client_of(request, request.app.state.rate_limiter))
 
 
-SolverDep = Annotated[SolverPool, Depends(get_solver)]
+SolverDep = Annotated[Searches, Depends(get_solver)]
 
 
 def solver_free(kind: str) -> Any:
@@ -181,4 +251,4 @@ def solver_free(kind: str) -> Any:
     return Depends(check)
 
 
-__all__ = ["NICENESS", "SolverDep", "SolverPool", "solver_free"]
+__all__ = ["NICENESS", "RESERVED_KINDS", "Searches", "SolverDep", "SolverPool", "solver_free"]

@@ -11,6 +11,14 @@ logs one line with its counts; ``tripeaks_games_purged_total{reason}`` counts th
 (in the server's /metrics when the purge runs where ``PROMETHEUS_MULTIPROC_DIR`` is the
 server's, as in the image).
 
+Then it derives the next UTC day's challenge for every layout that has none yet (a solver
+search each, in a niced process of the purge's own), so that at midnight the new day's
+deals are already there: no request has to wait for one, and no load of hints and
+analyses on the servers can hold one back (the servers keep a search slot for the day's
+challenges too, for a day the purge did not run before). Run it once a day, before
+midnight UTC (the Kubernetes CronJob: 03:17). A derivation that runs out of time is
+logged and left to the servers.
+
 ``--as-of 2026-12-01T00:00:00+00:00`` purges as if it were then (for tests and audits).
 """
 
@@ -20,15 +28,21 @@ import argparse
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
+from app import engine
+from app.challenges.service import ChallengeService, ensure_challenge
 from app.games.service import GameService
 from app.kit import metrics
-from app.kit.database import Sessions, make_database
+from app.kit.database import Database, Sessions, make_database
+from app.kit.errors import ServiceUnavailableProblem
 from app.kit.logs import FIELDS_ATTR
 from app.kit.models import utcnow
+from app.kit.workload import SolverPool
 from app.ops.check import command_settings
 from app.settings import Settings
+
+SEARCH_MODULES = ("app.engine.solver",)
 
 log = logging.getLogger("app.purge")
 
@@ -69,15 +83,44 @@ def main(argv: list[str] | None = None) -> int:
     now = args.as_of or utcnow()
     if now.tzinfo is None:
         parser.error("--as-of needs a time zone (e.g. +00:00)")
-    counts = asyncio.run(_purge_with(settings, now))
-    log.info("purged", extra={FIELDS_ATTR: {"deleted": counts, "as_of": now.isoformat()}})
+    counts, derived = asyncio.run(_purge_with(settings, now))
+    fields = {"deleted": counts, "as_of": now.isoformat(), "derived": derived}
+    log.info("purged", extra={FIELDS_ATTR: fields})
     return 0
 
 
-async def _purge_with(settings: Settings, now: datetime) -> dict[str, int]:
+async def derive_next_day(database: Database, settings: Settings, now: datetime) -> list[str]:
+    """The next UTC day's challenges, derived and stored for every layout without one;
+    the ids of those this run stored or found stored."""
+    day = (now.astimezone(UTC) + timedelta(days=1)).date()
+    solver = SolverPool(1, preload=SEARCH_MODULES, niceness=settings.solver_niceness)
+    ready = []
+    try:
+        for layout in sorted(engine.LAYOUTS):
+            async with database.read_sessions() as reading, database.sessions() as writing:
+                try:
+                    challenge = await ensure_challenge(
+                        day,
+                        layout,
+                        ChallengeService(reading, settings),
+                        ChallengeService(writing, settings),
+                        solver.for_client(None),
+                        database.sessions,
+                    )
+                    await writing.commit()
+                    ready.append(challenge.id)
+                except ServiceUnavailableProblem as e:
+                    log.warning("the day's %s challenge was not derived: %s", layout, e.detail)
+    finally:
+        solver.close()
+    return ready
+
+
+async def _purge_with(settings: Settings, now: datetime) -> tuple[dict[str, int], list[str]]:
     database = make_database(settings)
     try:
-        return await purge(database.sessions, settings, now)
+        counts = await purge(database.sessions, settings, now)
+        return counts, await derive_next_day(database, settings, now)
     finally:
         await database.dispose()
 

@@ -61,6 +61,34 @@ def test_the_niceness_is_a_setting() -> None:
     assert asyncio.run(run())[1] == os.nice(0)
 
 
+def test_a_client_has_one_search_at_a_time_and_the_days_challenge_a_slot_of_its_own() -> None:
+    """Slots held as a search holds them (no clock involved): a client with a search in
+    flight is refused a second at once, whatever its kind, while another client is
+    served; with every shared slot taken, the day's challenge still gets its own."""
+    pool = SolverPool(2, niceness=0)
+    ann, bob = pool.for_client("ann"), pool.for_client("bob")
+
+    async def run() -> None:
+        with pool.slot("hint", "ann"):
+            for kind in ("hint", "analysis", "winnable_deal"):
+                with pytest.raises(ServiceUnavailableProblem, match="in flight"):
+                    ann.ensure_free(kind)
+                with pytest.raises(ServiceUnavailableProblem, match="in flight"):
+                    await ann.run(kind, PATIENT_S, sleep, 0)
+            bob.ensure_free("hint")
+            with pool.slot("analysis", "bob"):  # every shared slot taken now
+                with pytest.raises(ServiceUnavailableProblem, match="solver is busy"):
+                    pool.for_client("cy").ensure_free("hint")
+                # The day's deal is searched all the same, for whoever asked.
+                assert await ann.run("challenge", PATIENT_S, sleep, 0) == "slept"
+        assert await ann.run("hint", PATIENT_S, sleep, 0) == "slept"  # the first one ended
+
+    try:
+        asyncio.run(run())
+    finally:
+        pool.close()
+
+
 def test_a_full_pool_refuses_at_once() -> None:
     pool = SolverPool(1, niceness=0)
 

@@ -13,6 +13,7 @@ from fastapi.testclient import TestClient
 from prometheus_client import CollectorRegistry, generate_latest, multiprocess
 from sqlalchemy import create_engine, func, select, update
 
+from app.challenges.models import Challenge
 from app.games.models import Analysis, Game, Move
 from app.main import create_app
 from app.ops.migrations import upgrade
@@ -80,14 +81,21 @@ def test_the_purge_deletes_what_is_kept_no_longer_in_batches(
     assert done.returncode == 0, done.stderr
     line = next(json.loads(x) for x in done.stderr.splitlines() if '"purged"' in x)
     assert line["deleted"] == {"abandoned": 3, "finished": 1}
+    # The next day's challenges, derived ahead for every layout.
+    tomorrow = (now + timedelta(days=1)).date().isoformat()
+    expected = [f"{tomorrow}.{layout}" for layout in ("golf", "six_peaks", "tripeaks")]
+    assert line["derived"] == expected
 
     with engine.connect() as conn:
         left = set(conn.scalars(select(Game.id)))
         moves = conn.scalar(select(func.count()).select_from(Move))
         analyses = conn.scalar(select(func.count()).select_from(Analysis))
+        day = now.date() + timedelta(days=1)
+        stored = set(conn.scalars(select(Challenge.id).where(Challenge.day == day)))
     engine.dispose()
     assert left == {games["fresh"], games["ended-lately"], games["player's, ended long ago"]}
     assert moves == 3 and analyses == 1  # what was deleted took its moves and analysis
+    assert stored == set(expected)
 
     registry = CollectorRegistry()
     multiprocess.MultiProcessCollector(registry, path=str(metrics_dir))  # type: ignore[no-untyped-call]
