@@ -96,6 +96,20 @@ class Settings(BaseSettings):
     retention_finished_days: int = Field(
         default=90, ge=1, le=36500, description="Finished games are deleted this long after"
     )
+    retention_idle_player_days: int = Field(
+        default=180,
+        ge=1,
+        le=36500,
+        description="Players who never entered a challenge, made this long ago and with no "
+        "game moved since, are deleted (their games become anonymous)",
+    )
+    retention_player_games: int = Field(
+        default=1000,
+        ge=1,
+        le=1000000,
+        description="Finished games kept a player, the newest; older ones are deleted "
+        "(the statistics keep counting them)",
+    )
     purge_batch_size: int = Field(
         default=500, ge=1, le=100000, description="Games the purge deletes per transaction"
     )

@@ -29,7 +29,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm.attributes import set_committed_value
-from sqlalchemy.sql.dml import ReturningInsert, Update
+from sqlalchemy.sql.dml import Delete, ReturningInsert, Update
 
 from app.engine import GameStatus
 from app.games.errors import ConflictProblem
@@ -274,6 +274,13 @@ class GameRepository:
         write.took_effect()
         return True
 
+    async def _deleted(self, statement: Delete) -> int:
+        """Run a DELETE of games (the session's loaded rows left as they are); how many."""
+        result = await self.session.execute(
+            statement, execution_options={"synchronize_session": False}
+        )
+        return int(result.rowcount)  # type: ignore[attr-defined]
+
     async def delete_stale(
         self,
         statuses: Sequence[GameStatus],
@@ -297,11 +304,33 @@ class GameRepository:
         if not players_too:
             stale.append(Game.player_id.is_(None))
         ids = select(Game.id).where(*stale).order_by(Game.updated_at).limit(limit)
-        result = await self.session.execute(
-            delete(Game).where(Game.id.in_(ids.scalar_subquery()), *stale),
-            execution_options={"synchronize_session": False},
+        return await self._deleted(delete(Game).where(Game.id.in_(ids.scalar_subquery()), *stale))
+
+    async def delete_unfinished_of_closed_challenges(self, now: datetime, limit: int) -> int:
+        """Delete at most ``limit`` unfinished attempts at challenges whose day is over
+        (they can no longer be ranked; the entry stays, without its game)."""
+        stale = [
+            Game.challenge_id.is_not(None),
+            Game.status == GameStatus.IN_PROGRESS,
+            Game.reveal_after < now,
+        ]
+        ids = select(Game.id).where(*stale).order_by(Game.updated_at).limit(limit)
+        return await self._deleted(delete(Game).where(Game.id.in_(ids.scalar_subquery()), *stale))
+
+    async def delete_beyond_cap(self, cap: int, limit: int) -> int:
+        """Delete at most ``limit`` of players' finished games beyond the newest ``cap`` of
+        each player's (a finished game changes no more: nothing races this)."""
+        finished = Game.status.in_([GameStatus.WON, GameStatus.LOST, GameStatus.CONCEDED])
+        newest_first = func.row_number().over(
+            partition_by=Game.player_id, order_by=(Game.updated_at.desc(), Game.id.desc())
         )
-        return int(result.rowcount)  # type: ignore[attr-defined]
+        ranked = (
+            select(Game.id, newest_first.label("k"))
+            .where(Game.player_id.is_not(None), finished)
+            .subquery()
+        )
+        ids = select(ranked.c.id).where(ranked.c.k > cap).limit(limit)
+        return await self._deleted(delete(Game).where(Game.id.in_(ids.scalar_subquery())))
 
     async def for_player(
         self,

@@ -391,6 +391,15 @@ class GameService:
         finished = [GameStatus.WON, GameStatus.LOST, GameStatus.CONCEDED]
         return await self.games.delete_stale(finished, ended_before, limit, players_too=False)
 
+    async def delete_closed_challenge_games(self, now: datetime, limit: int) -> int:
+        """Delete up to ``limit`` unfinished attempts at challenges whose day is over."""
+        return await self.games.delete_unfinished_of_closed_challenges(now, limit)
+
+    async def delete_over_cap(self, cap: int, limit: int) -> int:
+        """Delete up to ``limit`` of the finished games a player has beyond the newest
+        ``cap`` (their statistics already count them)."""
+        return await self.games.delete_beyond_cap(cap, limit)
+
     # -- analyses ---------------------------------------------------------------------
     async def analysis_inputs(self, game: LoadedGame) -> tuple[Analysis | None, list[str]]:
         """What analysing the finished game needs: its kept analysis, or its move log."""

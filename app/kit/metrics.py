@@ -99,7 +99,8 @@ RATE_LIMIT_ERRORS = Counter(
 )
 GAMES_PURGED = Counter(
     "games_purged",
-    "Games deleted by the purge (python -m app.ops.purge), by reason (abandoned, finished)",
+    "Games and players deleted by the purge (python -m app.ops.purge), by reason "
+    "(abandoned, finished, closed_challenge, over_cap: games; idle_player: players)",
     ["reason"],
     namespace=NAMESPACE,
 )

@@ -1,7 +1,18 @@
 """``python -m app.ops.purge``: delete what is kept no longer (run it from cron).
 
-- Unfinished games nobody has moved for ``RETENTION_UNFINISHED_DAYS`` expire.
-- Finished games are deleted ``RETENTION_FINISHED_DAYS`` after their last move.
+What bounds each table, that a client can fill:
+
+- ``games`` (with their ``moves`` and ``analyses``): unfinished games nobody has moved for
+  ``RETENTION_UNFINISHED_DAYS`` expire; anonymous finished games are deleted
+  ``RETENTION_FINISHED_DAYS`` after their last move; unfinished attempts at a challenge
+  whose day is over (they can no longer be ranked) go; and a player keeps the newest
+  ``RETENTION_PLAYER_GAMES`` finished games (statistics keep counting the rest; a ranked
+  attempt keeps its place on the board).
+- ``players`` (with their ``player_stats``): a player who never entered a challenge, made
+  more than ``RETENTION_IDLE_PLAYER_DAYS`` ago and with no game moved since, goes (their
+  games become anonymous, and expire as such).
+- ``challenge_entries``: one a player and challenge, kept with the board (and bounded by
+  the players); ``challenges``: one a day and layout.
 
 A game's moves and analysis go with it. Deletes run in batches of ``PURGE_BATCH_SIZE``
 games, one short transaction each, oldest first, so that no lock is held for long and a
@@ -30,6 +41,8 @@ import logging
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 
+from sqlalchemy.ext.asyncio import AsyncSession
+
 from app import engine
 from app.challenges.service import ChallengeService, ensure_challenge
 from app.games.service import GameService
@@ -40,30 +53,58 @@ from app.kit.logs import FIELDS_ATTR
 from app.kit.models import utcnow
 from app.kit.workload import SolverPool
 from app.ops.check import command_settings
+from app.players.service import PlayerService
 from app.settings import Settings
 
 SEARCH_MODULES = ("app.engine.solver",)
 
 log = logging.getLogger("app.purge")
 
-Deleter = Callable[[GameService, datetime, int], Awaitable[int]]
-RULES: tuple[tuple[str, str, Deleter], ...] = (
-    ("abandoned", "retention_unfinished_days", GameService.delete_abandoned),
-    ("finished", "retention_finished_days", GameService.delete_finished),
+Deleter = Callable[[AsyncSession, Settings, datetime, int], Awaitable[int]]
+
+
+def _games(session: AsyncSession, settings: Settings) -> GameService:
+    return GameService(session, settings)
+
+
+def _days(setting: str, now: datetime, settings: Settings) -> datetime:
+    return now - timedelta(days=getattr(settings, setting))
+
+
+RULES: tuple[tuple[str, Deleter], ...] = (
+    (
+        "abandoned",
+        lambda s, c, now, n: _games(s, c).delete_abandoned(
+            _days("retention_unfinished_days", now, c), n
+        ),
+    ),
+    (
+        "finished",
+        lambda s, c, now, n: _games(s, c).delete_finished(
+            _days("retention_finished_days", now, c), n
+        ),
+    ),
+    ("closed_challenge", lambda s, c, now, n: _games(s, c).delete_closed_challenge_games(now, n)),
+    ("over_cap", lambda s, c, now, n: _games(s, c).delete_over_cap(c.retention_player_games, n)),
+    (
+        "idle_player",
+        lambda s, c, now, n: PlayerService(s).delete_idle(
+            _days("retention_idle_player_days", now, c), n
+        ),
+    ),
 )
 
 
 async def purge(sessions: Sessions, settings: Settings, now: datetime) -> dict[str, int]:
     """Delete, batch by batch, what the retention settings say is kept no longer as of
-    ``now``; the number of games deleted, by reason."""
+    ``now``; how many rows went, by reason (games, but players for ``idle_player``)."""
     counts: dict[str, int] = {}
     batch = settings.purge_batch_size
-    for reason, days_setting, delete in RULES:
-        cutoff = now - timedelta(days=getattr(settings, days_setting))
+    for reason, delete in RULES:
         total = 0
         while True:
             async with sessions() as session:
-                deleted = await delete(GameService(session, settings), cutoff, batch)
+                deleted = await delete(session, settings, now, batch)
                 await session.commit()
             total += deleted
             metrics.games_purged(reason, deleted)

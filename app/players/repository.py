@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Table, bindparam, case, delete, select
+from sqlalchemy import Table, bindparam, case, column, delete, exists, select, table
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.engine import GameStatus
+from app.kit.models import UTCDateTime
 from app.players.models import ALL, Player, PlayerStats
 
 STATS: Table = PlayerStats.__table__  # type: ignore[assignment]
@@ -22,6 +24,12 @@ _PLAYER_FOR_UPDATE = _PLAYER.with_for_update(key_share=True)
 def _upsert(dialect: str) -> postgresql.Insert | sqlite.Insert:
     """An INSERT that can become ON CONFLICT ... DO UPDATE, in ``dialect``."""
     return postgresql.insert(STATS) if dialect == "postgresql" else sqlite.insert(STATS)
+
+
+# Other domains' tables, as far as a player's retention reads them (their columns named
+# here, not their models imported: the domains meet through their services only).
+_ENTRIES = table("challenge_entries", column("player_id"))
+_GAMES = table("games", column("player_id"), column("updated_at", UTCDateTime()))
 
 
 class PlayerRepository:
@@ -41,6 +49,26 @@ class PlayerRepository:
         return (
             await self.session.scalars(q.order_by(PlayerStats.layout, PlayerStats.scoring))
         ).all()
+
+    async def delete_idle(self, idle_since: datetime, limit: int) -> int:
+        """Delete at most ``limit`` players made before ``idle_since`` who never entered a
+        challenge and have no game moved since (``player_stats`` goes with them; their
+        games lose their player). The rows are locked first, then checked again: a game
+        made for one of them meanwhile (its reference waits for the lock) keeps it."""
+        idle = [
+            Player.created_at < idle_since,
+            ~exists().where(_ENTRIES.c.player_id == Player.id),
+            ~exists().where(_GAMES.c.player_id == Player.id, _GAMES.c.updated_at >= idle_since),
+        ]
+        chosen = select(Player.id).where(*idle).order_by(Player.created_at).limit(limit)
+        ids = (await self.session.scalars(chosen.with_for_update())).all()
+        if not ids:
+            return 0
+        result = await self.session.execute(
+            delete(Player).where(Player.id.in_(ids), *idle),
+            execution_options={"synchronize_session": False},
+        )
+        return int(result.rowcount)  # type: ignore[attr-defined]
 
     async def delete_stats(self, player_id: str) -> None:
         await self.session.execute(delete(PlayerStats).where(PlayerStats.player_id == player_id))

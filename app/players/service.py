@@ -10,6 +10,7 @@ game tokens never look alike, so one ``Authorization: Bearer`` header carries ei
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Annotated
 
 from fastapi import Depends, Request
@@ -104,6 +105,11 @@ class PlayerService:
         player.deleted_at = utcnow()
         await self.players.delete_stats(player.id)
         await self.session.flush()
+
+    async def delete_idle(self, idle_since: datetime, limit: int) -> int:
+        """Delete up to ``limit`` players who never entered a challenge, made before
+        ``idle_since`` and with no game moved since (their games become anonymous)."""
+        return await self.players.delete_idle(idle_since, limit)
 
     async def profile(self, player: Player) -> Profile:
         lines = {(s.layout, s.scoring): s for s in await self.players.stats(player.id)}

@@ -17,6 +17,7 @@ from app.challenges.models import Challenge
 from app.games.models import Analysis, Game, Move
 from app.main import create_app
 from app.ops.migrations import upgrade
+from app.players.models import Player
 from app.settings import Settings
 from tests.fixtures.games import new_game_id, new_player
 from tests.fixtures.servers import ROOT
@@ -37,6 +38,24 @@ def made_by(client: TestClient, games: dict[str, str]) -> None:
     players_game = client.post("/v1/games", json={}, headers=key).json()["id"]
     client.post(f"/v1/games/{players_game}/concede", headers=key)
     games["player's, ended long ago"] = players_game
+    # A keen player's finished games, three: the cap keeps the newest two.
+    keen, keen_key = new_player(client)
+    games["keen"] = keen["id"]
+    for name in ("keen-1", "keen-2", "keen-3"):
+        games[name] = client.post("/v1/games", json={}, headers=keen_key).json()["id"]
+        client.post(f"/v1/games/{games[name]}/concede", headers=keen_key)
+    # Two attempts at today's challenge: one left unfinished, one ended; the day is then
+    # made over (below).
+    day = datetime.now(UTC).date().isoformat()
+    for name in ("attempt-unfinished", "attempt-ended"):
+        who, who_key = new_player(client)
+        games[f"{name} player"] = who["id"]
+        r = client.post(f"/v1/challenges/{day}.golf/games", headers=who_key)
+        assert r.status_code == 201, r.text
+        games[name] = r.json()["id"]
+    client.post(f"/v1/games/{games['attempt-ended']}/concede", headers=who_key)
+    # Players: one made long ago who never played, one with a game (made below as old).
+    games["idle"] = new_player(client)[0]["id"]
 
 
 def test_the_purge_deletes_what_is_kept_no_longer_in_batches(
@@ -53,12 +72,21 @@ def test_the_purge_deletes_what_is_kept_no_longer_in_batches(
     ages = {"old-1": 31, "old-2": 45, "old-3": 400, "fresh": 29, "ended-long-ago": 91}
     ages["ended-lately"] = 89
     ages["player's, ended long ago"] = 400
+    ages.update({"keen-1": 3, "keen-2": 2, "keen-3": 1})
     engine = create_engine(url)
     with engine.begin() as conn:
         for name, days in ages.items():
             conn.execute(
                 update(Game).where(Game.id == games[name]).values(updated_at=now - timedelta(days))
             )
+        # The challenge's day is over; every player was made long ago.
+        over = now - timedelta(hours=1)
+        conn.execute(
+            update(Game)
+            .where(Game.id.in_([games["attempt-unfinished"], games["attempt-ended"]]))
+            .values(reveal_after=over)
+        )
+        conn.execute(update(Player).values(created_at=now - timedelta(days=400)))
 
     metrics_dir = tmp_path / "metrics"
     metrics_dir.mkdir()
@@ -66,6 +94,7 @@ def test_the_purge_deletes_what_is_kept_no_longer_in_batches(
         **os.environ,
         "DATABASE_URL": url,
         "PURGE_BATCH_SIZE": "2",  # three abandoned games: two batches
+        "RETENTION_PLAYER_GAMES": "2",
         "PROMETHEUS_MULTIPROC_DIR": str(metrics_dir),
         "LOG_FORMAT": "json",
     }
@@ -80,7 +109,13 @@ def test_the_purge_deletes_what_is_kept_no_longer_in_batches(
     )
     assert done.returncode == 0, done.stderr
     line = next(json.loads(x) for x in done.stderr.splitlines() if '"purged"' in x)
-    assert line["deleted"] == {"abandoned": 3, "finished": 1}
+    assert line["deleted"] == {
+        "abandoned": 3,
+        "finished": 1,
+        "closed_challenge": 1,
+        "over_cap": 1,
+        "idle_player": 2,  # the one who never played, and the one whose game is old
+    }
     # The next day's challenges, derived ahead for every layout.
     tomorrow = (now + timedelta(days=1)).date().isoformat()
     expected = [f"{tomorrow}.{layout}" for layout in ("golf", "six_peaks", "tripeaks")]
@@ -90,11 +125,23 @@ def test_the_purge_deletes_what_is_kept_no_longer_in_batches(
         left = set(conn.scalars(select(Game.id)))
         moves = conn.scalar(select(func.count()).select_from(Move))
         analyses = conn.scalar(select(func.count()).select_from(Analysis))
+        players = set(conn.scalars(select(Player.id)))
         day = now.date() + timedelta(days=1)
         stored = set(conn.scalars(select(Challenge.id).where(Challenge.day == day)))
     engine.dispose()
-    assert left == {games["fresh"], games["ended-lately"], games["player's, ended long ago"]}
-    assert moves == 3 and analyses == 1  # what was deleted took its moves and analysis
+    assert left == {
+        games["fresh"],
+        games["ended-lately"],
+        games["player's, ended long ago"],
+        games["keen-2"],
+        games["keen-3"],
+        games["attempt-ended"],
+    }
+    # The idle players went (their game stays, anonymous now, for the next run to expire);
+    # the keen one, who played lately, and the entrants stay.
+    assert games["idle"] not in players
+    assert {games["keen"], games["attempt-unfinished player"]} <= players
+    assert moves == 6 and analyses == 1  # what was deleted took its moves and analysis
     assert stored == set(expected)
 
     registry = CollectorRegistry()
