@@ -20,6 +20,11 @@ START_TIMEOUT_S = 120.0  # a busy 2-core machine can take long to start workers
 LABEL = "tripeaks-image-test"
 
 
+# Every container's /metrics needs this token (the image serves none without one).
+METRICS_TOKEN = "image-scrape-0123456789abcdef"
+SCRAPE = {"Authorization": f"Bearer {METRICS_TOKEN}"}
+
+
 @dataclass
 class Container:
     docker: Docker
@@ -72,7 +77,7 @@ def container(
     8000 is published on a port of 127.0.0.1 that Docker picks. Rate limits are out of the
     way unless ``env`` sets them (every test client comes from one address)."""
     name = unique_name()
-    environment = {**ROOMY_RATE_LIMITS, **(env or {})}
+    environment = {**ROOMY_RATE_LIMITS, "METRICS_TOKEN": METRICS_TOKEN, **(env or {})}
     network: list[str] = []
     if host_network:
         port = free_port()

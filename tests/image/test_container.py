@@ -18,7 +18,7 @@ import yaml
 
 from app.ops.migrations import head_revision
 from tests.fixtures.servers import ROOT
-from tests.image.containers import Container, container, play_whole_game, unique_name
+from tests.image.containers import SCRAPE, Container, container, play_whole_game, unique_name
 from tests.image.engine import Docker
 from tests.ops.servers import metric_value
 
@@ -27,10 +27,6 @@ pytestmark = pytest.mark.slow
 # Docker's first health check comes one interval after the start: the image's 15 s would
 # make the test wait that long. The check itself is the image's.
 HEALTH_INTERVAL = "2s"
-
-
-METRICS_TOKEN = "image-scrape-0123456789abcdef"
-SCRAPE = {"Authorization": f"Bearer {METRICS_TOKEN}"}
 
 
 def read_only_options(volume: str) -> list[str]:
@@ -44,7 +40,7 @@ def served(docker: Docker, image: str) -> Iterator[Container]:
         with container(
             docker,
             image,
-            env={"MIGRATE_ON_START": "true", "METRICS_TOKEN": METRICS_TOKEN},
+            env={"MIGRATE_ON_START": "true"},
             options=[*read_only_options(volume), "--health-interval", HEALTH_INTERVAL],
         ) as box:
             yield box

@@ -23,7 +23,7 @@ from sqlalchemy.engine import make_url
 
 from app.ops.migrations import head_revision
 from tests.fixtures.postgres import new_postgres_database
-from tests.image.containers import Container, container, play_whole_game, unique_name
+from tests.image.containers import SCRAPE, Container, container, play_whole_game, unique_name
 from tests.image.engine import Docker
 from tests.ops.play import check_stored_games
 from tests.ops.servers import metric_value
@@ -63,7 +63,7 @@ def test_migrate_on_start_on_postgresql_then_a_whole_game(
 
 
 def requests_served(box: Container, route: str) -> float:
-    text = httpx.get(f"{box.base}/metrics", timeout=10).text
+    text = httpx.get(f"{box.base}/metrics", headers=SCRAPE, timeout=10).text
     return metric_value(text, "tripeaks_http_requests_total", route=route)
 
 
@@ -153,5 +153,5 @@ def test_docker_stop_lets_a_move_in_flight_finish_and_exits_0(
 
 
 def in_progress(box: Container) -> float:
-    text = httpx.get(f"{box.base}/metrics", timeout=10).text
+    text = httpx.get(f"{box.base}/metrics", headers=SCRAPE, timeout=10).text
     return metric_value(text, "tripeaks_http_requests_in_progress", method="POST")
