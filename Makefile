@@ -18,7 +18,17 @@ $(STAMP): pyproject.toml setup.py app/engine/_bestscore.c
 	$(PY) -m pip install --quiet -e . --group dev
 	@touch $(STAMP)
 
-# Serving needs Python alone: `setup` installs the virtual environment and nothing of Node.
+# Serving needs Python alone, and the runtime dependencies alone: `make run` installs the
+# project without its dev group (RUN_STAMP); `setup` adds the dev group (and nothing of
+# Node) for the tests and tools.
+RUN_STAMP := $(VENV)/.installed-run
+
+$(RUN_STAMP): pyproject.toml setup.py app/engine/_bestscore.c
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade 'pip>=25.1'
+	$(PY) -m pip install --quiet -e .
+	@touch $(RUN_STAMP)
+
 setup: $(STAMP) ## Create the virtual environment and install the project with its dev group (Python only)
 
 # The Node.js tools, each pinned by its package-lock.json and installed by `npm ci` under
@@ -145,11 +155,13 @@ PORT ?= 8000
 export DATABASE_URL ?= sqlite:///./var/tripeaks.sqlite3
 
 .PHONY: run migrate openapi openapi-check
-migrate: setup ## Apply the migrations to DATABASE_URL (alembic upgrade head)
+migrate: $(RUN_STAMP) ## Apply the migrations to DATABASE_URL (alembic upgrade head)
 	$(VENV)/bin/alembic upgrade head
 
-run: migrate ## Set up, migrate, and serve on $(HOST):$(PORT) (HOST, PORT, DATABASE_URL from the environment)
-	$(VENV)/bin/uvicorn --factory app.main:create_app --host $(HOST) --port $(PORT)
+# The production server itself (python -m app.ops.serve: every setting applies, WORKERS,
+# MAX_HEADER_BYTES and the rest), installed with the runtime dependencies alone.
+run: migrate ## Install (runtime dependencies only), migrate, and serve on $(HOST):$(PORT) as in production (python -m app.ops.serve; every setting from the environment)
+	HOST=$(HOST) PORT=$(PORT) $(PY) -m app.ops.serve
 
 openapi: setup ## Write openapi/openapi.json from the app
 	$(PY) -m app.openapi write
