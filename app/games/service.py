@@ -201,13 +201,17 @@ def plan_move(
         move = engine.parse_move(move_text)
     except engine.MoveSyntaxError as e:
         raise ValidationProblem(str(e), loc=("body", "move")) from None
+    # A legal-move object whose fields disagree with its move is refused as such (422),
+    # whether or not the move is legal; the card is checked once the move is (it then
+    # names a free card, nothing hidden).
+    _check_agreement(move, expect)
     try:
         new = engine.apply(state, move)
     except engine.GameOverError as e:
         raise GameOverProblem(str(e), move=e.move, game_status=state.outcome.value) from None
     except engine.IllegalMoveError as e:
         raise IllegalMoveProblem(str(e), move=e.move, reason=e.reason) from None
-    _check_expectations(state, move, expect)
+    _check_card(state, move, expect)
     if row.version >= limit and not isinstance(move, engine.Concede):
         raise MoveLimitProblem(
             f"this game has reached the limit of {limit} moves; it can only be conceded",
@@ -432,7 +436,9 @@ class GameService:
         # What a retry with the same key must match: needed only with a key.
         request_hash = _request_hash(move_text, expect) if idempotency_key is not None else ""
         if idempotency_key is not None:
-            first = await self._replay_idempotent(game.row, idempotency_key, request_hash)
+            first = await self._replay_idempotent(
+                game.row, idempotency_key, request_hash, move_text
+            )
             if first is not None:
                 return first
         planned = plan_move(
@@ -450,7 +456,7 @@ class GameService:
             # Another request's move landed first. When it was this one, sent again with
             # the same key (a retry racing the first try), its answer is the answer.
             if idempotency_key is not None:
-                first = await self._replay_idempotent(row, idempotency_key, request_hash)
+                first = await self._replay_idempotent(row, idempotency_key, request_hash, move_text)
                 if first is not None:
                     return first
             raise raced()
@@ -471,11 +477,14 @@ class GameService:
                 await listener(self.session, ended)
         return result
 
-    async def _replay_idempotent(self, row: Game, key: str, request_hash: str) -> MoveResult | None:
+    async def _replay_idempotent(
+        self, row: Game, key: str, request_hash: str, move_text: str
+    ) -> MoveResult | None:
         stored = await self.games.by_idempotency_key(row.id, key)
         if stored is None:
             return None
-        if stored.request_hash != request_hash:
+        # (A key stored before moves were hashed alone matches by the move it wrote.)
+        if stored.request_hash != request_hash and stored.move != _canonical_move(move_text):
             raise IdempotencyMismatchProblem(
                 "this Idempotency-Key was first used with a different move", first_move=stored.move
             )
@@ -560,24 +569,41 @@ def _counted(problem: ProblemError) -> ProblemError:
     return problem
 
 
+def _canonical_move(move_text: str) -> str:
+    """The move as the server writes it, whatever form it was sent in (``play 24``, a
+    legal-move object, ``/play``'s position)."""
+    try:
+        return str(engine.parse_move(move_text))
+    except engine.MoveSyntaxError:
+        return move_text.strip().lower()
+
+
 def _request_hash(move_text: str, expect: dict[str, Any] | None) -> str:
-    canonical = move_text.strip().lower() + "|" + repr(sorted((expect or {}).items()))
-    return hashlib.sha256(canonical.encode()).hexdigest()
+    """What a retry with the same Idempotency-Key must match: the move itself. The other
+    fields of a legal-move object (kind, position, card) are checks made on the first
+    try, not part of the move: the same move in any accepted form replays."""
+    return hashlib.sha256(_canonical_move(move_text).encode()).hexdigest()
 
 
-def _check_expectations(state: GameState, move: engine.Move, expect: dict[str, Any] | None) -> None:
+def _check_agreement(move: engine.Move, expect: dict[str, Any] | None) -> None:
+    """The kind and position a legal-move object gives agree with its move."""
     if not expect:
         return
     kind = expect.get("kind")
     if kind is not None and kind != move.kind:
-        raise ValidationProblem(
-            f"kind {kind!r} does not match move {str(move)!r}", loc=("body", "kind")
-        )
+        said = getattr(kind, "value", kind)
+        raise ValidationProblem(f"kind '{said}' does not match move '{move}'", loc=("body", "kind"))
     position = expect.get("position")
     if position is not None and (not isinstance(move, Play) or move.position != position):
         raise ValidationProblem(
-            f"position {position} does not match move {str(move)!r}", loc=("body", "position")
+            f"position {position} does not match move '{move}'", loc=("body", "position")
         )
+
+
+def _check_card(state: GameState, move: engine.Move, expect: dict[str, Any] | None) -> None:
+    """The card a legal-move object names is the one its (legal) move plays."""
+    if not expect:
+        return
     card = expect.get("card")
     if card is not None:
         if not isinstance(move, Play):

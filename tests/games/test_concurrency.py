@@ -51,6 +51,27 @@ def test_idempotency_key_returns_the_first_answer_and_applies_once(client: TestC
     assert other.status_code == 422
     assert other.json()["type"] == "/problems/idempotency-key-reused"
     assert client.get(f"/v1/games/{gid}", headers=auth).json()["version"] == 2
+
+
+def test_a_retry_of_the_same_move_in_another_form_replays(client: TestClient) -> None:
+    """The same move, sent first as a legal-move object and retried as its string, or
+    through /play, with one Idempotency-Key: the first answer, replayed, applied once."""
+    gid, auth = new_game_id(client, deal=chain_deal())
+    headers = {**auth, "Idempotency-Key": "one-move"}
+    legal = client.get(f"/v1/games/{gid}/legal-moves", headers=auth).json()["legal_moves"]
+    play = next(m for m in legal if m["kind"] == "play")
+    first = client.post(f"/v1/games/{gid}/moves", json=play, headers=headers)
+    assert first.status_code == 200, first.text
+    for url, body in (
+        (f"/v1/games/{gid}/moves", {"move": play["move"]}),
+        (f"/v1/games/{gid}/moves", {"move": play["move"].upper()}),
+        (f"/v1/games/{gid}/play", {"position": play["position"]}),
+    ):
+        again = client.post(url, json=body, headers=headers)
+        assert again.status_code == 200, (url, body, again.text)
+        assert again.headers["Idempotent-Replayed"] == "true"
+        assert again.json()["version"] == 1
+    assert client.get(f"/v1/games/{gid}", headers=auth).json()["version"] == 1
     # The same key on another game is another key.
     gid2, auth2 = new_game_id(client, deal=chain_deal())
     r = client.post(

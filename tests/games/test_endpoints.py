@@ -8,7 +8,7 @@ from fastapi.testclient import TestClient
 
 from app import engine
 from tests.fixtures.deals import TRIPEAKS_CLEAR_ORDER, chain_deal, losing_deal, verify_commitment
-from tests.fixtures.games import new_game
+from tests.fixtures.games import new_game, new_game_id
 
 
 def test_create_answers_201_with_location_etag_token_and_commitment(client: TestClient) -> None:
@@ -181,3 +181,37 @@ def test_cors_allows_the_configured_origin_and_exposes_headers(client: TestClien
     assert "etag" in exposed and "location" in exposed
     r = client.post("/v1/games", json={}, headers={"Origin": "https://evil.example"})
     assert "access-control-allow-origin" not in r.headers
+
+
+def test_a_legal_move_object_that_disagrees_with_its_move_is_a_422_legal_or_not(
+    client: TestClient,
+) -> None:
+    """A kind or position that disagrees with the move is a 422 naming the field, in words
+    a person reads, whether or not the move itself is legal; nothing is applied."""
+    gid, auth = new_game_id(client, deal=chain_deal())
+    url = f"/v1/games/{gid}/moves"
+    for body, field in (
+        ({"move": "play 18", "kind": "draw"}, "kind"),  # play 18 is legal here
+        ({"move": "play 0", "kind": "draw"}, "kind"),  # play 0 is not (covered)
+        ({"move": "draw", "kind": "play", "position": 3}, "kind"),
+        ({"move": "play 0", "position": 18}, "position"),
+    ):
+        r = client.post(url, json=body, headers=auth)
+        assert r.status_code == 422, (body, r.text)
+        problem = r.json()
+        assert problem["type"] == "/problems/validation"
+        assert problem["errors"][0]["loc"] == ["body", field]
+        assert "<" not in problem["detail"], problem["detail"]  # no enum's repr
+    assert client.get(f"/v1/games/{gid}", headers=auth).json()["version"] == 0
+
+
+def test_a_deal_with_a_doubled_card_says_so_and_not_a_count_that_is_right(
+    client: TestClient,
+) -> None:
+    deal = chain_deal()
+    deal[1] = deal[0]
+    r = client.post("/v1/games", json={"deal": deal})
+    assert r.status_code == 422
+    detail = r.json()["detail"]
+    assert "2 times" in detail and "missing" in detail
+    assert "cards, not" not in detail
