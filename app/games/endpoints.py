@@ -514,7 +514,8 @@ async def list_moves(
         "else hidden, the exact answer). `win_chance` is what a player following the hints "
         "wins from such a position, with its interval; `sample_share` what one who could see "
         "every card would. The search has a time budget (HINT_BUDGET_MS); "
-        "with `samples` it solves exactly that many, so that `seed` makes it repeatable."
+        "with `samples` it solves exactly that many, so that `seed` makes it repeatable: a "
+        "seeded hint whose budget ran out first is a 503 (retry), never a different hint."
     ),
 )
 async def get_hint(

@@ -84,6 +84,15 @@ async def suggest(
         time_budget=seconds,
         max_samples=samples if samples is not None else MAX_HINT_SAMPLES,
     )
+    if seed is not None and samples is not None and not result.exact and result.samples < samples:
+        # A seeded hint of a set number of samples is the same every time, or none: the
+        # budget cut it short (a loaded machine), and a hint of fewer samples could differ.
+        metrics.observe_hint(time.perf_counter() - began, "cut_short")
+        raise ServiceUnavailableProblem(
+            f"the hint's {seconds:g} s solved {result.samples} of the {samples} samples asked "
+            "for; a seeded hint answers only whole, so that it is the same every time: retry",
+            retry_after=1,
+        )
     metrics.observe_hint(time.perf_counter() - began, "exact" if result.exact else "sampled")
     return result
 

@@ -120,12 +120,28 @@ def test_an_analysis_is_computed_once_and_kept(client: TestClient, app: FastAPI)
 
 def test_samples_never_raise_a_hints_budget(client_with: Callable[..., TestClient]) -> None:
     """With the smallest budget, 64 samples of golf deal 1 are not all solved: the budget
-    holds (before, asking for samples switched to the solver's 3 s budget)."""
+    holds (before, asking for samples switched to the solver's 3 s budget). Unseeded, the
+    hint says how many it solved; seeded, it answers only whole (a hint of fewer samples
+    could differ from the next), so it is a 503 to retry."""
     client = client_with(hint_budget_ms=10)
     gid, auth = new_game_id(client, layout="golf", deal_number=1)
-    r = client.get(f"/v1/games/{gid}/hint?samples=64&seed=1", headers=auth)
+    r = client.get(f"/v1/games/{gid}/hint?samples=64", headers=auth)
     assert r.status_code == 200, r.text
     assert 1 <= r.json()["samples"] < 64
+    r = client.get(f"/v1/games/{gid}/hint?samples=64&seed=1", headers=auth)
+    assert r.status_code == 503, r.text
+    assert "only whole" in r.json()["detail"] and r.headers["Retry-After"] == "1"
+
+
+def test_a_seeded_hint_of_a_set_number_of_samples_is_the_same_every_time(
+    client_with: Callable[..., TestClient],
+) -> None:
+    client = client_with(hint_budget_ms=10000)
+    gid, auth = new_game_id(client, layout="golf", deal_number=1)
+    answers = [client.get(f"/v1/games/{gid}/hint?samples=6&seed=7", headers=auth) for _ in range(3)]
+    assert [r.status_code for r in answers] == [200] * 3, answers[0].text
+    assert answers[0].json()["samples"] == 6
+    assert answers[1].json() == answers[0].json() == answers[2].json()
 
 
 def test_a_game_holds_at_most_max_moves_then_can_only_be_conceded(
