@@ -251,6 +251,11 @@ def install_problem_handlers(app: FastAPI) -> None:
         detail = f"{where}: {message}" if where else message
         more = len(exc.errors()) - len(errors)
         problem = ValidationProblem(detail, errors=errors)
+        loc = first["loc"]
+        if len(loc) >= 3 and loc[:2] == ["body", "rules"]:
+            # A rule option refused by its type or bounds, or unknown: named as a refused
+            # combination names it (docs/rules.md).
+            problem.extensions["option"] = loc[2]
         if more > 0:
             problem.extensions["more_errors"] = more
         return problem_response(request, problem)

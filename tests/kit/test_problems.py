@@ -140,6 +140,25 @@ def test_bad_creations_are_refused(client: TestClient, body: dict[str, Any]) -> 
         assert problem["option"] == "king_stops"
 
 
+@pytest.mark.parametrize(
+    ("rules", "option"),
+    [
+        ({"wrap": "true"}, "wrap"),  # a string for a boolean
+        ({"undo": 1}, "undo"),
+        ({"jokers": 3}, "jokers"),  # out of bounds
+        ({"redeals": -1}, "redeals"),
+        ({"wrapp": True}, "wrapp"),  # no such option
+    ],
+)
+def test_a_refused_rule_option_is_named_whatever_refused_it(
+    client: TestClient, rules: dict[str, Any], option: str
+) -> None:
+    """Its type, its bounds or its name: the 422 names the option, as a refused
+    combination does (docs/rules.md)."""
+    problem = assert_problem(client.post("/v1/games", json={"rules": rules}), 422, "validation")
+    assert problem["option"] == option
+
+
 def test_unknown_routes_and_methods_are_problems(client: TestClient) -> None:
     assert_problem(client.get("/v1/nothing"), 404, "not-found")
     assert_problem(client.delete("/v1/games"), 405, "method-not-allowed")
