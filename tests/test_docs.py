@@ -4,6 +4,7 @@ present, and the README's shell transcript plays a real game on a real server.""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -74,11 +75,11 @@ def test_the_docs_the_code_points_to_exist() -> None:
 def test_the_readme_transcript_plays_a_game(tmp_path: Path) -> None:
     section = _section(README, "## Play a game from the shell")
     script = "\n".join(re.findall(r"```sh\n(.*?)```", section, re.S))
-    assert "API=http://127.0.0.1:8000" in script
+    assert "API=http://127.0.0.1:${PORT:-8000}" in script  # follows make run's PORT
     database = f"sqlite:///{tmp_path / 'readme.sqlite3'}"
     upgrade(database)
     with live_server(database) as base:
-        script = script.replace("API=http://127.0.0.1:8000", f"API={base}")
+        port = base.rsplit(":", 1)[1]
         script = script.replace(".venv/bin/python", sys.executable)
         check = (
             '[ "$(printf \'tripeaks-deal-v1:%s:%s\' "$SALT" "$DEAL" | sha256sum | cut -d" " -f1)"'
@@ -87,6 +88,7 @@ def test_the_readme_transcript_plays_a_game(tmp_path: Path) -> None:
         done = subprocess.run(
             ["bash", "-euo", "pipefail", "-c", f"{script}\n{check}\n"],
             cwd=ROOT,
+            env={**os.environ, "PORT": port},
             capture_output=True,
             text=True,
             timeout=120,
