@@ -51,6 +51,7 @@ from limits.storage import storage_from_string
 from pydantic import Field
 
 from app.kit import metrics
+from app.kit.auth import BearerDep
 from app.kit.errors import Member, ProblemError
 
 log = logging.getLogger("app.ratelimit")
@@ -398,14 +399,19 @@ async def spend(
     response.headers.update(decision.headers())
 
 
-def rate_limit(budget: Budget, *, by_address: bool = False) -> Any:
+def rate_limit(budget: Budget, *, by_address: bool = False, needs_key: bool = False) -> Any:
     """A dependency that spends one request of ``budget`` for the caller (``spend``);
-    ``by_address``: for the request's address, whatever credential it carries."""
+    ``by_address``: for the request's address, whatever credential it carries;
+    ``needs_key``: a route that needs a credential answers its 401 for none first (no
+    budget is spent on a request refused before any work)."""
 
     async def spend_budget(request: Request, response: Response) -> None:
         await spend(request, response, budget, by_address=by_address)
 
-    return Depends(spend_budget)
+    async def spend_with_key(request: Request, response: Response, _: BearerDep) -> None:
+        await spend(request, response, budget, by_address=by_address)
+
+    return Depends(spend_with_key if needs_key else spend_budget)
 
 
 def limiter_from(

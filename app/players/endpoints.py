@@ -88,7 +88,7 @@ async def create_player(
 @router.get(
     "/me",
     operation_id="get_me",
-    dependencies=[rate_limit(Budget.READ)],
+    dependencies=[rate_limit(Budget.READ, needs_key=True)],
     response_model=PlayerRead,
     responses={200: OK_HEADERS, **problem_responses(*ME_PROBLEMS)},
     summary="The caller's account and statistics",
@@ -101,7 +101,7 @@ async def get_me(player: PlayerForRead, players: ReadPlayersDep) -> PlayerRead:
 @router.patch(
     "/me",
     operation_id="update_me",
-    dependencies=[rate_limit(Budget.MOVE)],
+    dependencies=[rate_limit(Budget.MOVE, needs_key=True)],
     response_model=PlayerRead,
     responses={200: OK_HEADERS, **problem_responses(*ME_PROBLEMS)},
     summary="Rename the caller",
@@ -115,7 +115,7 @@ async def update_me(body: PlayerUpdate, player: PlayerForWrite, players: Players
 @router.post(
     "/me/key",
     operation_id="rotate_key",
-    dependencies=[rate_limit(Budget.CREATE)],
+    dependencies=[rate_limit(Budget.CREATE, needs_key=True)],
     response_model=PlayerKeyRead,
     responses={
         200: {"headers": {**RATE_LIMIT_HEADERS, **NO_STORE}},
@@ -137,7 +137,7 @@ async def rotate_key(
     "/me",
     operation_id="delete_me",
     status_code=status.HTTP_204_NO_CONTENT,
-    dependencies=[rate_limit(Budget.MOVE)],
+    dependencies=[rate_limit(Budget.MOVE, needs_key=True)],
     responses={204: OK_HEADERS, **problem_responses(*ME_PROBLEMS)},
     summary="Delete the caller's account",
     description=(

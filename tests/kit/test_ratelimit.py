@@ -226,3 +226,18 @@ def test_a_key_this_process_did_not_make_counts_as_itself_once_it_opened_somethi
     statuses = [client.get("/v1/players/me", headers=key).status_code for _ in range(5)]
     assert statuses == [200, 200, 200, 200, 429]  # one on the address, three on the key
     assert [client.get("/v1/layouts").status_code for _ in range(3)] == [200, 200, 429]
+
+
+def test_a_route_that_needs_a_key_says_so_before_any_budget(
+    client_with: Callable[..., TestClient],
+) -> None:
+    """Without a credential, rotate_key (and the other /players/me routes) answer 401, the
+    missing key, even when the address's budget is spent: a request refused before any
+    work spends none."""
+    client = client_with(rate_limit_create="1/day", rate_limit_read="1/day")
+    assert client.post("/v1/players", json={}).status_code == 201  # the address's one
+    assert client.post("/v1/players", json={}).status_code == 429
+    assert client.get("/v1/layouts").status_code == 200
+    for method, url in (("POST", "/v1/players/me/key"), ("GET", "/v1/players/me")):
+        r = client.request(method, url)
+        assert r.status_code == 401, (url, r.text)
