@@ -50,6 +50,10 @@ carry a version and an `ETag`; send `If-Match` to refuse a stale move (412), and
 `Idempotency-Key` to retry a move safely. Errors are RFC 9457 `application/problem+json`
 with a stable `type` per kind. Face-down and stock cards are never sent; when a game ends
 its deal and salt are revealed, matching the `commitment` given at creation.
+
+Every route that answers GET answers HEAD too, with the same status and headers and no
+body. Every answer carries `Vary: Origin` (its CORS headers depend on the caller's
+origin), so that a shared cache keeps one answer per origin.
 """
 
 

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 
+from fastapi.testclient import TestClient
+
 from app.openapi import SPEC_PATH, current_spec, render
+from app.players.schemas import NAME_LENGTH
 
 OPERATIONS = {
     "create_game",
@@ -46,3 +49,29 @@ def test_operation_ids_and_problem_responses_are_declared() -> None:
         codes = set(seen[name][2]["responses"])
         assert {"200", "400", "401", "403", "404", "409", "412", "422"} <= codes, name
     assert "HTTPValidationError" not in spec["components"]["schemas"]
+
+
+def test_the_spec_says_what_the_server_does_at_its_edges(client: TestClient) -> None:
+    """HEAD wherever GET, Vary: Origin on every answer, the names' real bound, and the
+    characters a caller's X-Request-ID may hold: said in the spec, done by the server."""
+    spec = json.loads(SPEC_PATH.read_text())
+    said = spec["info"]["description"]
+    assert "HEAD" in said and "Vary: Origin" in said
+    assert client.head("/v1/layouts").status_code == 200
+    for url in ("/v1/layouts", "/v1/nothing"):
+        assert "Origin" in client.get(url).headers["vary"]
+    names = [
+        schema["properties"]["name"]
+        for schema in spec["components"]["schemas"].values()
+        if schema.get("title") in ("PlayerCreate", "PlayerUpdate")
+    ]
+    assert names and all(
+        ("maxLength" in n and n["maxLength"] == NAME_LENGTH)
+        or any(o.get("maxLength") == NAME_LENGTH for o in n.get("anyOf", []))
+        for n in names
+    ), names
+    assert client.post("/v1/players", json={"name": "x" * (NAME_LENGTH + 1)}).status_code == 422
+    r = client.get("/v1/layouts", headers={"X-Request-ID": "trace:abc-1.2_3"})
+    assert r.headers["x-request-id"] == "trace:abc-1.2_3"
+    described = spec["paths"]["/v1/layouts"]["get"]["responses"]["200"]["headers"]
+    assert ". _ : -" in described["X-Request-ID"]["description"]

@@ -51,7 +51,7 @@ REVALIDATE: Headers = {
 REQUEST_ID: Headers = {
     "X-Request-ID": {
         "description": "The request's id in the server's logs: the caller's X-Request-ID "
-        "when it sent a plain one (1-128 of A-Z a-z 0-9 . _ -), else a new one",
+        "when it sent a plain one (1-128 of A-Z a-z 0-9 . _ : -), else a new one",
         "schema": {"type": "string", "example": "7f3c2a9e1b4d4e6f"},
     }
 }

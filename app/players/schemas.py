@@ -64,7 +64,7 @@ def clean_name(value: str) -> str:
 
 DisplayName = Annotated[
     str,
-    Field(min_length=1, max_length=4 * NAME_LENGTH, examples=["Ada"]),
+    Field(min_length=1, max_length=NAME_LENGTH, examples=["Ada"]),
     AfterValidator(clean_name),
 ]
 
