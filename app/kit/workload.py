@@ -53,14 +53,25 @@ def _lower_priority(niceness: int) -> None:
         os.nice(niceness)
 
 
-# The day's challenges: derived in a slot kept for them, so that no load of hints and
-# analyses can hold back a new day's deal (at midnight everyone asks for it at once).
-RESERVED_KINDS = frozenset({"challenge", "challenge_best"})
+# Kinds of search with a slot kept for them besides the shared ones: the day's challenges,
+# so that no load of hints and analyses holds back a new day's deal (at midnight everyone
+# asks for it at once); and hints, so that a quarter-second hint never waits for a ten
+# second analysis. A kind takes its own slot first, then a shared one.
+KEPT_SLOTS: dict[str, frozenset[str]] = {
+    "challenges": frozenset({"challenge", "challenge_best"}),
+    "hints": frozenset({"hint"}),
+}
+# The server's own searches, counted for no client.
+RESERVED_KINDS = KEPT_SLOTS["challenges"]
+
+
+def _kept(kind: str) -> str | None:
+    return next((name for name, kinds in KEPT_SLOTS.items() if kind in kinds), None)
 
 
 class SolverPool:
-    """``slots`` searches at once in processes of their own, and ``reserved`` more for the
-    day's challenges (see the module's doc); one at a time for each client
+    """``slots`` searches at once in processes of their own, shared, and one more for each
+    kind in ``KEPT_SLOTS`` (see the module's doc); one at a time for each client
     (``for_client``)."""
 
     def __init__(
@@ -70,17 +81,15 @@ class SolverPool:
         retry_after_s: int = 1,
         grace_s: float = GRACE_S,
         niceness: int = NICENESS,
-        reserved: int = 1,
     ) -> None:
         self.slots = slots
-        self.reserved = reserved
         self.retry_after_s = retry_after_s
         self.grace_s = grace_s
         self.niceness = niceness
         self.preload = list(preload)
         # The event loop's own counts: no lock needed.
         self._busy = 0  # shared slots taken
-        self._reserved_busy = 0  # reserved slots taken
+        self._kept_busy = dict.fromkeys(KEPT_SLOTS, False)  # kept slots taken
         self._searching: set[str] = set()  # clients with a search in flight
         self._pool: ProcessPool | None = None
 
@@ -89,13 +98,14 @@ class SolverPool:
         return Searches(self, client)
 
     def ensure_free(self, kind: str, client: str | None = None) -> None:
-        """Refuse now (503) when every slot is taken, or ``client`` already has a search in
-        flight: a route checks this before loading what a search needs, so that a refusal
-        costs no query (a slot may still be taken by then: ``slot`` decides)."""
-        if kind in RESERVED_KINDS and self._reserved_busy < self.reserved:
-            return
+        """Refuse now (503) when no slot is left for ``kind``, or ``client`` already has a
+        search in flight: a route checks this before loading what a search needs, so that
+        a refusal costs no query (a slot may still be taken by then: ``slot`` decides)."""
         if client is not None and client in self._searching:
             self._refuse_client(kind)
+        kept = _kept(kind)
+        if kept is not None and not self._kept_busy[kept]:
+            return
         if self._busy >= self.slots:
             self._refuse(kind)
 
@@ -117,24 +127,25 @@ class SolverPool:
 
     @contextlib.contextmanager
     def slot(self, kind: str, client: str | None = None) -> Iterator[None]:
-        """Hold one slot for the ``with`` block (``kind`` names the work in metrics), or
-        raise a 503 problem at once when every slot is taken or ``client`` has a search
-        in flight. The day's challenges take a reserved slot first."""
-        if kind in RESERVED_KINDS and self._reserved_busy < self.reserved:
-            self._reserved_busy += 1
-            try:
-                yield
-            finally:
-                self._reserved_busy -= 1
-            return
+        """Hold one slot for the ``with`` block (``kind`` names the work in metrics): the
+        kind's kept slot when it has a free one, else a shared one; or raise a 503 problem
+        at once when none is left or ``client`` has a search in flight."""
         self.ensure_free(kind, client)
-        self._busy += 1
+        kept = _kept(kind)
+        own = kept if kept is not None and not self._kept_busy[kept] else None
+        if own is not None:
+            self._kept_busy[own] = True
+        else:
+            self._busy += 1
         if client is not None:
             self._searching.add(client)
         try:
             yield
         finally:
-            self._busy -= 1
+            if own is not None:
+                self._kept_busy[own] = False
+            else:
+                self._busy -= 1
             self._searching.discard(client or "")
 
     async def run(
@@ -196,7 +207,7 @@ class SolverPool:
             context = multiprocessing.get_context("forkserver")
             context.set_forkserver_preload(self.preload)
             self._pool = ProcessPool(
-                max_workers=self.slots + self.reserved,
+                max_workers=self.slots + len(KEPT_SLOTS),
                 initializer=_lower_priority,
                 initargs=(self.niceness,),
                 context=context,
@@ -251,4 +262,12 @@ def solver_free(kind: str) -> Any:
     return Depends(check)
 
 
-__all__ = ["NICENESS", "RESERVED_KINDS", "Searches", "SolverDep", "SolverPool", "solver_free"]
+__all__ = [
+    "KEPT_SLOTS",
+    "NICENESS",
+    "RESERVED_KINDS",
+    "Searches",
+    "SolverDep",
+    "SolverPool",
+    "solver_free",
+]

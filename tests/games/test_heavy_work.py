@@ -24,11 +24,13 @@ from tests.ops.servers import metric_value
 
 @contextmanager
 def every_slot_taken(app: FastAPI) -> Iterator[None]:
-    """The app's solver slots all held, as by searches in flight."""
+    """The app's solver slots all held, as by searches in flight: the shared ones and the
+    hints' own (the day's challenges keep theirs)."""
     limiter: SolverPool = app.state.solver
     with ExitStack() as stack:
         for _ in range(limiter.slots):
             stack.enter_context(limiter.slot("test"))
+        stack.enter_context(limiter.slot("hint"))
         yield
 
 

@@ -61,26 +61,31 @@ def test_the_niceness_is_a_setting() -> None:
     assert asyncio.run(run())[1] == os.nice(0)
 
 
-def test_a_client_has_one_search_at_a_time_and_the_days_challenge_a_slot_of_its_own() -> None:
+def test_a_client_has_one_search_at_a_time_and_hints_and_challenges_slots_of_their_own() -> None:
     """Slots held as a search holds them (no clock involved): a client with a search in
     flight is refused a second at once, whatever its kind, while another client is
-    served; with every shared slot taken, the day's challenge still gets its own."""
+    served; with every shared slot taken by analyses, a hint still gets the hints' slot
+    (a quarter-second hint never waits for a ten-second analysis) and the day's challenge
+    its own, and only a second hint meanwhile is refused."""
     pool = SolverPool(2, niceness=0)
-    ann, bob = pool.for_client("ann"), pool.for_client("bob")
+    ann, cy, di = (pool.for_client(name) for name in ("ann", "cy", "di"))
 
     async def run() -> None:
-        with pool.slot("hint", "ann"):
+        with pool.slot("analysis", "ann"):
             for kind in ("hint", "analysis", "winnable_deal"):
                 with pytest.raises(ServiceUnavailableProblem, match="in flight"):
                     ann.ensure_free(kind)
                 with pytest.raises(ServiceUnavailableProblem, match="in flight"):
                     await ann.run(kind, PATIENT_S, sleep, 0)
-            bob.ensure_free("hint")
             with pool.slot("analysis", "bob"):  # every shared slot taken now
                 with pytest.raises(ServiceUnavailableProblem, match="solver is busy"):
-                    pool.for_client("cy").ensure_free("hint")
-                # The day's deal is searched all the same, for whoever asked.
-                assert await ann.run("challenge", PATIENT_S, sleep, 0) == "slept"
+                    cy.ensure_free("analysis")
+                with pool.slot("hint", "cy"):  # the hints' own slot
+                    with pytest.raises(ServiceUnavailableProblem, match="solver is busy"):
+                        di.ensure_free("hint")
+                    # The day's deal is searched all the same, for whoever asked.
+                    assert await ann.run("challenge", PATIENT_S, sleep, 0) == "slept"
+                assert await di.run("hint", PATIENT_S, sleep, 0) == "slept"
         assert await ann.run("hint", PATIENT_S, sleep, 0) == "slept"  # the first one ended
 
     try:
