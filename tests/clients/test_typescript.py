@@ -3,7 +3,8 @@
 openapi-typescript turns openapi/openapi.json into types (clients/ts/src/generated, not
 committed), tsc type-checks clients/ts/src/play.ts against them (strict), and node runs it
 with openapi-fetch against a uvicorn process on 127.0.0.1: it wins a game, loses one, and
-gets typed problems for an illegal move, a wrong token and a move after the end. The npm
+gets typed problems for an illegal move, a wrong token and a move after the end, and
+polls a game with its ETag (304). The README's TypeScript section quotes it. The npm
 packages are pinned by clients/ts/package-lock.json and installed by `make node-setup`
 (`npm ci`), which the test targets run.
 """
@@ -84,6 +85,7 @@ def test_a_typescript_client_plays_whole_games(compiled: Path, base_url: str) ->
     assert result["lost"] == {"status": "lost", "moves": 23, "score": -5 * 23, "revealed": True}
     problems = result["problems"]
     assert problems["typed"] is True
+    assert problems["poll"] == {"status": 304, "unchanged": True}
     assert problems["illegal"] == {
         "status": 400,
         "type": "/problems/illegal-move",

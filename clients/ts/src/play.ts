@@ -128,6 +128,15 @@ async function problems(deal: string[]) {
   const illegalTyped: Has<IllegalError, IllegalMoveProblem> = true;
   const illegalMove = illegal.error?.type === "/problems/illegal-move" ? illegal.error.move : null;
 
+  // A poll: send the ETag of the state held; 304 says nothing changed (no body: data and
+  // error are both undefined, and the state held stays right).
+  const first = await player.GET("/v1/games/{game_id}", { params: { path } });
+  const etag = first.response.headers.get("ETag") ?? fail("get_game sent no ETag");
+  const polled = await player.GET("/v1/games/{game_id}", {
+    params: { path, header: { "if-none-match": etag } },
+  });
+  const unchanged = polled.response.status === 304 && polled.data === undefined;
+
   const stranger = playerClient("not-the-token");
   const forbidden = await stranger.GET("/v1/games/{game_id}", { params: { path } });
   type ForbiddenError = NonNullable<typeof forbidden.error>;
@@ -138,6 +147,7 @@ async function problems(deal: string[]) {
   const again = await player.POST("/v1/games/{game_id}/draw", { params: { path } });
   return {
     typed: illegalIsProblem && forbiddenIsProblem && illegalTyped && forbiddenTyped,
+    poll: { status: polled.response.status, unchanged },
     illegal: { status: illegal.response.status, type: illegal.error?.type, move: illegalMove },
     illegal_content_type: illegal.response.headers.get("Content-Type"),
     forbidden: { status: forbidden.response.status, type: forbidden.error?.type },
