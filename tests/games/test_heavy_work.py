@@ -85,6 +85,23 @@ def test_a_search_holds_no_transaction_lock_or_connection(database_url: str) -> 
     assert done == [200, 200, 200]
 
 
+def test_a_hint_is_served_while_analyses_hold_every_shared_slot(
+    client: TestClient, app: FastAPI
+) -> None:
+    """Hints have a slot of their own: analyses in flight in every shared slot (held here
+    as they hold them) leave a hint its answer, where they once made it a 503; another
+    analysis meanwhile is refused."""
+    playing, auth = new_game_id(client, deal_number=3)
+    done, done_auth = finished_game(client, deal_number=4)
+    limiter: SolverPool = app.state.solver
+    with ExitStack() as stack:
+        for _ in range(limiter.slots):
+            stack.enter_context(limiter.slot("analysis"))
+        assert client.get(f"/v1/games/{playing}/hint", headers=auth).status_code == 200
+        refused = client.get(f"/v1/games/{done}/analysis", headers=done_auth)
+        assert refused.status_code == 503, refused.text
+
+
 def test_a_full_solver_refuses_at_once_and_the_rest_is_served(
     client: TestClient, app: FastAPI
 ) -> None:
