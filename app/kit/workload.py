@@ -11,9 +11,13 @@ first use from a fork server that has imported only the engine), niced
 searches with what is left. The event loop awaits a search's answer; it never blocks on
 it.
 
-The pool never queues: when every slot is taken, one more search is refused at once with
-a 503 problem and ``Retry-After``, so that callers know to come back and the light
-requests are not slowed by a growing queue. A search that outlives its budget by far (a
+The slots: ``slots`` shared ones, and one kept for each kind in ``KEPT_SLOTS`` (hints,
+so that a quarter-second hint never waits for ten-second analyses; the day's challenges,
+so that no load holds back a new day's deal), which a kind takes first. A client (as its
+rate limits know it) has one search in flight at a time. The pool never queues: when no
+slot is left, one more search is refused at once with a 503 problem and ``Retry-After``,
+so that callers know to come back and the light requests are not slowed by a growing
+queue. A search that outlives its budget by far (a
 bug, or a machine too loaded to give it any time) is stopped by the pool, which kills its
 process and starts another; a process that dies is replaced the same way. Either costs
 that one search a 503. The work holds no transaction and no pooled connection: routes
