@@ -24,6 +24,7 @@ from app.kit.middleware import (
     ProblemCORSMiddleware,
     RelativeLocation,
     RequestBody,
+    VaryOrigin,
 )
 from app.kit.models import utcnow
 from app.kit.problems import install_problem_handlers
@@ -167,6 +168,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         ],
         max_age=600,
     )
+    app.add_middleware(VaryOrigin)
     # Outermost: it sees every answer. It names a request by its route's template: the
     # routes of the routers, and the app's own (docs, the web client).
     routes = [*app.routes, *(route for router in routers for route in router.routes)]

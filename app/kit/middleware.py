@@ -18,6 +18,7 @@
   for it (``SHUTDOWN_TIMEOUT_S``) is cancelled; it is answered with a 503 problem (retry
   elsewhere) instead of uvicorn's ``500 text/plain``.
 - ``ProblemCORSMiddleware``: a refused CORS preflight is a 400 problem, not text.
+- ``VaryOrigin``: every answer carries ``Vary: Origin``.
 """
 
 from __future__ import annotations
@@ -225,6 +226,24 @@ class RelativeLocation(HttpMiddleware):
             await send(message)
 
         await self.app(scope, receive, relative)
+
+
+class VaryOrigin(HttpMiddleware):
+    """Every answer says it varies by ``Origin`` (its CORS headers depend on the caller's
+    origin, so a shared cache keeps one answer per origin), as the spec says: Starlette's
+    CORS says so on some answers only, which ones depending on its version."""
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+
+        async def vary(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                said = {v.strip().lower() for v in ",".join(headers.getlist("vary")).split(",")}
+                if not said & {"origin", "*"}:
+                    headers.append("Vary", "Origin")
+            await send(message)
+
+        await self.app(scope, receive, vary)
 
 
 def relative_location(location: str) -> str:
