@@ -31,7 +31,7 @@ import contextlib
 import logging
 import multiprocessing
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import CancelledError as FutureCancelled
 from concurrent.futures.process import BrokenProcessPool
 from typing import Annotated, Any, ParamSpec, TypeVar
@@ -69,10 +69,6 @@ KEPT_SLOTS: dict[str, frozenset[str]] = {
 RESERVED_KINDS = KEPT_SLOTS["challenges"]
 
 
-def _kept(kind: str) -> str | None:
-    return next((name for name, kinds in KEPT_SLOTS.items() if kind in kinds), None)
-
-
 class SolverPool:
     """``slots`` searches at once in processes of their own, shared, and one more for each
     kind in ``KEPT_SLOTS`` (see the module's doc); one at a time for each client
@@ -85,17 +81,22 @@ class SolverPool:
         retry_after_s: int = 1,
         grace_s: float = GRACE_S,
         niceness: int = NICENESS,
+        kept: Mapping[str, frozenset[str]] = KEPT_SLOTS,
     ) -> None:
         self.slots = slots
+        self.kept = kept  # the kinds with a slot kept for them (none: every slot shared)
         self.retry_after_s = retry_after_s
         self.grace_s = grace_s
         self.niceness = niceness
         self.preload = list(preload)
         # The event loop's own counts: no lock needed.
         self._busy = 0  # shared slots taken
-        self._kept_busy = dict.fromkeys(KEPT_SLOTS, False)  # kept slots taken
+        self._kept_busy = dict.fromkeys(kept, False)  # kept slots taken
         self._searching: set[str] = set()  # clients with a search in flight
         self._pool: ProcessPool | None = None
+
+    def _kept(self, kind: str) -> str | None:
+        return next((name for name, kinds in self.kept.items() if kind in kinds), None)
 
     def for_client(self, client: str | None) -> Searches:
         """This pool, for the searches of ``client`` (None: nobody's, the server's own)."""
@@ -107,7 +108,7 @@ class SolverPool:
         a refusal costs no query (a slot may still be taken by then: ``slot`` decides)."""
         if client is not None and client in self._searching:
             self._refuse_client(kind)
-        kept = _kept(kind)
+        kept = self._kept(kind)
         if kept is not None and not self._kept_busy[kept]:
             return
         if self._busy >= self.slots:
@@ -135,7 +136,7 @@ class SolverPool:
         kind's kept slot when it has a free one, else a shared one; or raise a 503 problem
         at once when none is left or ``client`` has a search in flight."""
         self.ensure_free(kind, client)
-        kept = _kept(kind)
+        kept = self._kept(kind)
         own = kept if kept is not None and not self._kept_busy[kept] else None
         if own is not None:
             self._kept_busy[own] = True
@@ -211,7 +212,7 @@ class SolverPool:
             context = multiprocessing.get_context("forkserver")
             context.set_forkserver_preload(self.preload)
             self._pool = ProcessPool(
-                max_workers=self.slots + len(KEPT_SLOTS),
+                max_workers=self.slots + len(self.kept),
                 initializer=_lower_priority,
                 initargs=(self.niceness,),
                 context=context,

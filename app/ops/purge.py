@@ -134,7 +134,8 @@ async def derive_next_day(database: Database, settings: Settings, now: datetime)
     """The next UTC day's challenges, derived and stored for every layout without one;
     the ids of those this run stored or found stored."""
     day = (now.astimezone(UTC) + timedelta(days=1)).date()
-    solver = SolverPool(1, preload=SEARCH_MODULES, niceness=settings.solver_niceness)
+    # One process, the derivations one after another: nothing here to keep a slot from.
+    solver = SolverPool(1, preload=SEARCH_MODULES, niceness=settings.solver_niceness, kept={})
     ready = []
     try:
         for layout in sorted(engine.LAYOUTS):
