@@ -184,7 +184,7 @@ async def start_challenge_game(
     day, layout = target
     now = clock()
     check_open(day, now)  # before the day's deal is dealt: a closed day deals none
-    challenge = await ensure_challenge(day, layout, reader, writer, solver, database.sessions)
+    challenge = await ensure_challenge(day, layout, reader, writer, solver.pool, database.sessions)
     game, token = await writer.start(challenge, player, now)
     issued(request, token)
     response.headers.update(created_headers(game))
@@ -262,9 +262,11 @@ async def get_daily_challenge(
         if challenge is None:
             raise NotFoundProblem(f"nobody played a {layout} challenge on {day}")
     else:
-        challenge = await ensure_challenge(day, layout, reader, writer, solver, database.sessions)
+        challenge = await ensure_challenge(
+            day, layout, reader, writer, solver.pool, database.sessions
+        )
     if now >= closes_at(day) and challenge.best_searched_at is None:
-        best = await writer.best_score(challenge, solver)  # no transaction is open yet
+        best = await writer.best_score(challenge, solver.pool)  # no transaction is open yet
         challenge = await writer.keep_best(challenge.id, best)
     return challenge_out(challenge, now)
 

@@ -36,7 +36,7 @@ from app.kit.errors import NotFoundProblem, ServiceUnavailableProblem
 from app.kit.events import GameEnded
 from app.kit.models import PlayerKind
 from app.kit.paging import Count32, Int32, RowId, UtcTime, decode_cursor, encode_cursor
-from app.kit.workload import Searches
+from app.kit.workload import SolverPool
 from app.players.service import Player
 from app.settings import Settings
 
@@ -98,7 +98,7 @@ async def ensure_challenge(
     layout: str,
     reader: ChallengeService,
     writer: ChallengeService,
-    solver: Searches,
+    solver: SolverPool,
     sessions: Sessions,
 ) -> Challenge:
     """The stored challenge, derived and stored first if nobody asked for it yet: read
@@ -159,7 +159,7 @@ class ChallengeService:
         return await self.challenges.get(challenge_id)
 
     async def derive(
-        self, day: date, layout: str, secret: bytes, solver: Searches
+        self, day: date, layout: str, secret: bytes, solver: SolverPool
     ) -> dict[str, Any]:
         """The day's challenge, computed (a solver search: call it with no transaction
         open)."""
@@ -189,7 +189,7 @@ class ChallengeService:
         """Keep the derived challenge (two racing derivations agree; one is kept)."""
         return await self.challenges.add_if_absent(values)
 
-    async def best_score(self, challenge: Challenge, solver: Searches) -> int | None:
+    async def best_score(self, challenge: Challenge, solver: SolverPool) -> int | None:
         """The deal's best final score (a solver search within ANALYSIS_BUDGET_MS: call
         it with no transaction open); None when the search ran out of time."""
         seconds = self.settings.analysis_budget_ms / 1000

@@ -434,10 +434,11 @@ class GameService:
         The move that ends the game is followed by the listeners' writes (a player's
         statistics, a challenge's entry), in the same transaction."""
         # What a retry with the same key must match: needed only with a key.
-        request_hash = _request_hash(move_text, expect) if idempotency_key is not None else ""
+        canonical = _canonical_move(move_text) if idempotency_key is not None else ""
+        request_hash = _request_hash(canonical) if idempotency_key is not None else ""
         if idempotency_key is not None:
             first = await self._replay_idempotent(
-                game.row, idempotency_key, request_hash, move_text
+                game.row, idempotency_key, request_hash, canonical
             )
             if first is not None:
                 return first
@@ -456,7 +457,7 @@ class GameService:
             # Another request's move landed first. When it was this one, sent again with
             # the same key (a retry racing the first try), its answer is the answer.
             if idempotency_key is not None:
-                first = await self._replay_idempotent(row, idempotency_key, request_hash, move_text)
+                first = await self._replay_idempotent(row, idempotency_key, request_hash, canonical)
                 if first is not None:
                     return first
             raise raced()
@@ -478,13 +479,13 @@ class GameService:
         return result
 
     async def _replay_idempotent(
-        self, row: Game, key: str, request_hash: str, move_text: str
+        self, row: Game, key: str, request_hash: str, canonical: str
     ) -> MoveResult | None:
         stored = await self.games.by_idempotency_key(row.id, key)
         if stored is None:
             return None
         # (A key stored before moves were hashed alone matches by the move it wrote.)
-        if stored.request_hash != request_hash and stored.move != _canonical_move(move_text):
+        if stored.request_hash != request_hash and stored.move != canonical:
             raise IdempotencyMismatchProblem(
                 "this Idempotency-Key was first used with a different move", first_move=stored.move
             )
@@ -578,11 +579,12 @@ def _canonical_move(move_text: str) -> str:
         return move_text.strip().lower()
 
 
-def _request_hash(move_text: str, expect: dict[str, Any] | None) -> str:
-    """What a retry with the same Idempotency-Key must match: the move itself. The other
-    fields of a legal-move object (kind, position, card) are checks made on the first
-    try, not part of the move: the same move in any accepted form replays."""
-    return hashlib.sha256(_canonical_move(move_text).encode()).hexdigest()
+def _request_hash(canonical: str) -> str:
+    """What a retry with the same Idempotency-Key must match: the move itself (as
+    ``_canonical_move`` writes it). The other fields of a legal-move object (kind,
+    position, card) are checks made on the first try, not part of the move: the same
+    move in any accepted form replays."""
+    return hashlib.sha256(canonical.encode()).hexdigest()
 
 
 def _check_agreement(move: engine.Move, expect: dict[str, Any] | None) -> None:

@@ -65,8 +65,6 @@ KEPT_SLOTS: dict[str, frozenset[str]] = {
     "challenges": frozenset({"challenge", "challenge_best"}),
     "hints": frozenset({"hint"}),
 }
-# The server's own searches, counted for no client.
-RESERVED_KINDS = KEPT_SLOTS["challenges"]
 
 
 class SolverPool:
@@ -151,7 +149,8 @@ class SolverPool:
                 self._kept_busy[own] = False
             else:
                 self._busy -= 1
-            self._searching.discard(client or "")
+            if client is not None:
+                self._searching.discard(client)
 
     async def run(
         self, kind: str, budget_s: float, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs
@@ -230,8 +229,8 @@ class SolverPool:
 
 
 class Searches:
-    """A pool's searches for one client: at most one in flight at a time (the day's
-    challenges, the server's own, aside)."""
+    """A pool's searches for one client: at most one in flight at a time. (The server's
+    own searches, the day's challenges, are made on the pool itself: ``SolverPool.run``.)"""
 
     def __init__(self, pool: SolverPool, client: str | None) -> None:
         self.pool = pool
@@ -244,8 +243,7 @@ class Searches:
         self, kind: str, budget_s: float, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs
     ) -> T:
         """``SolverPool.run``, as this client's search."""
-        client = None if kind in RESERVED_KINDS else self.client
-        return await self.pool.run_for(client, kind, budget_s, fn, *args, **kwargs)
+        return await self.pool.run_for(self.client, kind, budget_s, fn, *args, **kwargs)
 
 
 async def get_solver(request: Request) -> Searches:
@@ -270,7 +268,6 @@ def solver_free(kind: str) -> Any:
 __all__ = [
     "KEPT_SLOTS",
     "NICENESS",
-    "RESERVED_KINDS",
     "Searches",
     "SolverDep",
     "SolverPool",

@@ -146,7 +146,7 @@ async def derive_next_day(database: Database, settings: Settings, now: datetime)
                         layout,
                         ChallengeService(reading, settings),
                         ChallengeService(writing, settings),
-                        solver.for_client(None),
+                        solver,
                         database.sessions,
                     )
                     await writing.commit()

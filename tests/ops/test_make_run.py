@@ -12,13 +12,12 @@ import shutil
 import signal
 import subprocess
 import tempfile
-import time
 from pathlib import Path
 
 import httpx
 import pytest
 
-from tests.fixtures.servers import ROOT, free_port
+from tests.fixtures.servers import ROOT, free_port, wait_healthy
 
 pytestmark = pytest.mark.slow
 
@@ -41,17 +40,13 @@ def test_make_run_on_a_fresh_clone_is_the_production_server_with_runtime_depende
             )
             try:
                 base = f"http://127.0.0.1:{port}"
-                deadline = time.monotonic() + 600  # a pip install from PyPI on a busy machine
-                while True:
-                    try:
-                        if httpx.get(f"{base}/healthz", timeout=2).status_code == 200:
-                            break
-                    except httpx.TransportError:
-                        pass
-                    if make.poll() is not None or time.monotonic() > deadline:
-                        log.seek(0)
-                        pytest.fail(f"make run did not serve: {log.read().decode()[-3000:]}")
-                    time.sleep(0.5)
+
+                def output() -> str:
+                    log.seek(0)
+                    return log.read().decode()[-3000:]
+
+                # A pip install from PyPI first, on a machine that may be busy.
+                wait_healthy(base, make, 600, output)
                 r = httpx.get(f"{base}/v1/layouts", headers={"X-Padding": "x" * 20_000})
                 assert r.status_code == 431, r.text
                 assert r.headers["content-type"] == "application/problem+json"
