@@ -127,6 +127,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         layouts.router,
         players.router,
         games.player_games_router,
+        challenges.player_challenges_router,
         players.profile_router,
         challenges.router,
         health.router,

@@ -11,16 +11,19 @@ from app.challenges.models import (
 )
 from app.games.models import Analysis, Game, Move
 from app.kit.models import Base
-from app.players.models import Player, PlayerStats
+from app.players.models import DailyStreak, Follow, MonthlyWins, Player, PlayerStats
 
 __all__ = [
     "Analysis",
     "Base",
     "Challenge",
     "ChallengeEntry",
+    "DailyStreak",
+    "Follow",
     "Game",
     "LeaderboardBucket",
     "LeaderboardScore",
+    "MonthlyWins",
     "Move",
     "Player",
     "PlayerStats",

@@ -119,6 +119,28 @@ class Settings(BaseSettings):
         description="The secret the daily challenges' deals derive from (32+ characters); "
         "unset: the server makes one once and keeps it in the database",
     )
+    challenge_max_hours: int = Field(
+        default=336,
+        ge=1,
+        le=8760,
+        description="The longest window a player may give a challenge they set, in hours "
+        "(14 days by default; the shortest is 1 hour)",
+    )
+    challenge_open_per_player: int = Field(
+        default=10,
+        ge=1,
+        le=10000,
+        description="Challenges a player may have set that have not closed yet",
+    )
+    challenge_max_entries: int = Field(
+        default=1000,
+        ge=1,
+        le=1000000,
+        description="Entrants a challenge a player sets may take",
+    )
+    following_max: int = Field(
+        default=500, ge=1, le=100000, description="Players one player may follow"
+    )
     db_pool_size: int = Field(default=5, ge=1, le=100)
     db_statement_timeout_ms: int = Field(default=10000, ge=100, le=600000)
     db_timeout_s: int = Field(

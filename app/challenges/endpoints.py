@@ -1,23 +1,36 @@
-"""The challenge endpoints (under /v1/challenges): a ranked attempt, the day's challenge,
-the leaderboard."""
+"""The challenge endpoints (under /v1/challenges): the daily challenge, challenges players
+set, attempts, practice of a closed challenge's deal, the leaderboards; and a player's
+challenges (under /v1/players/me)."""
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
 from enum import StrEnum
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Query, Request, Response, status
+from pydantic import TypeAdapter
 
-from app.challenges.errors import ChallengeNotOpenProblem, NoRankedResultProblem
-from app.challenges.models import Challenge
+from app.challenges.errors import (
+    ChallengeEnteredProblem,
+    ChallengeNotOpenProblem,
+    ChallengeStillOpenProblem,
+    NoRankedResultProblem,
+    NotChallengeCreatorProblem,
+    TooManyOpenChallengesProblem,
+)
+from app.challenges.models import Challenge, ChallengeEntry
 from app.challenges.repository import Place
 from app.challenges.schemas import (
+    ChallengeCreate,
     ChallengeRead,
     ChallengeRevealRead,
     ChallengeStatus,
     LeaderboardEntryRead,
     LeaderboardRead,
+    MyChallengeRead,
+    MyChallengesRead,
+    MyEntryRead,
 )
 from app.challenges.service import (
     START_PROBLEMS,
@@ -26,11 +39,12 @@ from app.challenges.service import (
     board_cursor,
     board_place,
     challenge_id,
-    check_open,
-    closes_at,
-    ensure_challenge,
+    challenge_to_play,
+    challenge_to_read,
+    check_challenge_id,
+    daily_of,
     opens_at,
-    parse_challenge_id,
+    window_of,
 )
 from app.games.service import (
     CREATED_HEADERS,
@@ -38,13 +52,23 @@ from app.games.service import (
     created_headers,
     game_created,
     ok_with_links,
+    rules_of,
 )
 from app.kit.auth import OptionalBearerDep
 from app.kit.clock import ClockDep
 from app.kit.deps import DatabaseDep, ReadSessionDep, SessionDep
 from app.kit.errors import NotFoundProblem, ServiceUnavailableProblem, ValidationProblem
+from app.kit.headers import LOCATION
 from app.kit.models import PlayerKind
-from app.kit.paging import PAGE_HEADERS, CursorParam, link_next
+from app.kit.paging import (
+    PAGE_HEADERS,
+    CursorParam,
+    RowId,
+    UtcTime,
+    decode_cursor,
+    encode_cursor,
+    link_next,
+)
 from app.kit.problems import problem_responses
 from app.kit.ratelimit import (
     RATE_LIMIT_HEADERS,
@@ -56,28 +80,58 @@ from app.kit.ratelimit import (
 )
 from app.kit.schemas import DEFAULT_LAYOUT, LayoutName, RulesRead
 from app.kit.workload import SolverDep
-from app.players.service import PLAYER_PROBLEMS, PlayerForRead, PlayerService
+from app.players.service import (
+    PLAYER_PROBLEMS,
+    Player,
+    PlayerForRead,
+    PlayerService,
+)
 
 router = APIRouter(prefix="/v1/challenges", tags=["challenges"])
+player_challenges_router = APIRouter(prefix="/v1/players", tags=["challenges"])
 
 OK_HEADERS = {"headers": RATE_LIMIT_HEADERS}
 ChallengeIdPath = Annotated[
     str,
     Path(
         max_length=64,
-        description="A challenge's id: its date and layout, e.g. 2026-12-01.golf",
+        description="A challenge's id: a daily's date and layout (2026-12-01.golf), or the "
+        "id of one a player set",
         examples=["2026-12-01.tripeaks"],
     ),
 ]
+# What a player's own use of a challenge may be refused with, besides its own problems.
+CREATOR_PROBLEMS = (
+    *PLAYER_PROBLEMS,
+    NotFoundProblem,
+    NotChallengeCreatorProblem,
+    ValidationProblem,
+    RateLimitedProblem,
+)
+# What reading a challenge may answer instead (a daily is derived on its first read).
+READ_PROBLEMS = (
+    NotFoundProblem,
+    ChallengeNotOpenProblem,
+    ValidationProblem,
+    RateLimitedProblem,
+    ServiceUnavailableProblem,
+)
+# list_my_challenges' cursor: the last challenge's creation time and id.
+MY_CHALLENGES_CURSOR = TypeAdapter(tuple[UtcTime, RowId])
 
 
 class Around(StrEnum):
     ME = "me"
 
 
+class Among(StrEnum):
+    FOLLOWING = "following"
+
+
 def _entry_out(place: Place) -> LeaderboardEntryRead:
     return LeaderboardEntryRead(
         rank=place.rank,
+        global_rank=place.global_rank,
         player_id=place.player_id,
         name=place.name,
         deleted=place.deleted,
@@ -96,23 +150,48 @@ def _day(text: str) -> date:
         ) from None
 
 
-def challenge_out(challenge: Challenge, now: Any) -> ChallengeRead:
-    over = now >= closes_at(challenge.day)
+def _status(challenge: Challenge, now: datetime) -> ChallengeStatus:
+    if now >= challenge.closes_at:
+        return ChallengeStatus.CLOSED
+    return ChallengeStatus.OPEN if now >= challenge.opens_at else ChallengeStatus.UPCOMING
+
+
+def challenge_out(challenge: Challenge, now: datetime) -> ChallengeRead:
+    over = now >= challenge.closes_at
     return ChallengeRead(
         id=challenge.id,
+        kind=challenge.kind,
+        name=challenge.name,
         date=challenge.day,
         layout=challenge.layout,
         rules=RulesRead.model_validate(challenge.rules),
-        status=ChallengeStatus.CLOSED if over else ChallengeStatus.OPEN,
-        opens_at=opens_at(challenge.day),
-        closes_at=closes_at(challenge.day),
+        status=_status(challenge, now),
+        opens_at=challenge.opens_at,
+        closes_at=challenge.closes_at,
         commitment=challenge.commitment,
         entries=challenge.entries,
+        attempts=challenge.attempts,
+        max_entries=challenge.max_entries,
+        winnable_only=challenge.winnable_only,
+        creator_id=challenge.creator_id,
+        invite_code=challenge.invite_code,
         reveal=ChallengeRevealRead(deal=challenge.deal.split(), salt=challenge.salt)
         if over
         else None,
         best_score=challenge.best_score if over else None,
         best_score_searched=over and challenge.best_searched_at is not None,
+    )
+
+
+def _my_entry(entry: ChallengeEntry | None) -> MyEntryRead | None:
+    if entry is None:
+        return None
+    return MyEntryRead(
+        attempts=entry.attempts,
+        game_id=entry.game_id,
+        score=entry.score,
+        moves=entry.moves,
+        ranked=entry.rank_score is not None,
     )
 
 
@@ -131,18 +210,14 @@ ReadChallengesDep = Annotated[ChallengeService, Depends(get_read_challenges)]
 DAY_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
 
 
-async def challenge_of_path(
-    challenge_id: Annotated[
-        str,
-        Path(
-            max_length=64,
-            description="A challenge's id: its date and layout",
-            examples=["2026-12-01.tripeaks"],
-        ),
-    ],
-) -> tuple[date, str]:
-    """The challenge's day and layout, or a 404 before anything else is looked at."""
-    return parse_challenge_id(challenge_id)
+async def challenge_of_path(challenge_id: ChallengeIdPath) -> str:
+    """The challenge's id, or a 404 before anything else is looked at for an id that can
+    name no challenge."""
+    check_challenge_id(challenge_id)
+    return challenge_id
+
+
+ChallengeOfPath = Annotated[str, Depends(challenge_of_path)]
 
 
 # Listed first: the spec has listed the attempt first from the start.
@@ -162,16 +237,19 @@ async def challenge_of_path(
             ServiceUnavailableProblem,
         ),
     },
-    summary="Start the player's one ranked attempt at a challenge",
+    summary="Start one of the player's ranked attempts at a challenge",
     description=(
-        "Needs a player key. One attempt a player and challenge (a second: 409 "
-        "already-entered, also when two race). The attempt is an ordinary game for every "
-        "other endpoint, but for this: until the day is over its deal stays secret (no "
-        "reveal, no analysis) and hints are off; it is ranked if it ends within the day."
+        "Needs a player key. A daily takes one attempt a player; a challenge a player set, "
+        "as many as it says (1-3), one at a time, the best counting. No attempt left, or "
+        "one in progress: 409 already-entered (also when two race). A player's first "
+        "attempt enters them: 409 challenge-full once the challenge has taken as many "
+        "entrants as it may. The attempt is an ordinary game for every other endpoint, but "
+        "for this: until the challenge closes its deal stays secret (no reveal, no "
+        "analysis) and hints are off; it is ranked if it ends before the close."
     ),
 )
 async def start_challenge_game(
-    target: Annotated[tuple[date, str], Depends(challenge_of_path)],
+    target: ChallengeOfPath,
     player: PlayerForRead,
     reader: ReadChallengesDep,
     writer: ChallengesDep,
@@ -181,14 +259,58 @@ async def start_challenge_game(
     request: Request,
     response: Response,
 ) -> GameCreated:
-    day, layout = target
     now = clock()
-    check_open(day, now)  # before the day's deal is dealt: a closed day deals none
-    challenge = await ensure_challenge(day, layout, reader, writer, solver.pool, database.sessions)
+    challenge = await challenge_to_play(target, reader, writer, solver.pool, database.sessions, now)
     game, token = await writer.start(challenge, player, now)
     issued(request, token)
     response.headers.update(created_headers(game))
     return game_created(game, token, now)
+
+
+@router.post(
+    "",
+    operation_id="create_challenge",
+    status_code=status.HTTP_201_CREATED,
+    dependencies=[rate_limit(Budget.CREATE)],
+    response_model=ChallengeRead,
+    responses={
+        201: {"headers": {**RATE_LIMIT_HEADERS, **LOCATION}},
+        **problem_responses(
+            *PLAYER_PROBLEMS,
+            TooManyOpenChallengesProblem,
+            ValidationProblem,
+            RateLimitedProblem,
+            ServiceUnavailableProblem,
+        ),
+    },
+    summary="Set a challenge for friends: a deal the server draws, a window, attempts",
+    description=(
+        "Needs a player key. The server draws the deal (proved winnable unless "
+        "winnable_only is false), commits to it at once and reveals it when the challenge "
+        "closes: its creator knows it no better than anyone. Share its id (unguessable, "
+        "never listed) or its invite code; whoever has either may enter with a player key "
+        "(start_challenge_game), and read its board (get_leaderboard). A player may have "
+        "as many open challenges as the server allows (409 too-many-open-challenges)."
+    ),
+)
+async def create_challenge(
+    body: ChallengeCreate,
+    player: PlayerForRead,
+    reader: ReadChallengesDep,
+    writer: ChallengesDep,
+    solver: SolverDep,
+    clock: ClockDep,
+    response: Response,
+) -> ChallengeRead:
+    now = clock()
+    window = window_of(body, now, writer.settings)
+    rules = rules_of(body.layout, body.rules)
+    await reader.check_room(player, now)  # before the search: a refusal costs nothing
+    await reader.session.close()
+    deal = await writer.draw(rules, body.winnable_only, solver)  # no transaction is open
+    challenge = await writer.create(player, body, rules, deal, window, now)
+    response.headers["Location"] = f"/v1/challenges/{challenge.id}"
+    return challenge_out(challenge, now)
 
 
 @router.get(
@@ -196,16 +318,7 @@ async def start_challenge_game(
     operation_id="get_daily_challenge",
     dependencies=[rate_limit(Budget.READ)],
     response_model=ChallengeRead,
-    responses={
-        200: OK_HEADERS,
-        **problem_responses(
-            NotFoundProblem,
-            ChallengeNotOpenProblem,
-            ValidationProblem,
-            RateLimitedProblem,
-            ServiceUnavailableProblem,
-        ),
-    },
+    responses={200: OK_HEADERS, **problem_responses(*READ_PROBLEMS)},
     summary="The day's challenge for a layout (today's, or ?day=)",
     description=(
         "One deal a layout and UTC day, proved winnable, the same for every player; "
@@ -252,23 +365,165 @@ async def get_daily_challenge(
     date_ = day_ if day_ is not None else date_
     now = clock()
     day = _day(date_) if date_ is not None else now.date()
-    if now < opens_at(day):
-        raise ChallengeNotOpenProblem(f"the challenge of {day} opens at {opens_at(day)}")
-    if day < now.date():
-        # A day that is over has the challenge it had: one that nobody asked for while
-        # it lasted was never dealt (and is not dealt now: a day's deal is made once).
-        challenge = await reader.stored(challenge_id(day, layout))
-        await reader.session.close()  # before the best score is searched for
-        if challenge is None:
-            raise NotFoundProblem(f"nobody played a {layout} challenge on {day}")
-    else:
-        challenge = await ensure_challenge(
-            day, layout, reader, writer, solver.pool, database.sessions
-        )
-    if now >= closes_at(day) and challenge.best_searched_at is None:
-        best = await writer.best_score(challenge, solver.pool)  # no transaction is open yet
-        challenge = await writer.keep_best(challenge.id, best)
+    challenge = await challenge_to_read(
+        challenge_id(day, layout), reader, writer, solver.pool, database.sessions, now
+    )
     return challenge_out(challenge, now)
+
+
+@router.get(
+    "/invites/{code}",
+    operation_id="get_challenge_by_invite",
+    dependencies=[rate_limit(Budget.READ)],
+    response_model=ChallengeRead,
+    responses={
+        200: OK_HEADERS,
+        **problem_responses(NotFoundProblem, ValidationProblem, RateLimitedProblem),
+    },
+    summary="The challenge an invite code names (as a person typed it)",
+    description=(
+        "Any case, with or without its dash; O is read as 0, I and L as 1. Answers the "
+        "challenge, whose id then serves every other call."
+    ),
+)
+async def get_challenge_by_invite(
+    code: Annotated[
+        str,
+        Path(max_length=16, description="The invite code", examples=["7KQ2M-X9PDA"]),
+    ],
+    reader: ReadChallengesDep,
+    clock: ClockDep,
+) -> ChallengeRead:
+    return challenge_out(await reader.by_invite(code), clock())
+
+
+@router.get(
+    "/{challenge_id}",
+    operation_id="get_challenge",
+    dependencies=[rate_limit(Budget.READ)],
+    response_model=ChallengeRead,
+    responses={200: OK_HEADERS, **problem_responses(*READ_PROBLEMS)},
+    summary="A challenge by its id: a daily's or one a player set",
+    description=(
+        "Its commitment from the start; its deal and salt once it has closed, with the "
+        "best final score the deal allowed (the solver's, searched once). A daily's id "
+        "answers as get_daily_challenge does for its day."
+    ),
+)
+async def get_challenge(
+    target: ChallengeOfPath,
+    reader: ReadChallengesDep,
+    writer: ChallengesDep,
+    solver: SolverDep,
+    database: DatabaseDep,
+    clock: ClockDep,
+) -> ChallengeRead:
+    now = clock()
+    challenge = await challenge_to_read(target, reader, writer, solver.pool, database.sessions, now)
+    return challenge_out(challenge, now)
+
+
+@router.post(
+    "/{challenge_id}/close",
+    operation_id="close_challenge",
+    dependencies=[rate_limit(Budget.MOVE)],
+    response_model=ChallengeRead,
+    responses={200: OK_HEADERS, **problem_responses(*CREATOR_PROBLEMS)},
+    summary="Close a challenge the caller set, now: its deal is revealed",
+    description=(
+        "Its creator's call (403 not-challenge-creator for anyone else, and for a daily). "
+        "Attempts in progress may go on, unranked; closing a closed challenge changes "
+        "nothing."
+    ),
+)
+async def close_challenge(
+    target: ChallengeOfPath,
+    player: PlayerForRead,
+    writer: ChallengesDep,
+    clock: ClockDep,
+) -> ChallengeRead:
+    now = clock()
+    challenge = await writer.stored(target)
+    if challenge is None:
+        raise NotFoundProblem(f"no challenge {target!r}")
+    return challenge_out(await writer.close(challenge, player, now), now)
+
+
+@router.delete(
+    "/{challenge_id}",
+    operation_id="delete_challenge",
+    status_code=status.HTTP_204_NO_CONTENT,
+    dependencies=[rate_limit(Budget.MOVE)],
+    responses={
+        204: OK_HEADERS,
+        **problem_responses(*CREATOR_PROBLEMS, ChallengeEnteredProblem),
+    },
+    summary="Delete a challenge the caller set, while nobody has entered it",
+    description=(
+        "Its creator's call (403 not-challenge-creator for anyone else, and for a daily); "
+        "once somebody has entered, 409 challenge-entered: close it instead."
+    ),
+)
+async def delete_challenge(
+    target: ChallengeOfPath, player: PlayerForRead, writer: ChallengesDep
+) -> Response:
+    challenge = await writer.stored(target)
+    if challenge is None:
+        raise NotFoundProblem(f"no challenge {target!r}")
+    await writer.delete(challenge, player)
+    return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+
+@router.post(
+    "/{challenge_id}/practice",
+    operation_id="start_practice_game",
+    status_code=status.HTTP_201_CREATED,
+    dependencies=[rate_limit(Budget.CREATE)],
+    response_model=GameCreated,
+    # A player key is optional: none, or the bearer.
+    openapi_extra={"security": [{}]},
+    responses={
+        **ok_with_links(201, "/id", *CREATED_HEADERS, token=True, legal_move="/legal_moves/0"),
+        **problem_responses(
+            *PLAYER_PROBLEMS,
+            NotFoundProblem,
+            ChallengeNotOpenProblem,
+            ChallengeStillOpenProblem,
+            ValidationProblem,
+            RateLimitedProblem,
+            ServiceUnavailableProblem,
+        ),
+    },
+    summary="Practise a closed challenge's deal: an unranked game, hints allowed",
+    description=(
+        "Once a challenge (a daily or one a player set) has closed, anyone may play its "
+        "deal again, with or without a player key (with one, the game is the player's). "
+        "Hints and analysis as in any game; nothing of it touches the board, the streaks "
+        "or the badges. When it ends, its state's practice says where its result would "
+        "have ranked on the board. While the challenge is open: 409 challenge-still-open."
+    ),
+)
+async def start_practice_game(
+    target: ChallengeOfPath,
+    reader: ReadChallengesDep,
+    writer: ChallengesDep,
+    solver: SolverDep,
+    database: DatabaseDep,
+    clock: ClockDep,
+    credential: OptionalBearerDep,
+    request: Request,
+    response: Response,
+) -> GameCreated:
+    now = clock()
+    player: Player | None = None
+    if credential is not None:
+        player = await PlayerService(reader.session).resolve(credential)
+        verified(request)
+    challenge = await challenge_to_read(target, reader, writer, solver.pool, database.sessions, now)
+    game, token = await writer.practice(challenge, player, now)
+    issued(request, token)
+    response.headers.update(created_headers(game))
+    return game_created(game, token, now)
 
 
 @router.get(
@@ -288,13 +543,16 @@ async def get_daily_challenge(
         ),
     },
     summary="A challenge's leaderboard: by score, then fewer moves, then the earlier finish",
-    # The bearer is needed only for around=me: none, or the bearer.
+    # The bearer is needed only for around=me and among=following: none, or the bearer.
     openapi_extra={"security": [{}]},
     description=(
-        "Ranked results only (games that ended within the day), humans and bots on "
-        "boards of their own (`kind`). Equal scores and move counts share a rank "
-        "(1, 2, 2, 4). Pages follow `next` (or the Link header); `around=me`, with a "
-        "player key, answers the caller's result with `limit` results either side."
+        "Ranked results only (games that ended before the challenge closed; a player's "
+        "best attempt), humans and bots on boards of their own (`kind`). Equal scores and "
+        "move counts share a rank (1, 2, 2, 4). Pages follow `next` (or the Link header); "
+        "`around=me`, with a player key, answers the caller's result with `limit` results "
+        "either side; `among=following`, with a player key, the board of the caller and "
+        "the players they follow, ranked among themselves (`rank`) with each one's rank on "
+        "the whole board (`global_rank`), paged as the whole board is."
     ),
 )
 async def get_leaderboard(
@@ -306,7 +564,10 @@ async def get_leaderboard(
     credential: OptionalBearerDep,
     kind: Annotated[
         PlayerKind,
-        Query(description="Whose board: human (the default) or bot players' results"),
+        Query(
+            description="Whose board: human (the default) or bot players' results (around=me "
+            "and among=following read the caller's kind's)"
+        ),
     ] = PlayerKind.HUMAN,
     limit: Annotated[
         int,
@@ -325,21 +586,42 @@ async def get_leaderboard(
             "instead of a page from the top; 404 no-ranked-result when the caller has none"
         ),
     ] = None,
+    among: Annotated[
+        Among | None,
+        Query(
+            description="following: only the caller (needs a player key) and the players they "
+            "follow, ranked among themselves; not with around"
+        ),
+    ] = None,
 ) -> LeaderboardRead:
-    day, _ = parse_challenge_id(challenge_id)
-    if clock() < opens_at(day):
-        raise ChallengeNotOpenProblem(f"challenge {challenge_id} opens at {opens_at(day)}")
+    check_challenge_id(challenge_id)
+    now = clock()
+    daily = daily_of(challenge_id)
+    if daily is not None:
+        if now < opens_at(daily[0]):
+            raise ChallengeNotOpenProblem(f"challenge {challenge_id} opens at {opens_at(daily[0])}")
+    else:
+        challenge = await reader.stored(challenge_id)
+        if challenge is None:
+            raise NotFoundProblem(f"no challenge {challenge_id!r}")
+        if now < challenge.opens_at:
+            raise ChallengeNotOpenProblem(f"challenge {challenge_id} opens at {challenge.opens_at}")
+    if around is not None and among is not None:
+        raise ValidationProblem("around and among: one or the other", loc=("query", "among"))
+    after = board_place(cursor) if cursor is not None else None
     board: Board
-    if around is Around.ME:
+    if around is Around.ME or among is Among.FOLLOWING:
         players = PlayerService(reader.session)
         if credential is None:
             await players.resolve("")  # the 401 that says a player key is needed
         assert credential is not None
         player = await players.resolve(credential)
         verified(request)
-        board = await reader.around(challenge_id, player, limit)
+        if around is Around.ME:
+            board = await reader.around(challenge_id, player, limit)
+        else:
+            board = await reader.among_following(challenge_id, player, limit, after)
     else:
-        after = board_place(cursor) if cursor is not None else None
         board = await reader.board(challenge_id, kind, limit, after)
     next_cursor = board_cursor(board.next) if board.next is not None else None
     link_next(request, response, next_cursor)
@@ -348,5 +630,49 @@ async def get_leaderboard(
         kind=board.kind,
         ranked=board.ranked,
         entries=[_entry_out(p) for p in board.places],
+        next=next_cursor,
+    )
+
+
+@player_challenges_router.get(
+    "/me/challenges",
+    operation_id="list_my_challenges",
+    dependencies=[rate_limit(Budget.READ, needs_key=True)],
+    response_model=MyChallengesRead,
+    responses={
+        200: PAGE_HEADERS,
+        **problem_responses(*PLAYER_PROBLEMS, ValidationProblem, RateLimitedProblem),
+    },
+    summary="The challenges the caller set or entered, newest first",
+    description=(
+        "Dailies entered and challenges set or entered, each with the caller's entry "
+        "(attempts, latest game, best result). Pages follow `next` (or the Link header)."
+    ),
+)
+async def list_my_challenges(
+    player: PlayerForRead,
+    reader: ReadChallengesDep,
+    clock: ClockDep,
+    request: Request,
+    response: Response,
+    limit: Annotated[
+        int, Query(ge=1, le=100, description="Most challenges on a page, 1-100 (default 20)")
+    ] = 20,
+    cursor: CursorParam = None,
+) -> MyChallengesRead:
+    now = clock()
+    after = decode_cursor(cursor, MY_CHALLENGES_CURSOR) if cursor is not None else None
+    rows, last = await reader.mine(player, limit, after)
+    next_cursor = encode_cursor([last[0].isoformat(), last[1]]) if last is not None else None
+    link_next(request, response, next_cursor)
+    return MyChallengesRead(
+        challenges=[
+            MyChallengeRead(
+                challenge=challenge_out(r.challenge, now),
+                created=r.created,
+                entry=_my_entry(r.entry),
+            )
+            for r in rows
+        ],
         next=next_cursor,
     )

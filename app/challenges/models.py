@@ -1,13 +1,16 @@
-"""A challenge a layout and day, an entry a player and challenge, and the leaderboard's
-buckets (how many results share each score and move count) that ranks are read from."""
+"""A challenge (the server's daily one a layout and day, or one a player set), an entry a
+player and challenge, and the leaderboard's buckets (how many results share each score and
+move count) that ranks are read from."""
 
 from __future__ import annotations
 
 from datetime import date, datetime
+from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import (
     JSON,
+    Boolean,
     Date,
     Enum,
     ForeignKey,
@@ -24,11 +27,26 @@ from app.engine import GameStatus
 from app.kit.models import Base, PlayerKind, UTCDateTime, kind_column, utcnow
 
 
+class ChallengeKind(StrEnum):
+    DAILY = "daily"  # the server's own, one a layout and UTC day
+    SET = "set"  # set by a player for whoever they give its id
+
+
 class Challenge(Base):
     __tablename__ = "challenges"
 
-    id: Mapped[str] = mapped_column(String(48), primary_key=True)  # "2026-12-01.tripeaks"
-    day: Mapped[date] = mapped_column(Date)
+    # "2026-12-01.tripeaks" for a daily; a random, unguessable id for one a player set.
+    id: Mapped[str] = mapped_column(String(48), primary_key=True)
+    kind: Mapped[ChallengeKind] = mapped_column(
+        Enum(
+            ChallengeKind,
+            native_enum=False,
+            length=8,
+            values_callable=lambda e: [m.value for m in e],
+        ),
+        default=ChallengeKind.DAILY,
+    )
+    day: Mapped[date | None] = mapped_column(Date)  # a daily's; None for one a player set
     layout: Mapped[str] = mapped_column(String(32))
     rules: Mapped[dict[str, Any]] = mapped_column(JSON)
     deal: Mapped[str] = mapped_column(Text)  # secret until the day is over
@@ -40,14 +58,36 @@ class Challenge(Base):
     best_score: Mapped[int | None] = mapped_column(Integer)
     best_searched_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    # The window attempts may start in (a daily's: its UTC day). Closing a challenge early
+    # moves closes_at to the moment it was closed.
+    opens_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    closes_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    attempts: Mapped[int] = mapped_column(Integer, default=1)  # a player's; the best counts
+    # What a player set: a name, its creator (None once they deleted the account), the
+    # entrants it takes (None: no bound, the daily), whether its deal was proved winnable,
+    # and a short code to type in place of the id.
+    name: Mapped[str | None] = mapped_column(String(32))
+    creator_id: Mapped[str | None] = mapped_column(
+        String(32), ForeignKey("players.id", ondelete="SET NULL")
+    )
+    max_entries: Mapped[int | None] = mapped_column(Integer)
+    winnable_only: Mapped[bool] = mapped_column(Boolean, default=True)
+    invite_code: Mapped[str | None] = mapped_column(String(16), unique=True)
 
-    __table_args__ = (UniqueConstraint("day", "layout", name="uq_challenges_day_layout"),)
+    __table_args__ = (
+        UniqueConstraint("day", "layout", name="uq_challenges_day_layout"),
+        # A player's open challenges (how many they may have), and what they set, newest
+        # first (list_my_challenges).
+        Index("ix_challenges_creator_id_closes_at", "creator_id", "closes_at"),
+        Index("ix_challenges_creator_id_created_at", "creator_id", "created_at", "id"),
+    )
 
 
 class ChallengeEntry(Base):
-    """A player's one ranked attempt at a challenge. ``rank_score`` orders the board
-    whatever the scheme (the score negated where higher is better): None until the game
-    ends, and for good when it ends after the day (then it is not ranked)."""
+    """A player's entry in a challenge: their attempts (``game_id`` the latest, one at a
+    time) and the best result among them. ``rank_score`` orders the board whatever the
+    scheme (the score negated where higher is better): None until an attempt ends within
+    the window (one that ends after it is not ranked)."""
 
     __tablename__ = "challenge_entries"
 
@@ -69,6 +109,7 @@ class ChallengeEntry(Base):
     score: Mapped[int | None] = mapped_column(Integer)
     moves: Mapped[int | None] = mapped_column(Integer)
     rank_score: Mapped[int | None] = mapped_column(Integer)
+    attempts: Mapped[int] = mapped_column(Integer, default=1)  # games started
     started_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
 
@@ -85,6 +126,8 @@ class ChallengeEntry(Base):
             postgresql_where=text("rank_score IS NOT NULL"),
             sqlite_where=text("rank_score IS NOT NULL"),
         ),
+        # A player's entries (list_my_challenges; retention asks whether there are any).
+        Index("ix_challenge_entries_player_id", "player_id", "challenge_id"),
     )
 
 

@@ -15,7 +15,20 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Table, bindparam, column, func, select, table, tuple_, update
+from sqlalchemy import (
+    Table,
+    and_,
+    bindparam,
+    column,
+    delete,
+    func,
+    or_,
+    select,
+    table,
+    tuple_,
+    union,
+    update,
+)
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -44,6 +57,15 @@ _BOARD_KEY = (ENTRIES.c.rank_score, ENTRIES.c.moves, ENTRIES.c.finished_at, ENTR
 
 
 @dataclass(frozen=True, slots=True)
+class MyChallenge:
+    """A challenge a player set or entered, and their entry (if any)."""
+
+    challenge: Challenge
+    created: bool
+    entry: ChallengeEntry | None
+
+
+@dataclass(frozen=True, slots=True)
 class Place:
     """A ranked result as a board shows it."""
 
@@ -52,9 +74,10 @@ class Place:
     moves: int
     finished_at: datetime
     rank_score: int
-    rank: int
+    rank: int  # on the board read: the whole board, or among the players followed
     name: str | None
     deleted: bool
+    global_rank: int  # on the whole board
 
     @property
     def key(self) -> BoardKey:
@@ -91,12 +114,85 @@ class ChallengeRepository:
         )
         return challenge.one()
 
-    async def count_entry(self, challenge_id: str) -> None:
-        await self.session.execute(
-            update(CHALLENGES)
-            .where(CHALLENGES.c.id == challenge_id)
-            .values(entries=CHALLENGES.c.entries + 1)
+    async def add(self, challenge: Challenge) -> None:
+        self.session.add(challenge)
+        await self.session.flush()
+
+    async def by_invite_code(self, code: str) -> Challenge | None:
+        found = await self.session.scalars(select(Challenge).where(Challenge.invite_code == code))
+        return found.one_or_none()
+
+    async def open_count(self, creator_id: str, now: datetime) -> int:
+        """The challenges ``creator_id`` set that have not closed at ``now``."""
+        count = await self.session.scalar(
+            select(func.count())
+            .select_from(CHALLENGES)
+            .where(CHALLENGES.c.creator_id == creator_id, CHALLENGES.c.closes_at > now)
         )
+        return int(count or 0)
+
+    async def close(self, challenge_id: str, now: datetime, opens_at: datetime) -> bool:
+        """Close the challenge at ``now`` (its opening moved to ``opens_at``, for one that
+        had not opened) unless it had closed; whether it was open."""
+        closed = await self.session.execute(
+            update(CHALLENGES)
+            .where(CHALLENGES.c.id == challenge_id, CHALLENGES.c.closes_at > now)
+            .values(closes_at=now, opens_at=opens_at)
+            .returning(CHALLENGES.c.id)
+        )
+        return closed.first() is not None
+
+    async def delete_unentered(self, challenge_id: str) -> bool:
+        """Delete the challenge if nobody has entered it; whether it was deleted."""
+        deleted = await self.session.execute(
+            delete(CHALLENGES)
+            .where(CHALLENGES.c.id == challenge_id, CHALLENGES.c.entries == 0)
+            .returning(CHALLENGES.c.id)
+        )
+        return deleted.first() is not None
+
+    async def of_player(
+        self, player_id: str, limit: int, after: tuple[datetime, str] | None
+    ) -> list[MyChallenge]:
+        """``limit`` challenges ``player_id`` set or entered, newest first, after the one
+        ``after`` names (its creation time and id): the ids from two indexes (what they
+        set, what they entered), then the challenges and their entries by key."""
+        mine = union(
+            select(CHALLENGES.c.id.label("id")).where(CHALLENGES.c.creator_id == player_id),
+            select(ENTRIES.c.challenge_id.label("id")).where(ENTRIES.c.player_id == player_id),
+        ).subquery()
+        q = (
+            select(Challenge, ChallengeEntry)
+            .join(mine, mine.c.id == Challenge.id)
+            .outerjoin(
+                ChallengeEntry,
+                and_(
+                    ChallengeEntry.challenge_id == Challenge.id,
+                    ChallengeEntry.player_id == player_id,
+                ),
+            )
+            .order_by(Challenge.created_at.desc(), Challenge.id.desc())
+            .limit(limit)
+        )
+        if after is not None:
+            q = q.where(
+                tuple_(Challenge.created_at, Challenge.id)
+                < tuple_(bindparam("a_at", after[0], type_=CHALLENGES.c.created_at.type), after[1])
+            )
+        rows = (await self.session.execute(q)).all()
+        return [MyChallenge(c, c.creator_id == player_id, e) for c, e in rows]
+
+    async def count_entry(self, challenge_id: str) -> bool:
+        """Count a new entrant unless the challenge has taken all it may; whether it did
+        (one statement: of two entrants racing for the last place, one gets it)."""
+        c = CHALLENGES.c
+        counted = await self.session.execute(
+            update(CHALLENGES)
+            .where(c.id == challenge_id, or_(c.max_entries.is_(None), c.entries < c.max_entries))
+            .values(entries=c.entries + 1)
+            .returning(c.id)
+        )
+        return counted.first() is not None
 
     async def set_best(self, challenge_id: str, best_score: int | None) -> None:
         """Keep the best score found (or that none was, in time) unless one was kept."""
@@ -138,6 +234,23 @@ class ChallengeRepository:
         )
         return made.first() is not None
 
+    async def next_attempt(self, challenge_id: str, player_id: str, attempts: int) -> bool:
+        """Count the player's next attempt if they have one left and none in progress;
+        whether it was counted (one statement: of two racing, one is)."""
+        e = ENTRIES.c
+        counted = await self.session.execute(
+            update(ENTRIES)
+            .where(
+                e.challenge_id == challenge_id,
+                e.player_id == player_id,
+                e.attempts < attempts,
+                e.status != GameStatus.IN_PROGRESS,
+            )
+            .values(attempts=e.attempts + 1, status=GameStatus.IN_PROGRESS)
+            .returning(e.player_id)
+        )
+        return counted.first() is not None
+
     async def entry(self, challenge_id: str, player_id: str) -> ChallengeEntry | None:
         return await self.session.get(ChallengeEntry, (challenge_id, player_id))
 
@@ -157,31 +270,48 @@ class ChallengeRepository:
         finished_at: datetime,
         rank_score: int | None,
     ) -> None:
-        """Enter the result of the game ``game_id``, and count it in its board's bucket
-        when it is ranked (``rank_score`` given)."""
-        done = (
-            await self.session.execute(
-                update(ENTRIES)
-                .where(ENTRIES.c.game_id == game_id)
-                .values(
-                    status=status,
-                    score=score,
-                    moves=moves,
-                    finished_at=finished_at,
-                    rank_score=rank_score,
-                )
-                .returning(ENTRIES.c.challenge_id, ENTRIES.c.kind)
+        """Enter the result of the attempt ``game_id``: it becomes the entry's result when
+        it is ranked (``rank_score`` given) and better than the entry's best (score, then
+        moves, then the earlier finish), which leaves its board's counts for the new one;
+        an unranked result shows only while the entry has no other. The entry's row is
+        locked first: its player's attempts follow one another, so nothing waits on it."""
+        entry = (
+            await self.session.scalars(
+                select(ChallengeEntry)
+                .where(ChallengeEntry.game_id == game_id)
+                .with_for_update()
+                .execution_options(populate_existing=True)
             )
-        ).first()
-        if done is None or rank_score is None:
+        ).one_or_none()
+        if entry is None:
             return
-        place = {"challenge_id": done.challenge_id, "kind": done.kind, "rank_score": rank_score}
+        entry.status = status
+        best = (
+            None
+            if entry.rank_score is None or entry.moves is None or entry.finished_at is None
+            else (entry.rank_score, entry.moves, entry.finished_at)
+        )
+        if rank_score is not None and (best is None or (rank_score, moves, finished_at) < best):
+            if best is not None:
+                await self._count(entry.challenge_id, entry.kind, best[0], best[1], -1)
+            await self._count(entry.challenge_id, entry.kind, rank_score, moves, 1)
+            entry.rank_score = rank_score
+            entry.score, entry.moves, entry.finished_at = score, moves, finished_at
+        elif best is None and entry.score is None:
+            entry.score, entry.moves, entry.finished_at = score, moves, finished_at
+        await self.session.flush()
+
+    async def _count(
+        self, challenge_id: str, kind: PlayerKind, rank_score: int, moves: int, by: int
+    ) -> None:
+        """Add ``by`` to the board's counts of the results at ``rank_score``/``moves``."""
+        place = {"challenge_id": challenge_id, "kind": kind, "rank_score": rank_score}
         for counts, values in ((BUCKETS, {**place, "moves": moves}), (SCORES, place)):
-            statement = _insert(self._dialect, counts).values(**values, entries=1)
+            statement = _insert(self._dialect, counts).values(**values, entries=by)
             await self.session.execute(
                 statement.on_conflict_do_update(
                     index_elements=[counts.c[name] for name in values],
-                    set_={"entries": counts.c.entries + 1},
+                    set_={"entries": counts.c.entries + by},
                 )
             )
 
@@ -219,6 +349,44 @@ class ChallengeRepository:
             )
         ).all()
         return [_place(r) for r in reversed(rows)]
+
+    async def keys_of(
+        self, challenge_id: str, kind: PlayerKind, player_ids: list[str]
+    ) -> list[BoardKey]:
+        """The board places of these players' ranked results: each entry found by its
+        primary key (challenge, player), none by a scan of the board."""
+        e = ENTRIES.c
+        rows = await self.session.execute(
+            select(*_BOARD_KEY).where(
+                e.challenge_id == challenge_id,
+                e.player_id.in_(player_ids),
+                e.kind == kind,
+                e.rank_score.is_not(None),
+            )
+        )
+        return [(r[0], r[1], _aware(r[2]), r[3]) for r in rows]
+
+    async def places_of(
+        self, challenge_id: str, kind: PlayerKind, player_ids: list[str]
+    ) -> list[Place]:
+        """These players' ranked results, in board order, with their ranks on the whole
+        board."""
+        if not player_ids:
+            return []
+        rows = await self.session.execute(
+            _THESE, {"challenge_id": challenge_id, "kind": kind, "player_ids": player_ids}
+        )
+        return [_place(r) for r in rows]
+
+    async def rank_of(
+        self, challenge_id: str, kind: PlayerKind, rank_score: int, moves: int
+    ) -> int:
+        """The rank a result of ``rank_score`` and ``moves`` would have on the board."""
+        rank = await self.session.scalar(
+            select(1 + _scores_ahead(rank_score) + _moves_ahead(rank_score, moves)),
+            {"challenge_id": challenge_id, "kind": kind},
+        )
+        return int(rank or 1)
 
     async def ranked(self, challenge_id: str, kind: PlayerKind) -> int:
         ranked = await self.session.scalar(
@@ -295,6 +463,7 @@ def _place(r: Any) -> Place:
         rank=int(r.rank),
         name=r.name,
         deleted=r.deleted_at is not None,
+        global_rank=int(r.rank),
     )
 
 
@@ -319,6 +488,38 @@ _FIRST = _page([], descending=False).add_columns(_RANKED)
 _AFTER = _page([tuple_(*_BOARD_KEY) > _AT], descending=False).add_columns(_RANKED)
 _BEFORE = _page([tuple_(*_BOARD_KEY) < _AT], descending=True)
 _MINE = _page([ENTRIES.c.player_id == bindparam("player_id")], descending=False, limit=False)
+_THESE = _page(
+    [ENTRIES.c.player_id.in_(bindparam("player_ids", expanding=True))],
+    descending=False,
+    limit=False,
+)
+
+
+def _scores_ahead(rank_score: int) -> Any:
+    """The ranked results of a board (bound as challenge_id, kind) with a better score."""
+    return (
+        select(func.coalesce(func.sum(SCORES.c.entries), 0))
+        .where(
+            SCORES.c.challenge_id == bindparam("challenge_id"),
+            SCORES.c.kind == bindparam("kind"),
+            SCORES.c.rank_score < rank_score,
+        )
+        .scalar_subquery()
+    )
+
+
+def _moves_ahead(rank_score: int, moves: int) -> Any:
+    """Those with the same score and fewer moves."""
+    return (
+        select(func.coalesce(func.sum(BUCKETS.c.entries), 0))
+        .where(
+            BUCKETS.c.challenge_id == bindparam("challenge_id"),
+            BUCKETS.c.kind == bindparam("kind"),
+            BUCKETS.c.rank_score == rank_score,
+            BUCKETS.c.moves < moves,
+        )
+        .scalar_subquery()
+    )
 
 
 def _aware(moment: datetime) -> datetime:

@@ -4,35 +4,96 @@ from __future__ import annotations
 
 from datetime import date, datetime
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Any, Final
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StrictBool
 
+from app.challenges.models import ChallengeKind
+from app.games.service import RulesCreate
 from app.kit.models import PlayerKind
-from app.kit.schemas import LayoutName, RulesRead
+from app.kit.schemas import DEFAULT_LAYOUT, LayoutName, RulesRead, Strict
+from app.players.service import DisplayName
+
+MAX_ATTEMPTS = 3
 
 
 class ChallengeStatus(StrEnum):
-    OPEN = "open"  # the day is under way: attempts may start
-    CLOSED = "closed"  # the day is over: the deal is revealed
+    UPCOMING = "upcoming"  # set to open later: nothing may start yet
+    OPEN = "open"  # the window is under way: attempts may start
+    CLOSED = "closed"  # the window is over: the deal is revealed
+
+
+class ChallengeCreate(Strict):
+    """A challenge to set for friends: the server draws its deal (nobody, its creator
+    included, knows it before it is revealed at the close), and its id is the invitation."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {"name": "Friday race", "closes_at": "2026-12-04T20:00:00Z"},
+                {
+                    "name": "Golf, best of three",
+                    "layout": "golf",
+                    "rules": {"wrap": True},
+                    "opens_at": "2026-12-05T09:00:00Z",
+                    "closes_at": "2026-12-07T09:00:00Z",
+                    "attempts": 3,
+                    "winnable_only": False,
+                },
+            ]
+        }
+    )
+
+    name: DisplayName = Field(
+        description="What entrants see it called: trimmed and NFKC-normalised, 1-32 characters"
+    )
+    layout: LayoutName = Field(default=DEFAULT_LAYOUT, description="The layout it is played on")
+    rules: RulesCreate | None = Field(
+        default=None,
+        description="Rule options; any left out take the layout's default (docs/rules.md)",
+    )
+    winnable_only: StrictBool = Field(
+        default=True,
+        description="Draw deals until the solver proves one winnable under these rules "
+        "(503 with Retry-After when no proof comes within the server's budget)",
+    )
+    opens_at: AwareDatetime | None = Field(
+        default=None,
+        description="When attempts may start (RFC 3339 with its offset): now when left out, "
+        "else at most the longest window ahead",
+        examples=["2026-12-05T09:00:00Z"],
+    )
+    closes_at: AwareDatetime = Field(
+        description="When it closes and its deal is revealed: 1 hour to the longest window "
+        "(14 days unless the server says otherwise) after it opens",
+        examples=["2026-12-04T20:00:00Z"],
+    )
+    attempts: int = Field(
+        default=1,
+        ge=1,
+        le=MAX_ATTEMPTS,
+        description="Games each entrant may play, one at a time, 1-3: the best counts",
+    )
 
 
 class ChallengeRevealRead(BaseModel):
-    """Published once the day is over: check SHA-256 of deal and salt (docs/deals.md)."""
+    """Published once it has closed: check SHA-256 of deal and salt (docs/deals.md)."""
 
     deal: list[str] = Field(description="The day's whole deal in dealing order")
     salt: str = Field(description="The salt hashed with the deal into the commitment")
 
 
 class ChallengeRead(BaseModel):
-    """A day's challenge for one layout: its commitment from the day's first second, its
-    deal, salt and best score once the day is over."""
+    """A challenge: the server's daily one (a layout and UTC day) or one a player set. Its
+    commitment from the start, its deal, salt and best score once it has closed."""
 
     model_config = ConfigDict(
         json_schema_extra={
             "examples": [
                 {
                     "id": "2026-12-01.tripeaks",
+                    "kind": "daily",
+                    "name": None,
                     "date": "2026-12-01",
                     "layout": "tripeaks",
                     "rules": {
@@ -55,6 +116,11 @@ class ChallengeRead(BaseModel):
                         "9b2f61c0e4d8a7b35c1e0f9d8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a9b"
                     ),
                     "entries": 57,
+                    "attempts": 1,
+                    "max_entries": None,
+                    "winnable_only": True,
+                    "creator_id": None,
+                    "invite_code": None,
                     "reveal": None,
                     "best_score": None,
                     "best_score_searched": False,
@@ -64,33 +130,59 @@ class ChallengeRead(BaseModel):
     )
 
     id: str = Field(
-        description="The challenge's id: its date and layout", examples=["2026-12-01.tripeaks"]
+        description="The challenge's id: a daily's is its date and layout; one a player set "
+        "has a random one, never listed anywhere, which is its invitation",
+        examples=["2026-12-01.tripeaks"],
     )
-    date: Annotated[date, Field(description="Its UTC day")]
+    kind: ChallengeKind = Field(description="daily (the server's) or set (by a player)")
+    name: str | None = Field(description="The name its creator gave it; null for a daily")
+    date: Annotated[date | None, Field(description="A daily's UTC day; null for one set")]
     layout: LayoutName = Field(description="The layout it is played on")
     rules: RulesRead = Field(
-        description="The rules every attempt is played under: the layout's defaults, undo off"
+        description="The rules every attempt is played under (a daily's: the layout's "
+        "defaults, undo off)"
     )
     status: ChallengeStatus = Field(
-        description="open while the day lasts (attempts may start), closed once it is over"
+        description="upcoming before it opens, open while attempts may start, closed once it "
+        "is over"
     )
-    opens_at: datetime = Field(description="The start of its UTC day")
-    closes_at: datetime = Field(description="The end of its UTC day: then the deal is revealed")
+    opens_at: datetime = Field(description="When attempts may start (a daily's: its UTC day)")
+    closes_at: datetime = Field(
+        description="When it closes (a daily's: the end of its day, one set: the window's "
+        "end, or when its creator closed it): then the deal is revealed"
+    )
     commitment: str = Field(description="SHA-256 of the deal and a secret salt")
-    entries: int = Field(description="Attempts started so far")
-    reveal: ChallengeRevealRead | None = Field(description="Once the day is over")
+    entries: int = Field(description="Players who have entered so far")
+    attempts: int = Field(description="Games each entrant may play, one at a time: the best counts")
+    max_entries: int | None = Field(description="Entrants it takes; null: no bound (a daily)")
+    winnable_only: bool = Field(description="Whether its deal was proved winnable")
+    creator_id: str | None = Field(
+        description="The player who set it; null for a daily, or once they deleted the account"
+    )
+    invite_code: str | None = Field(
+        description="A short code to type in place of the id (get_challenge_by_invite); null "
+        "for a daily",
+        examples=["7KQ2M-X9PDA"],
+    )
+    reveal: ChallengeRevealRead | None = Field(description="Once it has closed")
     best_score: int | None = Field(
-        description="The best final score the deal allowed (the solver's), once the day is "
-        "over; null while unknown, or when the search ran out of time "
+        description="The best final score the deal allowed (the solver's), once it has "
+        "closed; null while unknown, or when the search ran out of time "
         "(best_score_searched true)"
     )
     best_score_searched: bool = Field(
-        description="Whether the solver has searched the best score (once the day is over)"
+        description="Whether the solver has searched the best score (once it has closed)"
     )
 
 
 class LeaderboardEntryRead(BaseModel):
-    rank: int = Field(description="1 + the results strictly better (ties share a rank)")
+    rank: int = Field(
+        description="1 + the results strictly better (ties share a rank), on this board: the "
+        "whole board, or among=following's players"
+    )
+    global_rank: int = Field(
+        description="Its rank on the whole board (the same as rank but among=following)"
+    )
     player_id: str = Field(description="The player's id")
     name: str | None = Field(description="null for a player without a name, or deleted")
     deleted: bool = Field(description="The player has deleted the account")
@@ -112,6 +204,7 @@ class LeaderboardRead(BaseModel):
                     "entries": [
                         {
                             "rank": 1,
+                            "global_rank": 1,
                             "player_id": "p8Yc1vQmS0aLk3XwZ2rNbg",
                             "name": "Ada",
                             "deleted": False,
@@ -121,6 +214,7 @@ class LeaderboardRead(BaseModel):
                         },
                         {
                             "rank": 2,
+                            "global_rank": 2,
                             "player_id": "Jq3rT7uVw0xYz1aBc2dEfg",
                             "name": None,
                             "deleted": True,
@@ -137,6 +231,41 @@ class LeaderboardRead(BaseModel):
 
     challenge_id: str = Field(description="The challenge's id")
     kind: PlayerKind = Field(description="Whose board: human or bot players'")
-    ranked: int = Field(description="Ranked results on this board")
+    ranked: int = Field(
+        description="Ranked results on this board (among=following: among those players)"
+    )
     entries: list[LeaderboardEntryRead] = Field(description="This page of results, best first")
+    next: str | None = Field(description="The cursor of the next page (also in Link), or null")
+
+
+class MyEntryRead(BaseModel):
+    """The caller's entry in a challenge."""
+
+    attempts: int = Field(description="Games started")
+    game_id: str | None = Field(description="The latest of them (null once purged)")
+    score: int | None = Field(
+        description="The best ranked result's score (before one: the last attempt's, "
+        "unranked), else null"
+    )
+    moves: int | None = Field(description="Its move count, else null")
+    ranked: bool = Field(description="Whether that result is on the board")
+
+
+class MyChallengeRead(BaseModel):
+    """A challenge the caller set or entered."""
+
+    challenge: ChallengeRead = Field(description="The challenge as get_challenge answers it")
+    created: bool = Field(description="The caller set it")
+    entry: MyEntryRead | None = Field(description="The caller's entry, or null")
+
+
+MY_CHALLENGES_EXAMPLE: Final[dict[str, Any]] = {"challenges": [], "next": None}
+
+
+class MyChallengesRead(BaseModel):
+    """A page of the challenges the caller set or entered, newest first."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [MY_CHALLENGES_EXAMPLE]})
+
+    challenges: list[MyChallengeRead] = Field(description="This page, newest first")
     next: str | None = Field(description="The cursor of the next page (also in Link), or null")

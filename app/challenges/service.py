@@ -1,10 +1,15 @@
-"""The daily challenge's use cases: the day's challenge, a player's one ranked attempt, the
-result entered when the game ends, and the leaderboard.
+"""The challenges' use cases: the server's daily challenge, challenges players set for
+friends, a player's attempts (the best counts), the result entered when a game ends,
+practice of a closed challenge's deal, and the leaderboards (from the top, around the
+caller, among the players the caller follows).
 
-A challenge is derived (``app.challenges.deals``) the first time anyone asks for it, by
-the solver with no transaction open, then stored: every later caller, on any replica,
+A daily challenge is derived (``app.challenges.deals``) the first time anyone asks for it,
+by the solver with no transaction open, then stored: every later caller, on any replica,
 reads the stored deal. Its secret is ``CHALLENGE_SECRET``, or else one the server makes
-for itself once and keeps in the database (``server_secrets``).
+for itself once and keeps in the database (``server_secrets``). A challenge a player sets
+is drawn by the server at its creation (a random deal, proved winnable unless asked not
+to), committed to at once and revealed when it closes: its creator knows it no better than
+anyone else.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ from __future__ import annotations
 import re
 import secrets
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
@@ -24,20 +29,27 @@ from app.challenges.deals import daily_rules, daily_salt, find_daily_deal
 from app.challenges.errors import (
     AlreadyEnteredProblem,
     ChallengeClosedProblem,
+    ChallengeEnteredProblem,
+    ChallengeFullProblem,
     ChallengeNotOpenProblem,
+    ChallengeStillOpenProblem,
     NoRankedResultProblem,
+    NotChallengeCreatorProblem,
+    TooManyOpenChallengesProblem,
 )
-from app.challenges.models import Challenge
-from app.challenges.repository import BoardKey, ChallengeRepository, Place
+from app.challenges.models import Challenge, ChallengeKind
+from app.challenges.repository import BoardKey, ChallengeRepository, MyChallenge, Place
+from app.challenges.schemas import ChallengeCreate
 from app.engine.solver import SearchBudget, solve_best
-from app.games.service import GameService, LoadedGame
+from app.games.service import GameService, LoadedGame, record_practice, winnable_deal
 from app.kit.database import Sessions
-from app.kit.errors import NotFoundProblem, ServiceUnavailableProblem
+from app.kit.errors import NotFoundProblem, ServiceUnavailableProblem, ValidationProblem
 from app.kit.events import GameEnded
+from app.kit.ids import is_id, new_id
 from app.kit.models import PlayerKind
 from app.kit.paging import Count32, Int32, RowId, UtcTime, decode_cursor, encode_cursor
-from app.kit.workload import SolverPool
-from app.players.service import Player
+from app.kit.workload import Searches, SolverPool
+from app.players.service import Player, PlayerService
 from app.settings import Settings
 
 SECRET_NAME = "challenge"
@@ -47,23 +59,38 @@ START_PROBLEMS = (
     AlreadyEnteredProblem,
     ChallengeNotOpenProblem,
     ChallengeClosedProblem,
+    ChallengeFullProblem,
 )
-_ID = re.compile(r"(\d{4}-\d{2}-\d{2})\.([a-z0-9_]{1,32})")
+_DAILY_ID = re.compile(r"(\d{4}-\d{2}-\d{2})\.([a-z0-9_]{1,32})")
+# A window's bounds: at least an hour; at most the setting's hours (challenge_max_hours),
+# which also bounds how far ahead it may open.
+MIN_WINDOW = timedelta(hours=1)
+# An invite code: ten characters of Crockford's base 32 (no I, L, O, U: nothing to
+# misread), 50 bits, shown as two groups of five.
+INVITE_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+INVITE_LENGTH = 10
+_INVITE_READS = str.maketrans({"I": "1", "L": "1", "O": "0", "-": None, " ": None})
 
 
 def challenge_id(day: date, layout: str) -> str:
     return f"{day.isoformat()}.{layout}"
 
 
-def parse_challenge_id(value: str) -> tuple[date, str]:
-    """(day, layout) of a challenge id; a 404 for one that cannot name a challenge."""
-    match = _ID.fullmatch(value)
+def daily_of(value: str) -> tuple[date, str] | None:
+    """(day, layout) of a daily challenge's id; None for an id of any other form."""
+    match = _DAILY_ID.fullmatch(value)
     if match is None or match.group(2) not in engine.LAYOUTS:
-        raise NotFoundProblem(f"no challenge {value[:48]!r}")
+        return None
     try:
         return date.fromisoformat(match.group(1)), match.group(2)
     except ValueError:
-        raise NotFoundProblem(f"no challenge {value[:48]!r}") from None
+        return None
+
+
+def check_challenge_id(value: str) -> None:
+    """A 404 for an id that can name no challenge (neither a daily's nor a random one)."""
+    if daily_of(value) is None and not is_id(value):
+        raise NotFoundProblem(f"no challenge {value[:48]!r}")
 
 
 def opens_at(day: date) -> datetime:
@@ -74,12 +101,60 @@ def closes_at(day: date) -> datetime:
     return opens_at(day) + timedelta(days=1)
 
 
-def check_open(day: date, now: datetime) -> None:
-    """Refuse (409) an attempt at the challenge of ``day`` unless ``now`` is within it."""
+def check_day_open(day: date, now: datetime) -> None:
+    """Refuse (409) an attempt at the daily of ``day`` unless ``now`` is within it."""
     if now < opens_at(day):
         raise ChallengeNotOpenProblem(f"the challenge of {day} opens at {opens_at(day)}")
     if now >= closes_at(day):
         raise ChallengeClosedProblem(f"the challenge of {day} closed at {closes_at(day)}")
+
+
+def check_open(challenge: Challenge, now: datetime) -> None:
+    """Refuse (409) an attempt at ``challenge`` unless ``now`` is within its window."""
+    if now < challenge.opens_at:
+        raise ChallengeNotOpenProblem(f"challenge {challenge.id} opens at {challenge.opens_at}")
+    if now >= challenge.closes_at:
+        raise ChallengeClosedProblem(f"challenge {challenge.id} closed at {challenge.closes_at}")
+
+
+def is_closed(challenge: Challenge, now: datetime) -> bool:
+    return now >= challenge.closes_at
+
+
+def new_invite_code() -> str:
+    code = "".join(secrets.choice(INVITE_ALPHABET) for _ in range(INVITE_LENGTH))
+    return f"{code[:5]}-{code[5:]}"
+
+
+def read_invite_code(text: str) -> str | None:
+    """The invite code as stored, from what a person typed (any case, with or without
+    its dash, O for 0, I or L for 1); None for text that is no code."""
+    code = text.upper().translate(_INVITE_READS)
+    if len(code) != INVITE_LENGTH or any(c not in INVITE_ALPHABET for c in code):
+        return None
+    return f"{code[:5]}-{code[5:]}"
+
+
+def window_of(
+    body: ChallengeCreate, now: datetime, settings: Settings
+) -> tuple[datetime, datetime]:
+    """The window a new challenge asks for, checked: it opens now (or later, at most the
+    longest window ahead) and lasts from an hour to the longest window; a 422 else."""
+    longest = timedelta(hours=settings.challenge_max_hours)
+    opens = max(body.opens_at, now) if body.opens_at is not None else now
+    if body.opens_at is not None and body.opens_at - now > longest:
+        raise ValidationProblem(
+            f"opens_at: at most {settings.challenge_max_hours} hours ahead",
+            loc=("body", "opens_at"),
+        )
+    length = body.closes_at - opens
+    if not MIN_WINDOW <= length <= longest:
+        raise ValidationProblem(
+            f"closes_at: 1 to {settings.challenge_max_hours} hours after it opens "
+            f"({opens.isoformat()})",
+            loc=("body", "closes_at"),
+        )
+    return opens.astimezone(UTC), body.closes_at.astimezone(UTC)
 
 
 async def challenge_secret(settings: Settings, sessions: Sessions) -> bytes:
@@ -101,7 +176,7 @@ async def ensure_challenge(
     solver: SolverPool,
     sessions: Sessions,
 ) -> Challenge:
-    """The stored challenge, derived and stored first if nobody asked for it yet: read
+    """The stored daily, derived and stored first if nobody asked for it yet: read
     through ``reader`` (whose connection then goes back to the pool), searched with no
     transaction open and no connection held, then stored through ``writer``.
     ``sessions`` keep the server's secret when no setting gives one
@@ -112,6 +187,61 @@ async def ensure_challenge(
         return stored
     secret = await challenge_secret(reader.settings, sessions)
     return await writer.store(await reader.derive(day, layout, secret, solver))
+
+
+async def challenge_to_play(
+    challenge_id: str,
+    reader: ChallengeService,
+    writer: ChallengeService,
+    solver: SolverPool,
+    sessions: Sessions,
+    now: datetime,
+) -> Challenge:
+    """The challenge an attempt starts at: a daily within its day (derived first if need
+    be: a closed day deals none), or a stored one; read with the reader's connection
+    given back before anything is written."""
+    daily = daily_of(challenge_id)
+    if daily is not None:
+        day, layout = daily
+        check_day_open(day, now)
+        return await ensure_challenge(day, layout, reader, writer, solver, sessions)
+    stored = await reader.stored(challenge_id)
+    await reader.session.close()
+    if stored is None:
+        raise NotFoundProblem(f"no challenge {challenge_id[:48]!r}")
+    return stored
+
+
+async def challenge_to_read(
+    challenge_id: str,
+    reader: ChallengeService,
+    writer: ChallengeService,
+    solver: SolverPool,
+    sessions: Sessions,
+    now: datetime,
+) -> Challenge:
+    """The challenge as it stands at ``now``, its best score searched once it has closed
+    (with no transaction open). A daily of today is derived if nobody asked for it yet; a
+    daily not begun is a 409; a past daily nobody played, or an unknown id, a 404."""
+    daily = daily_of(challenge_id)
+    if daily is not None and daily[0] >= now.date():
+        day, layout = daily
+        if now < opens_at(day):
+            raise ChallengeNotOpenProblem(f"the challenge of {day} opens at {opens_at(day)}")
+        challenge = await ensure_challenge(day, layout, reader, writer, solver, sessions)
+    else:
+        # A daily that is over has the challenge it had: one that nobody asked for while
+        # it lasted was never dealt (and is not dealt now: a day's deal is made once).
+        check_challenge_id(challenge_id)
+        stored = await reader.stored(challenge_id)
+        await reader.session.close()  # before the best score is searched for
+        if stored is None:
+            raise NotFoundProblem(f"no challenge {challenge_id[:48]!r}")
+        challenge = stored
+    if is_closed(challenge, now) and challenge.best_searched_at is None:
+        best = await writer.best_score(challenge, solver)  # no transaction is open yet
+        challenge = await writer.keep_best(challenge.id, best)
+    return challenge
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +288,14 @@ class ChallengeService:
     async def stored(self, challenge_id: str) -> Challenge | None:
         return await self.challenges.get(challenge_id)
 
+    async def by_invite(self, text: str) -> Challenge:
+        """The challenge an invite code names (as a person typed it); a 404 else."""
+        code = read_invite_code(text)
+        challenge = await self.challenges.by_invite_code(code) if code is not None else None
+        if challenge is None:
+            raise NotFoundProblem(f"no challenge has the invite code {text[:16]!r}")
+        return challenge
+
     async def derive(
         self, day: date, layout: str, secret: bytes, solver: SolverPool
     ) -> dict[str, Any]:
@@ -177,12 +315,17 @@ class ChallengeService:
         salt = daily_salt(secret, key, layout)
         return {
             "id": challenge_id(day, layout),
+            "kind": ChallengeKind.DAILY,
             "day": day,
             "layout": layout,
             "rules": daily_rules(layout).to_dict(),
             "deal": engine.format_deal(deal),
             "salt": salt,
             "commitment": engine.commitment(deal, salt),
+            "opens_at": opens_at(day),
+            "closes_at": closes_at(day),
+            "attempts": 1,
+            "winnable_only": True,
         }
 
     async def store(self, values: dict[str, Any]) -> Challenge:
@@ -207,39 +350,152 @@ class ChallengeService:
 
     async def keep_best(self, challenge_id: str, best: int | None) -> Challenge:
         await self.challenges.set_best(challenge_id, best)
+        return await self._again(challenge_id)
+
+    async def _again(self, challenge_id: str) -> Challenge:
         stored = await self.challenges.get(challenge_id)
-        assert stored is not None
+        if stored is None:
+            raise NotFoundProblem(f"no challenge {challenge_id!r}: it was deleted")
         await self.session.refresh(stored)
         return stored
+
+    # -- challenges players set -----------------------------------------------------------
+    async def check_room(self, player: Player, now: datetime) -> None:
+        """Refuse (409) a player who has as many open challenges as they may set."""
+        limit = self.settings.challenge_open_per_player
+        if await self.challenges.open_count(player.id, now) >= limit:
+            raise TooManyOpenChallengesProblem(
+                f"player {player.id} has {limit} open challenges: close one, or wait for one "
+                "to close",
+                limit=limit,
+            )
+
+    async def draw(self, rules: engine.Rules, winnable_only: bool, solver: Searches) -> engine.Deal:
+        """A deal for a new challenge, drawn by the server: a random numbered deal, proved
+        winnable when asked (a solver search: call it with no transaction open)."""
+        layout = engine.get_layout(rules.layout)
+        if winnable_only:
+            deal, _ = await winnable_deal(rules, layout, self.settings, solver)
+            return deal
+        number = secrets.randbelow(engine.MAX_DEAL_NUMBER + 1)
+        return engine.numbered_deal(number, layout.decks, rules.jokers)
+
+    async def create(
+        self,
+        player: Player,
+        body: ChallengeCreate,
+        rules: engine.Rules,
+        deal: engine.Deal,
+        window: tuple[datetime, datetime],
+        now: datetime,
+    ) -> Challenge:
+        """Keep the challenge ``player`` set, its deal committed to with a fresh salt; the
+        player's row locked first, so that two creations at once count each other."""
+        await PlayerService(self.session).lock(player.id)
+        await self.check_room(player, now)
+        salt = secrets.token_hex(16)
+        challenge = Challenge(
+            id=new_id(),
+            kind=ChallengeKind.SET,
+            day=None,
+            layout=rules.layout,
+            rules=rules.to_dict(),
+            deal=engine.format_deal(deal),
+            salt=salt,
+            commitment=engine.commitment(deal, salt),
+            entries=0,
+            created_at=now,
+            opens_at=window[0],
+            closes_at=window[1],
+            attempts=body.attempts,
+            name=body.name,
+            creator_id=player.id,
+            max_entries=self.settings.challenge_max_entries,
+            winnable_only=body.winnable_only,
+            invite_code=new_invite_code(),
+        )
+        await self.challenges.add(challenge)
+        return challenge
+
+    async def close(self, challenge: Challenge, player: Player, now: datetime) -> Challenge:
+        """Close the challenge now (its creator's call): the deal is revealed, attempts
+        in progress go on but are no longer ranked. A closed one stays as it was."""
+        _check_creator(challenge, player)
+        if await self.challenges.close(challenge.id, now, min(challenge.opens_at, now)):
+            await GameService(self.session, self.settings).end_secrecy(challenge.id, now)
+        return await self._again(challenge.id)
+
+    async def delete(self, challenge: Challenge, player: Player) -> None:
+        """Delete the challenge (its creator's call) while nobody has entered it."""
+        _check_creator(challenge, player)
+        if not await self.challenges.delete_unentered(challenge.id):
+            raise ChallengeEnteredProblem(
+                f"challenge {challenge.id} has entrants: close it instead"
+            )
+
+    async def mine(
+        self, player: Player, limit: int, after: tuple[datetime, str] | None
+    ) -> tuple[list[MyChallenge], tuple[datetime, str] | None]:
+        """A page of the challenges ``player`` set or entered, newest first."""
+        rows = await self.challenges.of_player(player.id, limit + 1, after)
+        more = len(rows) > limit
+        rows = rows[:limit]
+        last = (rows[-1].challenge.created_at, rows[-1].challenge.id) if more else None
+        return rows, last
 
     # -- attempts -----------------------------------------------------------------------
     async def start(
         self, challenge: Challenge, player: Player, now: datetime
     ) -> tuple[LoadedGame, str]:
-        """The player's one ranked attempt: a game of the day's deal, under its rules,
-        committed to with its salt (its commitment is the challenge's)."""
-        check_open(challenge.day, now)
-        if not await self.challenges.add_entry(challenge.id, player.id, player.kind, now):
+        """An attempt of the player's at the challenge: a game of its deal, under its
+        rules, committed to with its salt (its commitment is the challenge's). A player's
+        first makes their entry (counted against the challenge's bound); a later one needs
+        an attempt left and none in progress."""
+        check_open(challenge, now)
+        if await self.challenges.add_entry(challenge.id, player.id, player.kind, now):
+            if not await self.challenges.count_entry(challenge.id):
+                raise ChallengeFullProblem(
+                    f"challenge {challenge.id} has taken {challenge.max_entries} entrants"
+                )
+        elif not await self.challenges.next_attempt(challenge.id, player.id, challenge.attempts):
             entry = await self.challenges.entry(challenge.id, player.id)
             raise AlreadyEnteredProblem(
-                f"player {player.id} has already entered {challenge.id}",
+                f"player {player.id} has an attempt at {challenge.id} in progress, or none "
+                f"left (of {challenge.attempts})",
                 game_id=entry.game_id if entry is not None else None,
             )
-        rules = engine.Rules.from_dict(challenge.rules)
-        game, token = await GameService(self.session, self.settings, clock=lambda: now).start(
+        game, token = await self._game(challenge, player.id, now, ranked=True)
+        await self.challenges.set_entry_game(challenge.id, player.id, game.row.id)
+        return game, token
+
+    async def practice(
+        self, challenge: Challenge, player: Player | None, now: datetime
+    ) -> tuple[LoadedGame, str]:
+        """An unranked game of a closed challenge's deal (the player's when given): hints
+        and analysis as in any game, its result compared with the board when it ends."""
+        if not is_closed(challenge, now):
+            raise ChallengeStillOpenProblem(
+                f"challenge {challenge.id} is open until {challenge.closes_at.isoformat()}: "
+                "its deal is practised once it has closed",
+                closes_at=challenge.closes_at.isoformat(),
+            )
+        return await self._game(challenge, player.id if player else None, now, ranked=False)
+
+    async def _game(
+        self, challenge: Challenge, player_id: str | None, now: datetime, *, ranked: bool
+    ) -> tuple[LoadedGame, str]:
+        return await GameService(self.session, self.settings, clock=lambda: now).start(
             engine.parse_cards(challenge.deal),
-            rules,
+            engine.Rules.from_dict(challenge.rules),
             engine.get_layout(challenge.layout),
             None,
             chosen=False,
-            player_id=player.id,
-            challenge_id=challenge.id,
+            player_id=player_id,
+            challenge_id=challenge.id if ranked else None,
             salt=challenge.salt,
-            reveal_after=closes_at(challenge.day),
+            reveal_after=challenge.closes_at if ranked else None,
+            practice_of=None if ranked else challenge.id,
         )
-        await self.challenges.set_entry_game(challenge.id, player.id, game.row.id)
-        await self.challenges.count_entry(challenge.id)
-        return game, token
 
     # -- the board ----------------------------------------------------------------------
     async def board(
@@ -260,24 +516,90 @@ class ChallengeService:
         after, ranked = await self.challenges.board_after(challenge_id, kind, mine.key, neighbours)
         return Board(challenge_id, kind, ranked, [*before, mine, *after], None)
 
+    async def among_following(
+        self, challenge_id: str, player: Player, limit: int, after: BoardKey | None
+    ) -> Board:
+        """The board of the player's kind among the player and those they follow, ranked
+        among themselves, each with their global rank. The followed players' entries are
+        looked up by their primary key (at most the following bound of them), never by a
+        scan of the board; ranked among themselves in memory; and only the page's rows
+        are ranked globally (two sums over the counts' tables each)."""
+        ids = [player.id, *await PlayerService(self.session).following_ids(player.id)]
+        keys = sorted(await self.challenges.keys_of(challenge_id, player.kind, ids))
+        local: dict[str, int] = {}
+        for i, key in enumerate(keys):
+            tied = i > 0 and keys[i - 1][:2] == key[:2]
+            local[key[3]] = local[keys[i - 1][3]] if tied else i + 1
+        following = [k for k in keys if after is None or k > after]
+        page, more = following[:limit], len(following) > limit
+        places = await self.challenges.places_of(challenge_id, player.kind, [k[3] for k in page])
+        ranked_places = [replace(p, rank=local[p.player_id], global_rank=p.rank) for p in places]
+        return Board(
+            challenge_id,
+            player.kind,
+            len(keys),
+            ranked_places,
+            page[-1] if more else None,
+        )
+
+
+def _check_creator(challenge: Challenge, player: Player) -> None:
+    if challenge.creator_id is None or challenge.creator_id != player.id:
+        raise NotChallengeCreatorProblem(
+            f"challenge {challenge.id} was not set by player {player.id}"
+        )
+
 
 async def enter_ended_game(session: AsyncSession, ended: GameEnded) -> None:
-    """The listener of ``GameEnded`` (``app.main`` wires it): when the game is a
-    challenge's attempt, its result is entered, ranked when it ended within the day (in
-    the transaction of its last move)."""
+    """The listener of ``GameEnded`` (``app.main`` wires it), in the transaction of the
+    game's last move: an attempt's result is entered (ranked when it ended within the
+    window; the entry keeps the best of its attempts), a daily's counted in the player's
+    streaks and badges; a practice game learns where it would have ranked."""
+    repository = ChallengeRepository(session)
+    if ended.practice_of is not None:
+        await _compare_practice(session, repository, ended, ended.practice_of)
+        return
     if ended.challenge_id is None:
         return
-    day, _ = parse_challenge_id(ended.challenge_id)
-    ranked = ended.ended_at < closes_at(day)
-    lower_is_better = ended.scoring is engine.Scoring.CARDS_LEFT
-    await ChallengeRepository(session).finish_entry(
+    challenge = await repository.get(ended.challenge_id)
+    if challenge is None:
+        return
+    ranked = ended.ended_at < challenge.closes_at
+    await repository.finish_entry(
         ended.game_id,
         ended.status,
         ended.score,
         ended.moves,
         ended.ended_at,
-        rank_score=(ended.score if lower_is_better else -ended.score) if ranked else None,
+        rank_score=_rank_score(ended) if ranked else None,
     )
+    if (
+        ranked
+        and challenge.kind is ChallengeKind.DAILY
+        and challenge.day is not None
+        and ended.player_id is not None
+    ):
+        await PlayerService(session).count_daily(
+            ended.player_id, challenge.layout, challenge.day, ended.status is engine.GameStatus.WON
+        )
+
+
+def _rank_score(ended: GameEnded) -> int:
+    """The board's order whatever the scheme: the score, negated where higher is better."""
+    return ended.score if ended.scoring is engine.Scoring.CARDS_LEFT else -ended.score
+
+
+async def _compare_practice(
+    session: AsyncSession, repository: ChallengeRepository, ended: GameEnded, of: str
+) -> None:
+    """Where the practice game's result would have ranked on the board of its player's
+    kind (human without a player): the board of a closed challenge changes no more."""
+    kind = PlayerKind.HUMAN
+    if ended.player_id is not None:
+        player = await PlayerService(session).get(ended.player_id)
+        kind = player.kind if player is not None else kind
+    rank = await repository.rank_of(of, kind, _rank_score(ended), ended.moves)
+    await record_practice(session, ended.game_id, rank, await repository.ranked(of, kind))
 
 
 # A board's cursor: the last result's rank score, moves, finish and player.

@@ -678,6 +678,7 @@ async def list_my_games(
             cards_left=g.cards_left,
             version=g.version,
             challenge_id=g.challenge_id,
+            practice_of=g.practice_of,
             created_at=g.created_at,
             updated_at=g.updated_at,
             ended_at=g.ended_at,

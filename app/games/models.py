@@ -62,6 +62,13 @@ class Game(Base):
         String(48), ForeignKey("challenges.id", ondelete="SET NULL")
     )
     reveal_after: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    # The closed challenge whose deal it practises (unranked), and, once it ended, where
+    # its result would have ranked on that board and how many results the board ranks.
+    practice_of: Mapped[str | None] = mapped_column(
+        String(48), ForeignKey("challenges.id", ondelete="SET NULL")
+    )
+    practice_rank: Mapped[int | None] = mapped_column(Integer)
+    practice_ranked: Mapped[int | None] = mapped_column(Integer)
 
     moves: Mapped[list[Move]] = relationship(
         back_populates="game", lazy="raise", order_by="Move.seq", passive_deletes=True
@@ -71,6 +78,8 @@ class Game(Base):
         Index("ix_games_status_updated_at", "status", "updated_at"),
         # A player's games, newest first (list_my_games pages through it).
         Index("ix_games_player_id_created_at", "player_id", "created_at", "id"),
+        # A challenge's attempts (closing it early ends their secrecy with it).
+        Index("ix_games_challenge_id", "challenge_id"),
     )
 
 

@@ -317,6 +317,15 @@ class GameRepository:
         ids = select(Game.id).where(*stale).order_by(Game.updated_at).limit(limit)
         return await self._deleted(delete(Game).where(Game.id.in_(ids.scalar_subquery()), *stale))
 
+    async def reveal_challenge_games(self, challenge_id: str, at: datetime) -> None:
+        """The attempts at ``challenge_id`` stay secret until ``at`` only."""
+        await self.session.execute(
+            update(Game)
+            .where(Game.challenge_id == challenge_id, Game.reveal_after > at)
+            .values(reveal_after=at),
+            execution_options={"synchronize_session": False},
+        )
+
     async def delete_beyond_cap(self, cap: int, limit: int) -> int:
         """Delete at most ``limit`` of players' finished games beyond the newest ``cap`` of
         each player's (a finished game changes no more: nothing races this)."""

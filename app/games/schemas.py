@@ -98,6 +98,7 @@ def _game_example() -> dict[str, Any]:
         "reveal": None,
         "player_id": None,
         "challenge": None,
+        "practice": None,
         "created_at": "2026-12-01T09:30:00Z",
         "updated_at": "2026-12-01T09:30:04Z",
     }
@@ -346,7 +347,7 @@ class RevealRead(BaseModel):
 
 
 class ChallengeLinkRead(BaseModel):
-    """The daily challenge a game is the ranked attempt at."""
+    """The challenge (the daily, or one a player set) a game is a ranked attempt at."""
 
     id: str = Field(description="The challenge's id", examples=["2026-12-01.tripeaks"])
     ranked: bool = Field(
@@ -354,8 +355,23 @@ class ChallengeLinkRead(BaseModel):
         "and once it has ended within the day; false once the day is over without it"
     )
     reveal_after: datetime = Field(
-        description="The end of the challenge's day: until then the deal stays secret (no "
+        description="When the challenge closes: until then the deal stays secret (no "
         "reveal, no analysis, even once the game is over) and hints are off"
+    )
+
+
+class PracticeLinkRead(BaseModel):
+    """The closed challenge whose deal a game practises, unranked, and how its result
+    compares with that challenge's board."""
+
+    challenge_id: str = Field(description="The challenge practised", examples=["2026-12-01.golf"])
+    rank: int | None = Field(
+        description="Once the game has ended: the rank its result would have had on the "
+        "board (of the player's kind; human without a player), ties sharing; null before",
+        examples=[14],
+    )
+    ranked: int | None = Field(
+        description="Once the game has ended: the results that board ranks", examples=[230]
     )
 
 
@@ -397,7 +413,10 @@ class GameRead(BaseModel):
     )
     player_id: str | None = Field(description="The player whose game it is, or null")
     challenge: ChallengeLinkRead | None = Field(
-        description="The daily challenge this game is the attempt at, or null"
+        description="The challenge this game is a ranked attempt at, or null"
+    )
+    practice: PracticeLinkRead | None = Field(
+        description="The closed challenge whose deal this game practises, or null"
     )
     created_at: datetime = Field(description="When the game was created")
     updated_at: datetime = Field(description="When its last move was applied")
@@ -657,8 +676,9 @@ class GameSummaryRead(BaseModel):
     score: int = Field(description="Its score now (the final score once it has ended)")
     cards_left: int = Field(description="Tableau cards still on the table")
     version: int = Field(description="Moves applied so far, undos included")
-    challenge_id: str | None = Field(
-        description="The daily challenge it is the attempt at, or null"
+    challenge_id: str | None = Field(description="The challenge it is a ranked attempt at, or null")
+    practice_of: str | None = Field(
+        description="The closed challenge whose deal it practises, or null"
     )
     created_at: datetime = Field(description="When it was created")
     updated_at: datetime = Field(description="When its last move was applied")

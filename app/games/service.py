@@ -46,7 +46,9 @@ from app.games.schemas import (
     GameCreate,
     GameCreated,
     GameRead,
+    PracticeLinkRead,
     RevealRead,
+    RulesCreate,
     game_links,
     ok_with_links,
     state_read,
@@ -276,9 +278,11 @@ class GameService:
         challenge_id: str | None = None,
         salt: str | None = None,
         reveal_after: datetime | None = None,
+        practice_of: str | None = None,
     ) -> tuple[LoadedGame, str]:
-        """Deal ``deal`` as a new game; its token once. A challenge's game takes the
-        challenge's salt, so that its commitment is the challenge's."""
+        """Deal ``deal`` as a new game; its token once. A challenge's game (a ranked
+        attempt, or a practice of it) takes the challenge's salt, so that its commitment
+        is the challenge's."""
         state = engine.new_game(deal, rules, layout)
         token = new_secret()
         salt = salt if salt is not None else secrets.token_hex(16)
@@ -301,6 +305,7 @@ class GameService:
             player_id=player_id,
             challenge_id=challenge_id,
             reveal_after=reveal_after,
+            practice_of=practice_of,
             created_at=now,
             updated_at=now,
         )
@@ -311,13 +316,7 @@ class GameService:
 
     @staticmethod
     def _rules(request: GameCreate) -> engine.Rules:
-        options = request.rules.model_dump(exclude_none=True) if request.rules else {}
-        try:
-            return engine.Rules.for_layout(request.layout, **options)
-        except engine.RulesError as e:
-            raise ValidationProblem(
-                str(e), option=e.option, loc=("body", "rules", e.option), kind="rule_conflict"
-            ) from None
+        return rules_of(request.layout, request.rules)
 
     async def _deal(
         self,
@@ -399,6 +398,11 @@ class GameService:
         """Delete up to ``limit`` unfinished attempts at challenges whose day is over."""
         return await self.games.delete_unfinished_of_closed_challenges(now, limit)
 
+    async def end_secrecy(self, challenge_id: str, at: datetime) -> None:
+        """The challenge closed at ``at`` (early, by its creator): its attempts' deals
+        stay secret until then only, and an attempt that ends later is not ranked."""
+        await self.games.reveal_challenge_games(challenge_id, at)
+
     async def delete_over_cap(self, cap: int, limit: int) -> int:
         """Delete up to ``limit`` of the finished games a player has beyond the newest
         ``cap`` (their statistics already count them)."""
@@ -467,6 +471,7 @@ class GameService:
                 game_id=row.id,
                 player_id=row.player_id,
                 challenge_id=row.challenge_id,
+                practice_of=row.practice_of,
                 layout=row.layout,
                 scoring=new.rules.scoring,
                 status=new.outcome,
@@ -504,6 +509,28 @@ class GameService:
         return list(await self.games.move_rows(row.id, offset, limit, after))
 
 
+def rules_of(layout: str, options: RulesCreate | None) -> engine.Rules:
+    """The rules a request's layout and options make; a 422 naming the refused option."""
+    chosen = options.model_dump(exclude_none=True) if options else {}
+    try:
+        return engine.Rules.for_layout(layout, **chosen)
+    except engine.RulesError as e:
+        raise ValidationProblem(
+            str(e), option=e.option, loc=("body", "rules", e.option), kind="rule_conflict"
+        ) from None
+
+
+async def record_practice(session: AsyncSession, game_id: str, rank: int, ranked: int) -> None:
+    """Where the ended practice game ``game_id`` would have ranked (a listener of
+    ``GameEnded`` tells, in the transaction of its last move): on the row this session
+    loaded, so that the move's own answer shows it."""
+    row = await GameRepository(session).get(game_id)
+    if row is not None:
+        row.practice_rank = rank
+        row.practice_ranked = ranked
+        await session.flush()
+
+
 # -- what a player sees of a game --------------------------------------------------------
 def deal_secret(row: Game, now: datetime) -> bool:
     """Whether the game's deal must stay secret now whatever its state: a challenge's
@@ -526,6 +553,11 @@ def game_out(game: LoadedGame, now: datetime) -> dict[str, Any]:
             ranked=ended_in_time or (row.ended_at is None and now < row.reveal_after),
             reveal_after=row.reveal_after,
         )
+    practice = None
+    if row.practice_of is not None:
+        practice = PracticeLinkRead(
+            challenge_id=row.practice_of, rank=row.practice_rank, ranked=row.practice_ranked
+        )
     return {
         "id": row.id,
         **state_read(state),
@@ -534,6 +566,7 @@ def game_out(game: LoadedGame, now: datetime) -> dict[str, Any]:
         "reveal": reveal,
         "player_id": row.player_id,
         "challenge": challenge,
+        "practice": practice,
         "created_at": row.created_at,
         "updated_at": row.updated_at,
     }
@@ -641,10 +674,14 @@ __all__ = [
     "GameService",
     "LoadedGame",
     "MoveResult",
+    "RulesCreate",
     "created_headers",
     "game_created",
     "game_links",
     "game_read",
     "ok_with_links",
+    "record_practice",
+    "rules_of",
     "unlink_deleted_player",
+    "winnable_deal",
 ]

@@ -26,7 +26,8 @@ class GameEnded:
 
     game_id: str
     player_id: str | None
-    challenge_id: str | None
+    challenge_id: str | None  # a ranked attempt at this challenge
+    practice_of: str | None  # an unranked game of this closed challenge's deal
     layout: str
     scoring: Scoring
     status: GameStatus

@@ -6,15 +6,28 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Path, Request, Response, status
+from fastapi import APIRouter, Depends, Path, Query, Request, Response, status
+from pydantic import TypeAdapter
 
+from app.kit.clock import ClockDep
 from app.kit.deps import ReadSessionDep, SessionDep
 from app.kit.errors import NotFoundProblem, ValidationProblem
 from app.kit.events import ListenersDep
 from app.kit.headers import LOCATION, NO_STORE
+from app.kit.paging import (
+    PAGE_HEADERS,
+    CursorParam,
+    RowId,
+    UtcTime,
+    decode_cursor,
+    encode_cursor,
+    link_next,
+)
 from app.kit.problems import problem_responses
 from app.kit.ratelimit import RATE_LIMIT_HEADERS, Budget, RateLimitedProblem, issued, rate_limit
+from app.players.errors import FollowingLimitProblem, FollowSelfProblem
 from app.players.schemas import (
+    FollowingRead,
     PlayerCreate,
     PlayerCreated,
     PlayerKeyRead,
@@ -56,6 +69,8 @@ def player_out(profile: Profile) -> dict[str, Any]:
         "kind": p.kind,
         "created_at": p.created_at,
         "stats": profile.stats,
+        "daily": profile.daily,
+        "badges": profile.badges,
     }
 
 
@@ -73,7 +88,7 @@ def player_out(profile: Profile) -> dict[str, Any]:
     summary="Create a player: an account without e-mail or password, known by its key",
 )
 async def create_player(
-    body: PlayerCreate, players: PlayersDep, request: Request, response: Response
+    body: PlayerCreate, players: PlayersDep, clock: ClockDep, request: Request, response: Response
 ) -> PlayerCreated:
     """Creates a player and returns its key once; the server keeps only a hash. Send the key as
     `Authorization: Bearer` to create games that belong to the player and to read its account.
@@ -82,7 +97,8 @@ async def create_player(
     issued(request, key)
     response.headers["Location"] = f"/v1/players/{player.id}"
     response.headers["Cache-Control"] = "no-store"
-    return PlayerCreated.model_validate({**player_out(await players.profile(player)), "key": key})
+    profile = await players.profile(player, clock())
+    return PlayerCreated.model_validate({**player_out(profile), "key": key})
 
 
 @router.get(
@@ -93,9 +109,10 @@ async def create_player(
     responses={200: OK_HEADERS, **problem_responses(*ME_PROBLEMS)},
     summary="The caller's account and statistics",
 )
-async def get_me(player: PlayerForRead, players: ReadPlayersDep) -> PlayerRead:
-    """The account of the player whose key is sent: its name, kind and statistics."""
-    return PlayerRead.model_validate(player_out(await players.profile(player)))
+async def get_me(player: PlayerForRead, players: ReadPlayersDep, clock: ClockDep) -> PlayerRead:
+    """The account of the player whose key is sent: its name, kind, statistics, daily
+    streaks and badges."""
+    return PlayerRead.model_validate(player_out(await players.profile(player, clock())))
 
 
 @router.patch(
@@ -106,10 +123,12 @@ async def get_me(player: PlayerForRead, players: ReadPlayersDep) -> PlayerRead:
     responses={200: OK_HEADERS, **problem_responses(*ME_PROBLEMS)},
     summary="Rename the caller",
 )
-async def update_me(body: PlayerUpdate, player: PlayerForWrite, players: PlayersDep) -> PlayerRead:
+async def update_me(
+    body: PlayerUpdate, player: PlayerForWrite, players: PlayersDep, clock: ClockDep
+) -> PlayerRead:
     """Changes the caller's display name."""
     await players.rename(player, body.name)
-    return PlayerRead.model_validate(player_out(await players.profile(player)))
+    return PlayerRead.model_validate(player_out(await players.profile(player, clock())))
 
 
 @router.post(
@@ -151,6 +170,87 @@ async def delete_me(player: PlayerForWrite, players: PlayersDep) -> Response:
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 
+PlayerIdPath = Annotated[
+    str,
+    Path(
+        max_length=64,
+        description="The id of the player to follow (a leaderboard entry's player_id)",
+        examples=["Jq3rT7uVw0xYz1aBc2dEfg"],
+    ),
+]
+FOLLOW_PROBLEMS = (*ME_PROBLEMS, NotFoundProblem, FollowSelfProblem, FollowingLimitProblem)
+# The following list's cursor: when the last one was followed, and their id.
+FOLLOWING_CURSOR = TypeAdapter(tuple[UtcTime, RowId])
+
+
+@router.put(
+    "/me/following/{player_id}",
+    operation_id="follow_player",
+    status_code=status.HTTP_204_NO_CONTENT,
+    dependencies=[rate_limit(Budget.MOVE, needs_key=True)],
+    responses={204: OK_HEADERS, **problem_responses(*FOLLOW_PROBLEMS)},
+    summary="Follow a player: their results show on the caller's boards among=following",
+    description=(
+        "No approval: following shows only what is public already. Following again changes "
+        "nothing (204). A player cannot follow themselves (409 follow-self) nor more "
+        "players than the server's bound (409 following-limit, 500 by default); an id "
+        "that names no player (or a deleted one): 404."
+    ),
+)
+async def follow_player(
+    player_id: PlayerIdPath,
+    player: PlayerForWrite,
+    players: PlayersDep,
+    request: Request,
+    clock: ClockDep,
+) -> Response:
+    limit = request.app.state.settings.following_max
+    await players.follow(player, player_id, limit, clock())
+    return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+
+@router.delete(
+    "/me/following/{player_id}",
+    operation_id="unfollow_player",
+    status_code=status.HTTP_204_NO_CONTENT,
+    dependencies=[rate_limit(Budget.MOVE, needs_key=True)],
+    responses={204: OK_HEADERS, **problem_responses(*ME_PROBLEMS)},
+    summary="Stop following a player (204 also when the caller did not follow them)",
+)
+async def unfollow_player(
+    player_id: PlayerIdPath, player: PlayerForWrite, players: PlayersDep
+) -> Response:
+    await players.unfollow(player, player_id)
+    return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+
+@router.get(
+    "/me/following",
+    operation_id="list_following",
+    dependencies=[rate_limit(Budget.READ, needs_key=True)],
+    response_model=FollowingRead,
+    responses={200: PAGE_HEADERS, **problem_responses(*ME_PROBLEMS)},
+    summary="The players the caller follows, the latest followed first",
+)
+async def list_following(
+    player: PlayerForRead,
+    players: ReadPlayersDep,
+    request: Request,
+    response: Response,
+    limit: Annotated[
+        int, Query(ge=1, le=100, description="Most players on a page, 1-100 (default 50)")
+    ] = 50,
+    cursor: CursorParam = None,
+) -> FollowingRead:
+    after = decode_cursor(cursor, FOLLOWING_CURSOR) if cursor is not None else None
+    page = await players.following(player, limit, after)
+    next_cursor = (
+        encode_cursor([page.next[0].isoformat(), page.next[1]]) if page.next is not None else None
+    )
+    link_next(request, response, next_cursor)
+    return FollowingRead(following=page.followed, count=page.count, next=next_cursor)
+
+
 @profile_router.get(
     "/{player_id}",
     operation_id="get_player",
@@ -172,9 +272,11 @@ async def get_player(
         ),
     ],
     players: ReadPlayersDep,
+    clock: ClockDep,
 ) -> PlayerRead:
-    """Any player's public profile by id: name, kind, since when, and statistics; never its key."""
+    """Any player's public profile by id: name, kind, since when, statistics, daily
+    streaks and badges; never its key."""
     player = await players.get(player_id)
     if player is None:
         raise NotFoundProblem(f"no player {player_id[:32]!r}")
-    return PlayerRead.model_validate(player_out(await players.profile(player)))
+    return PlayerRead.model_validate(player_out(await players.profile(player, clock())))

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from app.kit.errors import ProblemError
+from typing import ClassVar
+
+from pydantic import Field
+
+from app.kit.errors import Member, ProblemError
 
 
 class PlayerKeyRequiredProblem(ProblemError):
@@ -15,3 +19,18 @@ class PlayerKeyRefusedProblem(ProblemError):
     status = 403
     slug = "player-key-refused"
     title = "The player key opens no account"
+
+
+class FollowSelfProblem(ProblemError):
+    status = 409
+    slug = "follow-self"
+    title = "A player cannot follow themselves (their own results are on every board)"
+
+
+class FollowingLimitProblem(ProblemError):
+    status = 409
+    slug = "following-limit"
+    title = "The player follows as many players as they may"
+    members: ClassVar[dict[str, Member]] = {
+        "limit": (int, Field(description="Players one may follow", examples=[500])),
+    }

@@ -1,10 +1,11 @@
-"""A player row, and a statistics row per player for all games and per layout and scoring."""
+"""A player row, a statistics row per player for all games and per layout and scoring,
+whom a player follows, and their daily challenges' streaks and monthly wins."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 
-from sqlalchemy import BigInteger, ForeignKey, Integer, String
+from sqlalchemy import BigInteger, Date, ForeignKey, Index, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.kit.models import Base, PlayerKind, UTCDateTime, kind_column, utcnow
@@ -48,3 +49,54 @@ class PlayerStats(Base):
     best_score: Mapped[int | None] = mapped_column(Integer)
     current_run: Mapped[int] = mapped_column(Integer, default=0)  # games won in a row, now
     longest_run: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class Follow(Base):
+    """A player follows another: nothing to approve, since following shows only what is
+    public already (their places on the boards)."""
+
+    __tablename__ = "follows"
+
+    follower_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    followed_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+    # Who follows a player (a deleted account's follows are removed both ways).
+    __table_args__ = (Index("ix_follows_followed_id", "followed_id"),)
+
+
+class DailyStreak(Base):
+    """A player's runs of UTC days on one layout's daily challenge: days with a daily won,
+    and days with one played (ended within its day), each the current run (ending on its
+    ``*_last`` day) and the longest. Kept in the transaction of each daily game's end."""
+
+    __tablename__ = "daily_streaks"
+
+    player_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    layout: Mapped[str] = mapped_column(String(32), primary_key=True)
+    won_current: Mapped[int] = mapped_column(Integer, default=0)
+    won_longest: Mapped[int] = mapped_column(Integer, default=0)
+    won_last: Mapped[date | None] = mapped_column(Date)
+    played_current: Mapped[int] = mapped_column(Integer, default=0)
+    played_longest: Mapped[int] = mapped_column(Integer, default=0)
+    played_last: Mapped[date | None] = mapped_column(Date)
+
+
+class MonthlyWins(Base):
+    """Dailies a player won on one layout in one calendar month (``month``: its first
+    day): the month's badge is read from it (bronze 10, silver 20, gold every day)."""
+
+    __tablename__ = "monthly_wins"
+
+    player_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    layout: Mapped[str] = mapped_column(String(32), primary_key=True)
+    month: Mapped[date] = mapped_column(Date, primary_key=True)
+    wins: Mapped[int] = mapped_column(Integer, default=0)

@@ -3,33 +3,54 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import Table, bindparam, case, column, delete, exists, select, table
+from sqlalchemy import (
+    Table,
+    bindparam,
+    case,
+    column,
+    delete,
+    exists,
+    func,
+    or_,
+    select,
+    table,
+    tuple_,
+)
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.engine import GameStatus
 from app.kit.models import UTCDateTime
-from app.players.models import ALL, Player, PlayerStats
+from app.players.models import ALL, DailyStreak, Follow, MonthlyWins, Player, PlayerStats
 
 STATS: Table = PlayerStats.__table__  # type: ignore[assignment]
+FOLLOWS: Table = Follow.__table__  # type: ignore[assignment]
+STREAKS: Table = DailyStreak.__table__  # type: ignore[assignment]
+WINS: Table = MonthlyWins.__table__  # type: ignore[assignment]
 _PLAYER = select(Player).where(Player.id == bindparam("player_id"))
 # FOR NO KEY UPDATE: a game's last move, whose statistics row refers to the player (a
 # KEY SHARE lock on its row), is not blocked by it.
 _PLAYER_FOR_UPDATE = _PLAYER.with_for_update(key_share=True)
 
 
-def _upsert(dialect: str) -> postgresql.Insert | sqlite.Insert:
+def _upsert(dialect: str, into: Table = STATS) -> postgresql.Insert | sqlite.Insert:
     """An INSERT that can become ON CONFLICT ... DO UPDATE, in ``dialect``."""
-    return postgresql.insert(STATS) if dialect == "postgresql" else sqlite.insert(STATS)
+    return postgresql.insert(into) if dialect == "postgresql" else sqlite.insert(into)
 
 
 # Other domains' tables, as far as a player's retention reads them (their columns named
 # here, not their models imported: the domains meet through their services only).
 _ENTRIES = table("challenge_entries", column("player_id"))
 _GAMES = table("games", column("player_id"), column("updated_at", UTCDateTime()))
+
+
+def _extended(run: int, last: date | None, day: date) -> int:
+    """A run of days that ended on ``last``, once ``day`` is counted: one longer when
+    ``day`` follows ``last``, else a new run of one (a day was missed)."""
+    return run + 1 if last is not None and (day - last).days == 1 else 1
 
 
 class PlayerRepository:
@@ -71,7 +92,127 @@ class PlayerRepository:
         return int(result.rowcount)  # type: ignore[attr-defined]
 
     async def delete_stats(self, player_id: str) -> None:
-        await self.session.execute(delete(PlayerStats).where(PlayerStats.player_id == player_id))
+        """Erase the player's statistics, streaks, badges and follows (both ways)."""
+        for statement in (
+            delete(PlayerStats).where(PlayerStats.player_id == player_id),
+            delete(DailyStreak).where(DailyStreak.player_id == player_id),
+            delete(MonthlyWins).where(MonthlyWins.player_id == player_id),
+            delete(Follow).where(
+                or_(Follow.follower_id == player_id, Follow.followed_id == player_id)
+            ),
+        ):
+            await self.session.execute(statement)
+
+    # -- following ------------------------------------------------------------------------
+    async def follow(self, follower_id: str, followed_id: str, now: datetime) -> bool:
+        """Whether the follow was made (False: it was there already)."""
+        made = await self.session.execute(
+            _upsert(self._dialect, FOLLOWS)
+            .values(follower_id=follower_id, followed_id=followed_id, created_at=now)
+            .on_conflict_do_nothing()
+            .returning(FOLLOWS.c.followed_id)
+        )
+        return made.first() is not None
+
+    async def unfollow(self, follower_id: str, followed_id: str) -> None:
+        await self.session.execute(
+            delete(Follow).where(
+                Follow.follower_id == follower_id, Follow.followed_id == followed_id
+            )
+        )
+
+    async def following_count(self, follower_id: str) -> int:
+        count = await self.session.scalar(
+            select(func.count()).select_from(FOLLOWS).where(FOLLOWS.c.follower_id == follower_id)
+        )
+        return int(count or 0)
+
+    async def following_ids(self, follower_id: str) -> list[str]:
+        """Every player ``follower_id`` follows (a primary key's range: at most the bound)."""
+        ids = await self.session.scalars(
+            select(FOLLOWS.c.followed_id).where(FOLLOWS.c.follower_id == follower_id)
+        )
+        return list(ids)
+
+    async def following(
+        self, follower_id: str, limit: int, after: tuple[datetime, str] | None
+    ) -> Sequence[Any]:
+        """A page of whom ``follower_id`` follows, the latest first, with their names."""
+        f = FOLLOWS.c
+        q = (
+            select(f.followed_id, f.created_at, Player.name, Player.kind, Player.deleted_at)
+            .join(Player, Player.id == f.followed_id)
+            .where(f.follower_id == follower_id)
+            .order_by(f.created_at.desc(), f.followed_id.desc())
+            .limit(limit)
+        )
+        if after is not None:
+            at = (bindparam("a_at", after[0], type_=f.created_at.type), after[1])
+            q = q.where(tuple_(f.created_at, f.followed_id) < tuple_(*at))
+        return (await self.session.execute(q)).all()
+
+    # -- the daily challenge's streaks and badges ------------------------------------------
+    async def count_daily(self, player_id: str, layout: str, day: date, won: bool) -> None:
+        """Count the daily of ``day`` (ended within it) in the player's runs of days, and
+        a win in the month's wins. The streak row is made if missing, then locked and
+        updated: a day's result arrives once (one attempt a daily, ended within its day,
+        so in the order of the days)."""
+        await self.session.execute(
+            _upsert(self._dialect, STREAKS)
+            .values(
+                player_id=player_id,
+                layout=layout,
+                won_current=0,
+                won_longest=0,
+                played_current=0,
+                played_longest=0,
+            )
+            .on_conflict_do_nothing()
+        )
+        streak = (
+            await self.session.scalars(
+                select(DailyStreak)
+                .where(DailyStreak.player_id == player_id, DailyStreak.layout == layout)
+                .with_for_update()
+                .execution_options(populate_existing=True)
+            )
+        ).one()
+        if streak.played_last is not None and day <= streak.played_last:
+            return  # counted already
+        streak.played_current = _extended(streak.played_current, streak.played_last, day)
+        streak.played_longest = max(streak.played_longest, streak.played_current)
+        streak.played_last = day
+        if won:
+            streak.won_current = _extended(streak.won_current, streak.won_last, day)
+            streak.won_longest = max(streak.won_longest, streak.won_current)
+            streak.won_last = day
+            statement = _upsert(self._dialect, WINS).values(
+                player_id=player_id, layout=layout, month=day.replace(day=1), wins=1
+            )
+            await self.session.execute(
+                statement.on_conflict_do_update(
+                    index_elements=[WINS.c.player_id, WINS.c.layout, WINS.c.month],
+                    set_={"wins": WINS.c.wins + 1},
+                )
+            )
+        await self.session.flush()
+
+    async def streaks(self, player_id: str) -> Sequence[DailyStreak]:
+        q = select(DailyStreak).where(DailyStreak.player_id == player_id)
+        return (await self.session.scalars(q.order_by(DailyStreak.layout))).all()
+
+    async def monthly_wins(self, player_id: str, at_least: int) -> Sequence[MonthlyWins]:
+        """The months in which the player won ``at_least`` dailies of a layout, newest first."""
+        q = select(MonthlyWins).where(
+            MonthlyWins.player_id == player_id, MonthlyWins.wins >= at_least
+        )
+        return (
+            await self.session.scalars(q.order_by(MonthlyWins.month.desc(), MonthlyWins.layout))
+        ).all()
+
+    @property
+    def _dialect(self) -> str:
+        return self.session.get_bind().dialect.name
 
     async def count_result(
         self,

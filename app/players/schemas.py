@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import unicodedata
-from datetime import datetime
+from datetime import date, datetime
+from enum import StrEnum
 from typing import Annotated, Any, Final
 
 from confusable_homoglyphs import categories, confusables
@@ -91,6 +92,18 @@ PLAYER_EXAMPLE: Final[dict[str, Any]] = {
         "overall": _LINE,
         "by_layout": [{**_LINE, "layout": "tripeaks", "scoring": "classic"}],
     },
+    "daily": [
+        {
+            "layout": "tripeaks",
+            "won_streak": 3,
+            "won_longest": 9,
+            "last_won": "2026-12-01",
+            "played_streak": 5,
+            "played_longest": 12,
+            "last_played": "2026-12-01",
+        }
+    ],
+    "badges": [{"layout": "tripeaks", "month": "2026-11", "tier": "silver", "wins": 23}],
 }
 
 
@@ -143,6 +156,39 @@ class StatsRead(BaseModel):
     by_layout: list[StatLineRead] = Field(description="One line a layout and scoring scheme")
 
 
+class DailyRecordRead(BaseModel):
+    """A player's runs of UTC days on one layout's daily challenge. A run is current until
+    the challenge of the day after its last is over (then it shows as 0: broken)."""
+
+    layout: str = Field(description="The layout of the daily challenge")
+    won_streak: int = Field(description="Days in a row with the daily won, up to now")
+    won_longest: int = Field(description="The most days in a row with the daily won")
+    last_won: date | None = Field(description="The last day won, or null")
+    played_streak: int = Field(
+        description="Days in a row with the daily played (ended within its day), up to now"
+    )
+    played_longest: int = Field(description="The most days in a row with the daily played")
+    last_played: date | None = Field(description="The last day played, or null")
+
+
+class BadgeTier(StrEnum):
+    BRONZE = "bronze"  # 10 dailies won in the month
+    SILVER = "silver"  # 20
+    GOLD = "gold"  # every day of the month
+
+
+class BadgeRead(BaseModel):
+    """A month's badge for one layout's daily challenge (kept for good)."""
+
+    layout: str = Field(description="The layout of the daily challenge")
+    month: str = Field(description="The calendar month, YYYY-MM (UTC)", examples=["2026-11"])
+    tier: BadgeTier = Field(
+        description="bronze: 10 dailies won in the month, silver: 20, gold: every day of it "
+        "(the highest reached)"
+    )
+    wins: int = Field(description="Dailies won that month")
+
+
 class PlayerRead(BaseModel):
     """A player's public profile."""
 
@@ -153,6 +199,11 @@ class PlayerRead(BaseModel):
     kind: PlayerKind = Field(description="human or bot")
     created_at: datetime = Field(description="When the account was made")
     stats: StatsRead = Field(description="Statistics of the games that ended")
+    daily: list[DailyRecordRead] = Field(
+        description="The daily challenge's streaks, a layout each (bots have their own: "
+        "they play on the bots' boards)"
+    )
+    badges: list[BadgeRead] = Field(description="Monthly badges won, newest first")
 
 
 class PlayerCreated(PlayerRead):
@@ -172,3 +223,34 @@ class PlayerCreated(PlayerRead):
 
 class PlayerKeyRead(BaseModel):
     key: str = Field(description="The new player key; the old one no longer works")
+
+
+class FollowedRead(BaseModel):
+    player_id: str = Field(description="The player followed")
+    name: str | None = Field(description="Their display name; null without one, or deleted")
+    kind: PlayerKind = Field(description="human or bot")
+    since: datetime = Field(description="When the caller followed them")
+
+
+FOLLOWING_EXAMPLE: Final[dict[str, Any]] = {
+    "following": [
+        {
+            "player_id": "Jq3rT7uVw0xYz1aBc2dEfg",
+            "name": "Grace",
+            "kind": "human",
+            "since": "2026-11-28T19:12:40Z",
+        }
+    ],
+    "count": 1,
+    "next": None,
+}
+
+
+class FollowingRead(BaseModel):
+    """A page of the players the caller follows, the latest followed first."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [FOLLOWING_EXAMPLE]})
+
+    following: list[FollowedRead] = Field(description="This page")
+    count: int = Field(description="Players the caller follows in all")
+    next: str | None = Field(description="The cursor of the next page (also in Link), or null")

@@ -9,8 +9,9 @@ game tokens never look alike, so one ``Authorization: Bearer`` header carries ei
 
 from __future__ import annotations
 
+import calendar
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, date, datetime, timedelta
 from typing import Annotated
 
 from fastapi import Depends, Request
@@ -19,15 +20,29 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.engine import Scoring
 from app.kit.auth import BearerDep, hash_secret, new_secret, secret_matches
 from app.kit.deps import ReadSessionDep, SessionDep
-from app.kit.errors import UnauthorizedProblem
+from app.kit.errors import NotFoundProblem, UnauthorizedProblem
 from app.kit.events import GameEnded, Listeners, PlayerDeleted
 from app.kit.ids import is_id, new_id
 from app.kit.models import utcnow
 from app.kit.ratelimit import verified
-from app.players.errors import PlayerKeyRefusedProblem, PlayerKeyRequiredProblem
-from app.players.models import ALL, Player, PlayerStats
+from app.players.errors import (
+    FollowingLimitProblem,
+    FollowSelfProblem,
+    PlayerKeyRefusedProblem,
+    PlayerKeyRequiredProblem,
+)
+from app.players.models import ALL, DailyStreak, MonthlyWins, Player, PlayerStats
 from app.players.repository import PlayerRepository
-from app.players.schemas import PlayerCreate, StatLineRead, StatsRead
+from app.players.schemas import (
+    BadgeRead,
+    BadgeTier,
+    DailyRecordRead,
+    DisplayName,
+    FollowedRead,
+    PlayerCreate,
+    StatLineRead,
+    StatsRead,
+)
 
 KEY_PREFIX = "tpk"
 # What resolving a player from a credential may answer instead of the player.
@@ -39,10 +54,24 @@ def is_player_key(credential: str) -> bool:
     return credential.startswith(KEY_PREFIX + ".")
 
 
+# Dailies won in a month for its badges: bronze, silver; gold is every day of the month.
+BRONZE_WINS = 10
+SILVER_WINS = 20
+
+
 @dataclass(frozen=True, slots=True)
 class Profile:
     player: Player
     stats: StatsRead
+    daily: list[DailyRecordRead]
+    badges: list[BadgeRead]
+
+
+@dataclass(frozen=True, slots=True)
+class FollowingPage:
+    followed: list[FollowedRead]
+    count: int
+    next: tuple[datetime, str] | None
 
 
 class PlayerService:
@@ -111,7 +140,13 @@ class PlayerService:
         ``idle_since`` and with no game moved since (their games become anonymous)."""
         return await self.players.delete_idle(idle_since, limit)
 
-    async def profile(self, player: Player) -> Profile:
+    async def lock(self, player_id: str) -> Player | None:
+        """The player's row, locked for this transaction (what they may create next is
+        counted under it)."""
+        return await self.players.get(player_id, for_update=True)
+
+    async def profile(self, player: Player, now: datetime) -> Profile:
+        """The player's statistics, daily streaks (as they stand at ``now``) and badges."""
         lines = {(s.layout, s.scoring): s for s in await self.players.stats(player.id)}
         overall = lines.pop((ALL, ALL), None)
         return Profile(
@@ -120,7 +155,57 @@ class PlayerService:
                 overall=_line(overall, ALL, ALL),
                 by_layout=[_line(s, layout, scoring) for (layout, scoring), s in lines.items()],
             ),
+            [_daily(s, now.date()) for s in await self.players.streaks(player.id)],
+            [_badge(w) for w in await self.players.monthly_wins(player.id, BRONZE_WINS)],
         )
+
+    # -- following ------------------------------------------------------------------------
+    async def follow(self, player: Player, followed_id: str, limit: int, now: datetime) -> None:
+        """``player`` follows ``followed_id`` (again: nothing changes). The caller's row is
+        locked (``PlayerForWrite``), so that two follows at once count each other."""
+        if followed_id == player.id:
+            raise FollowSelfProblem("a player's own results are on every board they read")
+        if await self.get(followed_id) is None:
+            raise NotFoundProblem(f"no player {followed_id[:32]!r}")
+        if await self.players.following_count(player.id) >= limit:
+            if followed_id in await self.players.following_ids(player.id):
+                return
+            raise FollowingLimitProblem(
+                f"player {player.id} follows {limit} players already: unfollow one first",
+                limit=limit,
+            )
+        await self.players.follow(player.id, followed_id, now)
+
+    async def unfollow(self, player: Player, followed_id: str) -> None:
+        await self.players.unfollow(player.id, followed_id)
+
+    async def following(
+        self, player: Player, limit: int, after: tuple[datetime, str] | None
+    ) -> FollowingPage:
+        rows = list(await self.players.following(player.id, limit + 1, after))
+        more = len(rows) > limit
+        rows = rows[:limit]
+        followed = [
+            FollowedRead(
+                player_id=r.followed_id,
+                name=r.name,
+                kind=r.kind,
+                since=_aware(r.created_at),
+            )
+            for r in rows
+        ]
+        last = (followed[-1].since, followed[-1].player_id) if more else None
+        return FollowingPage(followed, await self.players.following_count(player.id), last)
+
+    async def following_ids(self, player_id: str) -> list[str]:
+        """The ids of every player ``player_id`` follows."""
+        return await self.players.following_ids(player_id)
+
+    # -- the daily challenge ----------------------------------------------------------------
+    async def count_daily(self, player_id: str, layout: str, day: date, won: bool) -> None:
+        """The daily of ``day`` on ``layout`` ended within its day: count it in the player's
+        streaks, and a win in the month's badge (in the transaction of its last move)."""
+        await self.players.count_daily(player_id, layout, day, won)
 
     async def game_ended(self, ended: GameEnded) -> None:
         """A game ended: when it is a player's, count it in their statistics (in the
@@ -141,6 +226,46 @@ class PlayerService:
         secret = new_secret()
         player.key_hash = hash_secret(secret)
         return f"{KEY_PREFIX}.{player.id}.{secret}"
+
+
+def _current(run: int, last: date | None, today: date) -> int:
+    """A run of days ending on ``last``, as it stands on ``today``: current until the
+    next day's challenge is over (``today`` is at most the day after), else broken."""
+    return run if last is not None and today - last <= timedelta(days=1) else 0
+
+
+def _daily(streak: DailyStreak, today: date) -> DailyRecordRead:
+    return DailyRecordRead(
+        layout=streak.layout,
+        won_streak=_current(streak.won_current, streak.won_last, today),
+        won_longest=streak.won_longest,
+        last_won=streak.won_last,
+        played_streak=_current(streak.played_current, streak.played_last, today),
+        played_longest=streak.played_longest,
+        last_played=streak.played_last,
+    )
+
+
+def badge_tier(wins: int, month: date) -> BadgeTier | None:
+    """The badge of ``wins`` dailies won in ``month``, if any."""
+    if wins >= calendar.monthrange(month.year, month.month)[1]:
+        return BadgeTier.GOLD
+    if wins >= SILVER_WINS:
+        return BadgeTier.SILVER
+    return BadgeTier.BRONZE if wins >= BRONZE_WINS else None
+
+
+def _badge(wins: MonthlyWins) -> BadgeRead:
+    tier = badge_tier(wins.wins, wins.month)
+    assert tier is not None  # read with at least BRONZE_WINS
+    return BadgeRead(
+        layout=wins.layout, month=wins.month.strftime("%Y-%m"), tier=tier, wins=wins.wins
+    )
+
+
+def _aware(moment: datetime) -> datetime:
+    """Core rows skip the ORM's type: SQLite gives back naive UTC."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def _line(stats: PlayerStats | None, layout: str, scoring: str) -> StatLineRead:
@@ -203,6 +328,8 @@ async def count_ended_game(session: AsyncSession, ended: GameEnded) -> None:
 
 __all__ = [
     "PLAYER_PROBLEMS",
+    "DisplayName",
+    "FollowingPage",
     "Player",
     "PlayerForRead",
     "PlayerForWrite",
