@@ -215,7 +215,8 @@ async def follow_player(
     status_code=status.HTTP_204_NO_CONTENT,
     dependencies=[rate_limit(Budget.MOVE, needs_key=True)],
     responses={204: OK_HEADERS, **problem_responses(*ME_PROBLEMS)},
-    summary="Stop following a player (204 also when the caller did not follow them)",
+    summary="Stop following a player",
+    description="204 also when the caller did not follow them: the answer is the same.",
 )
 async def unfollow_player(
     player_id: PlayerIdPath, player: PlayerForWrite, players: PlayersDep
@@ -231,6 +232,10 @@ async def unfollow_player(
     response_model=FollowingRead,
     responses={200: PAGE_HEADERS, **problem_responses(*ME_PROBLEMS)},
     summary="The players the caller follows, the latest followed first",
+    description=(
+        "With their names and kinds and when the caller followed them; `count` is how many "
+        "in all. Pages follow `next` (or the Link header)."
+    ),
 )
 async def list_following(
     player: PlayerForRead,
