@@ -237,7 +237,10 @@ def _current(run: int, last: date | None, today: date) -> int:
 def _daily(streak: DailyStreak, today: date) -> DailyRecordRead:
     return DailyRecordRead(
         layout=streak.layout,
-        won_streak=_current(streak.won_current, streak.won_last, today),
+        # A day played and not won ends the run at once: the day is over for the player.
+        won_streak=_current(streak.won_current, streak.won_last, today)
+        if streak.won_last == streak.played_last
+        else 0,
         won_longest=streak.won_longest,
         last_won=streak.won_last,
         played_streak=_current(streak.played_current, streak.played_last, today),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -326,3 +327,79 @@ def test_a_player_plays_the_daily_challenge_and_reads_the_leaderboard(
     stats = _api(sdk, "players", "get_player").sync(created.id, client=clients.anonymous)
     assert isinstance(stats, models.PlayerRead)
     assert stats.stats.overall.played == 1 and stats.stats.overall.conceded == 1
+
+
+def test_players_set_a_challenge_join_it_practise_it_and_follow(sdk: Any, clients: Clients) -> None:
+    """Through the generated client only: a host sets a golf challenge (the server draws
+    it), a guest joins it by its id and plays, the guest follows the host and reads the
+    board among the players they follow; the host closes it and the guest practises its
+    deal, unranked, learning where the result would have ranked."""
+    models = _models(sdk)
+    create_player = _api(sdk, "players", "create_player")
+    keys = {}
+    for name in ("sdk host", "sdk guest"):
+        made = create_player.sync(client=clients.anonymous, body=models.PlayerCreate(name=name))
+        assert isinstance(made, models.PlayerCreated)
+        keys[name] = (made.id, clients.player(made.key))
+    host_id, host = keys["sdk host"]
+    guest_id, guest = keys["sdk guest"]
+
+    closes = datetime.now(UTC) + timedelta(hours=2)
+    body = models.ChallengeCreate(
+        name="SDK race",
+        closes_at=closes,
+        layout=models.LayoutName.GOLF,
+        attempts=2,
+        winnable_only=False,
+    )
+    made = _api(sdk, "challenges", "create_challenge").sync_detailed(client=host, body=body)
+    assert made.status_code == 201, made.content
+    challenge = made.parsed
+    assert isinstance(challenge, models.ChallengeRead)
+    assert challenge.kind == models.ChallengeKind.SET and challenge.reveal is None
+    assert made.headers["Location"] == f"/v1/challenges/{challenge.id}"
+    by_code = _api(sdk, "challenges", "get_challenge_by_invite").sync(
+        challenge.invite_code, client=clients.anonymous
+    )
+    assert isinstance(by_code, models.ChallengeRead) and by_code.id == challenge.id
+
+    start = _api(sdk, "challenges", "start_challenge_game")
+    games = {op: _api(sdk, "games", op) for op in GAME_OPERATIONS}
+    for who in (host, guest):
+        game = start.sync(challenge.id, client=who)
+        assert isinstance(game, models.GameCreated) and game.challenge.ranked
+        games["concede_game"].sync(game.id, client=who)
+
+    follow = _api(sdk, "players", "follow_player").sync_detailed(host_id, client=guest)
+    assert follow.status_code == 204
+    itself = _api(sdk, "players", "follow_player").sync_detailed(guest_id, client=guest)
+    assert itself.status_code == 409 and isinstance(itself.parsed, models.FollowSelfProblem)
+    following = _api(sdk, "players", "list_following").sync(client=guest)
+    assert isinstance(following, models.FollowingRead)
+    assert [f.player_id for f in following.following] == [host_id] and following.count == 1
+    board = _api(sdk, "challenges", "get_leaderboard").sync(
+        challenge.id, client=guest, among=models.Among.FOLLOWING
+    )
+    assert isinstance(board, models.LeaderboardRead) and board.ranked == 2
+    assert {e.player_id for e in board.entries} == {host_id, guest_id}
+    assert all(e.rank == e.global_rank for e in board.entries)
+
+    early = _api(sdk, "challenges", "start_practice_game").sync_detailed(
+        challenge.id, client=clients.anonymous
+    )
+    assert early.status_code == 409
+    assert isinstance(early.parsed, models.ChallengeStillOpenProblem)
+    closed = _api(sdk, "challenges", "close_challenge").sync(challenge.id, client=host)
+    assert isinstance(closed, models.ChallengeRead)
+    assert closed.status == models.ChallengeStatus.CLOSED and closed.reveal is not None
+    practice = _api(sdk, "challenges", "start_practice_game").sync(challenge.id, client=guest)
+    assert isinstance(practice, models.GameCreated)
+    assert practice.practice.challenge_id == challenge.id and practice.challenge is None
+    ended = games["concede_game"].sync(practice.id, client=clients.player(practice.token))
+    assert isinstance(ended, models.GameRead)
+    assert ended.practice.rank == 1 and ended.practice.ranked == 2
+    mine = _api(sdk, "challenges", "list_my_challenges").sync(client=host)
+    assert isinstance(mine, models.MyChallengesRead)
+    assert mine.challenges[0].challenge.id == challenge.id and mine.challenges[0].created
+    profile = _api(sdk, "players", "get_player").sync(guest_id, client=clients.anonymous)
+    assert isinstance(profile, models.PlayerRead) and profile.badges == []
