@@ -73,6 +73,7 @@ def test_streaks_across_a_month_and_badges_at_10_20_and_every_day(
 
     def daily(moment: datetime) -> dict[str, Any]:
         [record] = days.profile(ada["id"], moment)["daily"]
+        assert isinstance(record, dict)
         return record
 
     def badges(moment: datetime) -> list[tuple[str, str, int]]:
