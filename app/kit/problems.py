@@ -213,8 +213,10 @@ HTTP_METHODS = frozenset({"get", "put", "post", "delete", "options", "head", "pa
 
 def _allowed_methods(request: Request) -> str:
     """Every method the API serves at this path, from its OpenAPI paths (the framework
-    names only those of the one route that refused the request)."""
-    table: list[tuple[re.Pattern[str], set[str]]] | None = getattr(
+    names only those of the one route that refused the request). A path the spec names
+    as it is (``/v1/challenges/daily``) is that resource alone, not also one of a template
+    it happens to fit (``/v1/challenges/{challenge_id}``: no challenge has that id)."""
+    table: list[tuple[re.Pattern[str], bool, set[str]]] | None = getattr(
         request.app.state, "allow_table", None
     )
     if table is None:
@@ -225,14 +227,13 @@ def _allowed_methods(request: Request) -> str:
             methods = {m.upper() for m in item if m in HTTP_METHODS}
             if "GET" in methods:
                 methods.add("HEAD")
-            table.append((pattern, methods))
+            table.append((pattern, len(pieces) == 1, methods))
         request.app.state.allow_table = table
     path = request.url.path
-    allowed: set[str] = set()
-    for pattern, methods in table:
-        if pattern.match(path):
-            allowed |= methods
-    return ", ".join(sorted(allowed))
+    matches = [(literal, methods) for pattern, literal, methods in table if pattern.match(path)]
+    if any(literal for literal, _ in matches):
+        matches = [(literal, methods) for literal, methods in matches if literal]
+    return ", ".join(sorted(set().union(*(methods for _, methods in matches))))
 
 
 def install_problem_handlers(app: FastAPI) -> None:

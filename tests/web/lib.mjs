@@ -173,3 +173,32 @@ export async function openLink(page, base, query) {
 export async function until(page, predicate, arg, timeout = 10_000) {
   await page.waitForFunction(predicate, arg, { timeout });
 }
+
+/** The page's own player: {id, key}. */
+export async function player(page) {
+  return page.evaluate(() => JSON.parse(localStorage.getItem("tripeaks.player")));
+}
+
+/** A call to the API with a player key, from the test (not through the page's routes). */
+export async function apiAs(base, key, path, { method = "GET", body } = {}) {
+  const headers = { Accept: "application/json" };
+  if (key) headers.Authorization = `Bearer ${key}`;
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const r = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  assert(r.ok, `${method} ${path}: ${r.status} ${await r.clone().text()}`);
+  return r.status === 204 ? null : r.json();
+}
+
+/** A few moves by taps or clicks (a card that fits, else a draw), then concede: a result. */
+export async function playThenConcede(page, moves, touch) {
+  const act = (sel) => (touch ? page.tap(sel) : page.click(sel));
+  for (let i = 0; i < moves; i++) {
+    const state = await apiState(page);
+    const play = state.legal_moves.find((m) => m.kind === "play");
+    await act(play ? `#table .card[data-position="${play.position}"]` : "#stock");
+    await waitVersion(page, state.version + 1);
+  }
+  await act("#concede");
+  await act("#concede");
+  await until(page, () => document.getElementById("end").open && "armed" in document.getElementById("end").dataset);
+}

@@ -4,12 +4,15 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import {
+  apiAs,
   apiMoves,
   apiState,
   assert,
   check,
   endShown,
   openLink,
+  player,
+  playThenConcede,
   session,
   shown,
   until,
@@ -520,6 +523,16 @@ export async function badLink(run) {
   const deal = await page.textContent("#ng-error");
   assert(/not a whole deck: 50 cards are missing/.test(deal) && (deal.match(/\b[2-9TJQKA][cdhs]\b/g) ?? []).length === 0, `a short deal said in words: '${deal}'`);
   run.step(`a short deal: '${deal}'`);
+  // A link to a challenge that is not there: its page says so, and Done leaves a game.
+  run.allowedErrors.push(/status of 404/);
+  await page.goto(`${base}/?challenge=no-such-challenge`);
+  await page.waitForSelector('dialog#challenge[open][data-mode="view"]');
+  await until(page, () => /no challenge at that link/.test(document.getElementById("ch-error").textContent));
+  assert(await page.isHidden("#ch-body"), "nothing of a challenge is shown");
+  await page.click("#ch-done");
+  await until(page, () => location.search === "" && document.querySelector("#table .card") && !/Loading/.test(document.getElementById("status").textContent));
+  await check(run, page, "after a link to no challenge");
+  run.step("a link to no challenge, then Done: a game");
   await context.close();
 }
 
@@ -686,6 +699,239 @@ export async function daily(run) {
   await until(page, (id) => JSON.parse(localStorage.getItem("tripeaks.game")).id === id && document.body.dataset.status === "in_progress", first.id);
   await check(run, page, "resumed from the games list");
   run.step(`player panel: ${stats.replace(/\s+/g, " ")}; resumed the first game`);
+  await context.close();
+}
+
+// ------------------------------------------------------------------ challenges among friends
+
+/** The lines of a board (board.js) as the page shows them. */
+async function boardLines(page, root) {
+  return page.evaluate((root) =>
+    [...document.querySelectorAll(`${root} .board-list li:not(.gap)`)].map((li) => ({
+      player: li.dataset.player,
+      me: li.classList.contains("me"),
+      text: [...li.querySelectorAll(":scope > span, .who > span")].filter((c) => !c.classList.contains("who")).map((c) => c.textContent.trim()).join(" | "),
+      button: li.querySelector("button")?.textContent ?? null,
+    })), root);
+}
+
+/** Ada sets a challenge and copies its link; Bea, a fresh browser (a new player), opens
+ * the link and plays it; Bea follows Ada from the board and reads it among the people she
+ * follows, then unfollows; Ada closes it, and Bea practises its deal. */
+export async function friends(run) {
+  const { base, screen } = run.config;
+  const touch = screen !== "desktop";
+  const act = (page, sel) => (touch ? page.tap(sel) : page.click(sel));
+
+  // Ada: a first visit, then the new-game panel's way to set a challenge.
+  const adaContext = await run.context(screen, { permissions: ["clipboard-read", "clipboard-write"] });
+  const ada = await run.page(adaContext);
+  await ada.goto(base);
+  await until(ada, () => document.body.dataset.version === "0");
+  const adaMe = await player(ada);
+  await apiAs(base, adaMe.key, "/v1/players/me", { method: "PATCH", body: { name: "Ada" } });
+  await act(ada, "#new-game-button");
+  await ada.waitForSelector("dialog#new-game[open]");
+  await act(ada, "#ng-challenge");
+  await ada.waitForSelector('dialog#challenge[open][data-mode="set"]');
+  await until(ada, () => document.getElementById("ch-layout").options.length >= 3);
+  await ada.fill("#ch-name", "Friday race");
+  await ada.selectOption("#ch-hours", "24");
+  await ada.selectOption("#ch-attempts", "2");
+  await run.shot(ada, `${screen}-challenge-set.png`);
+  await axe(run, ada, `${screen}, the form that sets a challenge`);
+  await act(ada, "#ch-submit");
+  await ada.waitForSelector("#ch-view:not([hidden]) #ch-share:not([hidden])", { timeout: 30_000 });
+  const link = await ada.inputValue("#ch-link");
+  const id = new URL(link).searchParams.get("challenge");
+  assert(link === `${base}/?challenge=${id}` && id, `the challenge's link: ${link}`);
+  let c = await apiAs(base, null, `/v1/challenges/${id}`);
+  assert(c.name === "Friday race" && c.attempts === 2 && c.status === "open" && c.kind === "set" && c.creator_id === adaMe.id, `the challenge set: ${JSON.stringify(c)}`);
+  assert(c.winnable_only && Math.abs(new Date(c.closes_at) - Date.now() - 24 * 3600_000) < 120_000, `open for a day: ${c.closes_at}`);
+  assert((await ada.textContent("#ch-invite")) === c.invite_code && /^[0-9A-Z]{5}-[0-9A-Z]{5}$/.test(c.invite_code), "the invite code is shown");
+  assert(await ada.isVisible("#ch-set-note"), "the page says the challenge is set");
+  await act(ada, "#ch-copy");
+  await until(ada, () => /copied/i.test(document.getElementById("ch-copied").textContent));
+  const copied = await ada.evaluate(() => navigator.clipboard.readText());
+  assert(copied === link, `the clipboard holds the link: ${copied}`);
+  await run.shot(ada, `${screen}-challenge-link.png`);
+  run.step(`Ada set "${c.name}" (${id}, code ${c.invite_code}) and copied its link`);
+
+  // The invite code names the same challenge.
+  const byCode = await apiAs(base, null, `/v1/challenges/invites/${c.invite_code.toLowerCase()}`);
+  assert(byCode.id === id, "the invite code opens the challenge");
+
+  // Ada plays her first attempt: ranked, no hints, the board at its end.
+  await act(ada, "#ch-play");
+  await ada.waitForSelector("dialog#challenge", { state: "hidden" });
+  await until(ada, () => /Friday race/.test(document.getElementById("game-sub").textContent) && document.body.dataset.version === "0");
+  let state = await apiState(ada);
+  assert(state.challenge?.id === id && state.challenge.ranked && state.player_id === adaMe.id, `Ada's attempt: ${JSON.stringify(state.challenge)}`);
+  assert(await ada.isHidden("#hint"), "no hints in a ranked challenge game");
+  await playThenConcede(ada, 3, touch);
+  await until(ada, () => /ranked 1 of 1/.test(document.getElementById("rank-text").textContent));
+  assert(/challenge's leaderboard/.test(await ada.textContent("#rank-title")), "the end shows the challenge's board");
+  assert(/Back to the challenge/.test(await ada.textContent("#again")), "the end leads back to the challenge");
+  assert(/revealed after the challenge closes/.test(await ada.textContent("#verify")), "the deal stays secret until it closes");
+  run.step("Ada played and conceded: ranked 1 of 1");
+
+  // Bea: a fresh browser opens the link: the challenge's page, no game dealt.
+  const beaContext = await run.context(screen);
+  const bea = await run.page(beaContext);
+  await bea.goto(link);
+  await bea.waitForSelector('dialog#challenge[open][data-mode="view"]');
+  const beaMe = await player(bea);
+  assert(beaMe && beaMe.id !== adaMe.id, "the link made Bea a player of her own");
+  await apiAs(base, beaMe.key, "/v1/players/me", { method: "PATCH", body: { name: "Bea" } });
+  await until(bea, () => /Ada/.test(document.getElementById("ch-facts").textContent) && document.querySelectorAll("#ch-board .board-list li").length === 1);
+  const page = await bea.evaluate(() => ({
+    title: document.getElementById("ch-title").textContent,
+    when: document.getElementById("ch-when").textContent,
+    facts: document.getElementById("ch-facts").textContent.replace(/\s+/g, " "),
+    play: document.getElementById("ch-play").textContent,
+    creator: !document.getElementById("ch-close-now").hidden,
+    game: localStorage.getItem("tripeaks.game"),
+  }));
+  assert(page.title === "Friday race" && /closes in 2[34] hours/.test(page.when), `the challenge's page: ${JSON.stringify(page)}`);
+  assert(/TriPeaks/.test(page.facts) && /Attempts\s*best of 2/.test(page.facts) && /Entries\s*1/.test(page.facts) && /Set by\s*Ada/.test(page.facts), `its facts: ${page.facts}`);
+  assert(page.play === "Play it" && !page.creator && page.game === null, `a play button, no setter's actions, no game dealt: ${JSON.stringify(page)}`);
+  assert(new URL(bea.url()).searchParams.get("challenge") === id, "the address names the challenge while its page is open");
+  await run.shot(bea, `${screen}-challenge-page.png`);
+  await axe(run, bea, `${screen}, a challenge's page from its link`);
+  run.step(`Bea opened the link: ${page.when} ${page.facts}`);
+
+  await act(bea, "#ch-play");
+  await bea.waitForSelector("dialog#challenge", { state: "hidden" });
+  await until(bea, () => document.body.dataset.version === "0" && /Friday race/.test(document.getElementById("game-sub").textContent));
+  assert((await bea.evaluate(() => location.search)) === "", "the query is dropped once the game starts");
+  state = await apiState(bea);
+  assert(state.challenge?.id === id && state.player_id === beaMe.id, "Bea's attempt is hers");
+  await check(run, bea, "Bea's attempt");
+  await playThenConcede(bea, 1, touch);
+  await until(bea, () => /ranked \d of 2/.test(document.getElementById("rank-text").textContent) && document.querySelectorAll("#rank-list li").length === 2);
+  let lines = await boardLines(bea, "#ranking");
+  const adaLine = lines.find((l) => l.player === adaMe.id);
+  assert(adaLine && /Ada/.test(adaLine.text) && adaLine.button === "Follow" && lines.find((l) => l.me)?.button === null, `Ada's line has a follow button, Bea's none: ${JSON.stringify(lines)}`);
+
+  // Bea follows Ada from the board, then reads it among the people she follows.
+  await act(bea, `#ranking li[data-player="${adaMe.id}"] button.follow`);
+  await until(bea, (ada) => document.querySelector(`#ranking li[data-player="${ada}"] button`)?.textContent === "Unfollow", adaMe.id);
+  let following = await apiAs(base, beaMe.key, "/v1/players/me/following");
+  assert(following.count === 1 && following.following[0].player_id === adaMe.id && following.following[0].name === "Ada", `Bea follows Ada: ${JSON.stringify(following)}`);
+  await act(bea, '#ranking .board-toggle button[data-among="following"]');
+  await until(bea, () => /among you and the 1 player you follow/.test(document.getElementById("rank-text").textContent) && document.querySelectorAll("#rank-list li").length === 2);
+  const among = await apiAs(base, beaMe.key, `/v1/challenges/${id}/leaderboard?among=following`);
+  lines = await boardLines(bea, "#ranking");
+  assert(among.ranked === 2 && lines.length === among.entries.length, `the board among those followed: ${JSON.stringify(among)}`);
+  among.entries.forEach((e, i) => {
+    const l = lines[i];
+    assert(l.player === e.player_id && l.text.startsWith(`#${e.rank} | `) && l.text.includes(` | ${e.moves} moves · #${e.global_rank} overall | ${String(e.score).replace("-", "−")}`), `line ${i}: ${l.text} for ${JSON.stringify(e)}`);
+  });
+  assert(await bea.evaluate(() => document.querySelector('#ranking .board-toggle button[data-among="following"]').getAttribute("aria-pressed") === "true"), "the toggle says which board");
+  await run.shot(bea, `${screen}-board-following.png`);
+  await axe(run, bea, `${screen}, the board among those followed`);
+  run.step(`among following: ${lines.map((l) => l.text).join(" | ")}`);
+
+  // Unfollow from the same board: only Bea is left on it.
+  await act(bea, `#ranking li[data-player="${adaMe.id}"] button.follow`);
+  await until(bea, () => /follow nobody yet/.test(document.getElementById("rank-text").textContent) && document.querySelectorAll("#rank-list li").length === 1);
+  following = await apiAs(base, beaMe.key, "/v1/players/me/following");
+  assert(following.count === 0, "Bea no longer follows Ada");
+  run.step("Bea unfollowed Ada");
+
+  // Ada goes back to the challenge: her second attempt is offered; she closes it.
+  await act(ada, "#again");
+  await ada.waitForSelector('dialog#challenge[open][data-mode="view"]');
+  await until(ada, () => /Play again \(attempt 2 of 2\)/.test(document.getElementById("ch-play").textContent));
+  assert(/played 1 of 2 attempts/.test(await ada.textContent("#ch-entry")), "Ada's entry is shown");
+  await act(ada, "#ch-close-now");
+  await until(ada, () => /Sure/.test(document.getElementById("ch-close-now").textContent));
+  await act(ada, "#ch-close-now");
+  await until(ada, () => /^Closed/.test(document.getElementById("ch-when").textContent) && !document.getElementById("ch-practise").hidden);
+  assert(await ada.isHidden("#ch-play") && (await ada.isHidden("#ch-close-now")), "a closed challenge offers practice, not play");
+  c = await apiAs(base, null, `/v1/challenges/${id}`);
+  assert(c.status === "closed" && c.reveal && c.entries === 2, `closed and revealed: ${JSON.stringify(c)}`);
+  run.step("Ada closed the challenge");
+  await adaContext.close();
+
+  // Bea finds it among her challenges, and practises its deal.
+  await until(bea, () => "armed" in document.getElementById("end").dataset);
+  await act(bea, "#end-close");
+  await act(bea, "#player-button");
+  await bea.waitForSelector("dialog#player-panel[open]");
+  await act(bea, `#pp-challenges button[data-challenge="${id}"]`);
+  await bea.waitForSelector('dialog#challenge[open][data-mode="view"]');
+  await until(bea, () => !document.getElementById("ch-practise").hidden);
+  await act(bea, "#ch-practise");
+  await bea.waitForSelector("dialog#challenge", { state: "hidden" });
+  await until(bea, () => /Practice · Friday race/.test(document.getElementById("game-sub").textContent) && document.body.dataset.version === "0");
+  state = await apiState(bea);
+  assert(state.practice?.challenge_id === id && !state.challenge && state.commitment === c.commitment, `a practice game of its deal: ${JSON.stringify(state.practice)}`);
+  await playThenConcede(bea, 2, touch);
+  state = await apiState(bea);
+  assert(state.practice.rank >= 1 && state.practice.ranked === 2, `the practice compared: ${JSON.stringify(state.practice)}`);
+  const suffix = { 1: "st", 2: "nd", 3: "rd" }[state.practice.rank];
+  await until(bea, () => !document.getElementById("practice-text").hidden);
+  const practice = await bea.textContent("#practice-text");
+  assert(practice.includes(`would have ranked ${state.practice.rank}${suffix} of 2`), `the practice's comparison: ${practice}`);
+  await until(bea, () => /verified ✓/.test(document.getElementById("verify").textContent));
+  await run.shot(bea, `${screen}-practice-end.png`);
+  run.step(`practice: ${practice}`);
+  run.seen.challenge = id;
+  run.seen.players = { ada: adaMe.id, bea: beaMe.id };
+  await beaContext.close();
+}
+
+/** The player page: a daily played makes a streak of one day; the badges (a month of
+ * daily wins each, which no test can play) are added to the server's answer here. */
+export async function streak(run) {
+  const { base, screen } = run.config;
+  const touch = screen !== "desktop";
+  const act = (page, sel) => (touch ? page.tap(sel) : page.click(sel));
+  const context = await run.context(screen);
+  const now = new Date();
+  const month = (back) => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back, 1)).toISOString().slice(0, 7);
+  const badges = [
+    { layout: "tripeaks", month: month(1), tier: "silver", wins: 22 },
+    { layout: "tripeaks", month: month(2), tier: "bronze", wins: 12 },
+    { layout: "golf", month: month(3), tier: "gold", wins: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 2, 0)).getUTCDate() },
+  ];
+  await context.route("**/v1/players/me", async (route) => {
+    if (route.request().method() !== "GET") return route.continue();
+    const response = await route.fetch();
+    const json = await response.json();
+    await route.fulfill({ response, json: { ...json, badges: [...json.badges, ...badges] } });
+  });
+  const page = await run.page(context);
+  await page.goto(base);
+  await until(page, () => document.body.dataset.version === "0");
+  const me = await player(page);
+  await act(page, "#new-game-button");
+  await page.waitForSelector("dialog#new-game[open]");
+  await act(page, 'label.preset:has(input[value="daily"])');
+  await act(page, "#ng-start");
+  await page.waitForSelector("dialog#new-game", { state: "hidden", timeout: 20_000 });
+  await until(page, () => /Daily challenge/.test(document.getElementById("game-sub").textContent) && document.body.dataset.version === "0");
+  await playThenConcede(page, 2, touch);
+  await until(page, () => /ranked \d+ of \d+/.test(document.getElementById("rank-text").textContent));
+  await act(page, "#end-close");
+  await act(page, "#player-button");
+  await page.waitForSelector("dialog#player-panel[open]");
+  await until(page, () => document.querySelector('#pp-daily table[data-layout="tripeaks"]') && document.querySelectorAll("#pp-badges li.badge").length === 3);
+  const real = await apiAs(base, me.key, "/v1/players/me");
+  const daily = real.daily.find((d) => d.layout === "tripeaks");
+  assert(daily && daily.played_streak === 1 && daily.played_longest === 1 && daily.won_streak === 0, `the server counts the day: ${JSON.stringify(real.daily)}`);
+  const cells = await page.evaluate(() =>
+    [...document.querySelectorAll('#pp-daily table[data-layout="tripeaks"] tbody tr')].map((tr) => [...tr.cells].map((c) => c.textContent.trim())),
+  );
+  assert(JSON.stringify(cells) === JSON.stringify([["Played", String(daily.played_streak), String(daily.played_longest)], ["Won", String(daily.won_streak), String(daily.won_longest)]]), `the streaks shown: ${JSON.stringify(cells)}`);
+  assert(await page.evaluate(() => document.querySelector("#pp-daily tbody tr td .lit") !== null), "a current streak is lit");
+  const shownBadges = await page.$$eval("#pp-badges li.badge", (lis) => lis.map((li) => `${li.className}: ${li.innerText.replace(/\s+/g, " ")}`));
+  assert(/silver: Silver TriPeaks \w+ \d{4} · 22 wins/.test(shownBadges[0]) && /gold: Gold Golf/.test(shownBadges[2]), `the badges: ${shownBadges}`);
+  assert(/\(daily\)/.test(await page.textContent("#pp-games")), "the daily game is listed as one");
+  await run.shot(page, `${screen}-player-streak.png`);
+  await axe(run, page, `${screen}, the player page with streaks and badges`);
+  run.step(`player page: ${JSON.stringify(cells)}; ${shownBadges.join("; ")}`);
   await context.close();
 }
 

@@ -6,7 +6,10 @@ Debian's Chromium headless with playwright-core through one scenario of
 a reload, a stale move, the win, its summary and analysis, hints, golf and six peaks); a
 win and a loss at each screen size; a double tap on the stock after the last draw on a
 phone; a tapped button's colour on a touch screen; rapid taps on a slow network; a bad
-link; every card of every layout on every screen; the daily challenge to its leaderboard.
+link; every card of every layout on every screen; the daily challenge to its leaderboard;
+a challenge set among friends, its link copied and opened in another browser, played, its
+board read among the people followed, then closed and practised; the player page's daily
+streaks and badges.
 After each step it checks what the page shows against the API's state; axe-core checks
 the page at several states. Screenshots go to ``var/screenshots/`` (or
 ``$SCREENSHOT_DIR``; ``make screenshots`` runs these tests for them alone).
@@ -228,6 +231,29 @@ def test_every_card_of_every_layout_fits_every_screen(server: str) -> None:
 
 def test_the_daily_challenge_is_played_to_its_leaderboard(server: str) -> None:
     drive(server, "daily")
+
+
+PHONE_AND_DESKTOP = ("desktop", "portrait")
+
+
+@pytest.mark.parametrize("screen", PHONE_AND_DESKTOP)
+def test_a_challenge_is_set_shared_played_by_a_friend_and_practised(
+    server: str, screen: str
+) -> None:
+    """Set a challenge and copy its link; a second browser (a new player) opens it and
+    plays; she follows the setter from the board and reads it among those she follows;
+    the setter closes it and she practises its deal."""
+    seen = drive(server, "friends", screen=screen)
+    challenge = httpx.get(f"{server}/v1/challenges/{seen['challenge']}", timeout=10).json()
+    assert challenge["status"] == "closed" and challenge["entries"] == 2
+    assert challenge["creator_id"] == seen["players"]["ada"]
+    board = httpx.get(f"{server}/v1/challenges/{seen['challenge']}/leaderboard", timeout=10).json()
+    assert {e["player_id"] for e in board["entries"]} == set(seen["players"].values())
+
+
+@pytest.mark.parametrize("screen", PHONE_AND_DESKTOP)
+def test_the_player_page_shows_the_daily_streaks_and_badges(server: str, screen: str) -> None:
+    drive(server, "streak", screen=screen)
 
 
 def test_the_docs_render_under_their_content_security_policy(server: str) -> None:
