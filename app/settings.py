@@ -110,6 +110,13 @@ class Settings(BaseSettings):
         description="Finished games kept a player, the newest; older ones are deleted "
         "(the statistics keep counting them)",
     )
+    retention_set_challenge_days: int = Field(
+        default=365,
+        ge=1,
+        le=36500,
+        description="Challenges players set are deleted this long after they closed, with "
+        "their entries and boards (their games stay; practice of them ends)",
+    )
     purge_batch_size: int = Field(
         default=500, ge=1, le=100000, description="Games the purge deletes per transaction"
     )

@@ -35,6 +35,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.challenges.models import (
     Challenge,
     ChallengeEntry,
+    ChallengeKind,
     LeaderboardBucket,
     LeaderboardScore,
     ServerSecret,
@@ -150,6 +151,18 @@ class ChallengeRepository:
             .returning(CHALLENGES.c.id)
         )
         return deleted.first() is not None
+
+    async def delete_closed_set(self, closed_before: datetime, limit: int) -> int:
+        """Delete up to ``limit`` challenges players set that closed before then, oldest
+        first (their entries and counts go by their foreign keys' cascades; games keep
+        their rows, unlinked)."""
+        c = CHALLENGES.c
+        stale = [c.kind == ChallengeKind.SET, c.closes_at < closed_before]
+        ids = select(c.id).where(*stale).order_by(c.closes_at).limit(limit)
+        deleted = await self.session.execute(
+            delete(CHALLENGES).where(c.id.in_(ids.scalar_subquery()), *stale).returning(c.id)
+        )
+        return len(deleted.all())
 
     async def of_player(
         self, player_id: str, limit: int, after: tuple[datetime, str] | None

@@ -433,6 +433,10 @@ class ChallengeService:
                 f"challenge {challenge.id} has entrants: close it instead"
             )
 
+    async def delete_closed_set(self, closed_before: datetime, limit: int) -> int:
+        """Delete up to ``limit`` challenges players set that closed before then."""
+        return await self.challenges.delete_closed_set(closed_before, limit)
+
     async def mine(
         self, player: Player, limit: int, after: tuple[datetime, str] | None
     ) -> tuple[list[MyChallenge], tuple[datetime, str] | None]:

@@ -11,8 +11,11 @@ What bounds each table, that a client can fill:
 - ``players`` (with their ``player_stats``): a player who never entered a challenge, made
   more than ``RETENTION_IDLE_PLAYER_DAYS`` ago and with no game moved since, goes (their
   games become anonymous, and expire as such).
-- ``challenge_entries``: one a player and challenge, kept with the board (and bounded by
-  the players); ``challenges``: one a day and layout.
+- ``challenges``: one a day and layout for the dailies; one a player sets goes
+  ``RETENTION_SET_CHALLENGE_DAYS`` after it closed, with its entries and board (its games
+  stay, unlinked). ``challenge_entries``: one a player and challenge, kept with the board
+  (and bounded by the players); ``follows``, ``daily_streaks``, ``monthly_wins``: bounded
+  by the players (and ``FOLLOWING_MAX``, the layouts, the months).
 
 A game's moves and analysis go with it. Deletes run in batches of ``PURGE_BATCH_SIZE``
 games, one short transaction each, oldest first, so that no lock is held for long and a
@@ -87,6 +90,12 @@ RULES: tuple[tuple[str, Deleter], ...] = (
     ("closed_challenge", lambda s, c, now, n: _games(s, c).delete_closed_challenge_games(now, n)),
     ("over_cap", lambda s, c, now, n: _games(s, c).delete_over_cap(c.retention_player_games, n)),
     (
+        "closed_set_challenge",
+        lambda s, c, now, n: ChallengeService(s, c).delete_closed_set(
+            _days("retention_set_challenge_days", now, c), n
+        ),
+    ),
+    (
         "idle_player",
         lambda s, c, now, n: PlayerService(s).delete_idle(
             _days("retention_idle_player_days", now, c), n
@@ -97,7 +106,8 @@ RULES: tuple[tuple[str, Deleter], ...] = (
 
 async def purge(sessions: Sessions, settings: Settings, now: datetime) -> dict[str, int]:
     """Delete, batch by batch, what the retention settings say is kept no longer as of
-    ``now``; how many rows went, by reason (games, but players for ``idle_player``)."""
+    ``now``; how many rows went, by reason (games, but players for ``idle_player`` and
+    challenges for ``closed_set_challenge``)."""
     counts: dict[str, int] = {}
     batch = settings.purge_batch_size
     for reason, delete in RULES:

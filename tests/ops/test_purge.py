@@ -54,6 +54,19 @@ def made_by(client: TestClient, games: dict[str, str]) -> None:
         assert r.status_code == 201, r.text
         games[name] = r.json()["id"]
     client.post(f"/v1/games/{games['attempt-ended']}/concede", headers=who_key)
+    # Two challenges a player set: one closed long ago, one lately (their window is moved
+    # below), the old one with an entrant's finished game, which stays, unlinked.
+    host, host_key = new_player(client)
+    games["host"] = host["id"]
+    closes = (datetime.now(UTC) + timedelta(hours=2)).isoformat()
+    for name in ("set-long-ago", "set-lately"):
+        body = {"name": name, "closes_at": closes, "winnable_only": False}
+        r = client.post("/v1/challenges", json=body, headers=host_key)
+        assert r.status_code == 201, r.text
+        games[name] = r.json()["id"]
+    r = client.post(f"/v1/challenges/{games['set-long-ago']}/games", headers=host_key)
+    games["set attempt"] = r.json()["id"]
+    client.post(f"/v1/games/{games['set attempt']}/concede", headers=host_key)
     # Players: one made long ago who never played, one with a game (made below as old).
     games["idle"] = new_player(client)[0]["id"]
 
@@ -87,6 +100,13 @@ def test_the_purge_deletes_what_is_kept_no_longer_in_batches(
             .values(reveal_after=over)
         )
         conn.execute(update(Player).values(created_at=now - timedelta(days=400)))
+        for name, days in (("set-long-ago", 366), ("set-lately", 364)):
+            closed = now - timedelta(days=days)
+            conn.execute(
+                update(Challenge)
+                .where(Challenge.id == games[name])
+                .values(opens_at=closed - timedelta(hours=1), closes_at=closed)
+            )
 
     metrics_dir = tmp_path / "metrics"
     metrics_dir.mkdir()
@@ -114,6 +134,7 @@ def test_the_purge_deletes_what_is_kept_no_longer_in_batches(
         "finished": 1,
         "closed_challenge": 1,
         "over_cap": 1,
+        "closed_set_challenge": 1,
         "idle_player": 2,  # the one who never played, and the one whose game is old
     }
     # The next day's challenges, derived ahead for every layout.
@@ -128,7 +149,10 @@ def test_the_purge_deletes_what_is_kept_no_longer_in_batches(
         players = set(conn.scalars(select(Player.id)))
         day = now.date() + timedelta(days=1)
         stored = set(conn.scalars(select(Challenge.id).where(Challenge.day == day)))
+        set_left = set(conn.scalars(select(Challenge.id).where(Challenge.day.is_(None))))
+        unlinked = conn.scalar(select(Game.challenge_id).where(Game.id == games["set attempt"]))
     engine.dispose()
+    assert set_left == {games["set-lately"]} and unlinked is None
     assert left == {
         games["fresh"],
         games["ended-lately"],
@@ -136,12 +160,13 @@ def test_the_purge_deletes_what_is_kept_no_longer_in_batches(
         games["keen-2"],
         games["keen-3"],
         games["attempt-ended"],
+        games["set attempt"],
     }
     # The idle players went (their game stays, anonymous now, for the next run to expire);
     # the keen one, who played lately, and the entrants stay.
     assert games["idle"] not in players
     assert {games["keen"], games["attempt-unfinished player"]} <= players
-    assert moves == 6 and analyses == 1  # what was deleted took its moves and analysis
+    assert moves == 7 and analyses == 1  # what was deleted took its moves and analysis
     assert stored == set(expected)
 
     registry = CollectorRegistry()
