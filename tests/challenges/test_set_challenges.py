@@ -4,16 +4,19 @@ the test (never by sleeping)."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import httpx
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from app.engine import commitment, parse_deal
 from tests.fixtures.games import new_player
+from tests.fixtures.servers import live_server
 
 NOON = datetime(2030, 6, 15, 12, 0, tzinfo=UTC)
 HOUR = timedelta(hours=1)
@@ -328,3 +331,41 @@ def test_list_my_challenges_pages_newest_first(
     assert client.get("/v1/players/me/challenges").status_code == 401
     bad = client.get("/v1/players/me/challenges?cursor=eHh4", headers=host)
     assert bad.status_code == 422
+
+
+@pytest.mark.slow
+def test_entrants_racing_for_the_last_place_get_one_place(database_url: str) -> None:
+    """Four players start their first attempt at once at a challenge with one place
+    left: one gets it, three are told it is full, and it counts one more entrant."""
+    with (
+        live_server(database_url, CHALLENGE_MAX_ENTRIES="2") as base,
+        httpx.Client(base_url=base, timeout=60) as c,
+    ):
+        _, host = new_player(c)
+        closes = iso(datetime.now(UTC) + 2 * HOUR)
+        made = c.post(
+            "/v1/challenges",
+            json={"name": "race", "closes_at": closes, "winnable_only": False},
+            headers=host,
+        )
+        challenge = made.json()["id"]
+        assert c.post(f"/v1/challenges/{challenge}/games", headers=host).status_code == 201
+        keys = [new_player(c)[1] for _ in range(4)]
+        start_line = threading.Barrier(4)
+        outcomes: list[str] = []
+
+        def go(auth: dict[str, str]) -> None:
+            with httpx.Client(base_url=base, timeout=60) as own:
+                own.get("/healthz")
+                start_line.wait()
+                r = own.post(f"/v1/challenges/{challenge}/games", headers=auth)
+                outcomes.append("201" if r.status_code == 201 else r.json()["type"])
+
+        threads = [threading.Thread(target=go, args=(k,)) for k in keys]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        entries = c.get(f"/v1/challenges/{challenge}").json()["entries"]
+    assert sorted(outcomes) == ["/problems/challenge-full"] * 3 + ["201"]
+    assert entries == 2

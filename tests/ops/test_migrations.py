@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
@@ -78,3 +78,51 @@ def test_0002_fills_each_games_line_from_its_moves(empty_database_url: str) -> N
         lines = {row.id: row.line for row in conn.execute(text("SELECT id, line FROM games"))}
     engine.dispose()
     assert lines == {"g-undo": "play 18,play 19,draw", "g-plain": "draw,play 3", "g-empty": ""}
+
+
+def test_0004_gives_each_daily_its_window_and_goes_back_without_set_challenges(
+    empty_database_url: str,
+) -> None:
+    """Challenges stored before revision 0004 are dailies: their window is their UTC day.
+    Going back to 0003, a challenge a player set (it has no day) goes, with its entries."""
+    url = empty_database_url
+    upgrade(url, "0003")
+    engine = create_engine(url)
+    now = datetime.now(UTC)
+    challenge = (
+        "INSERT INTO challenges (id, {day}layout, rules, deal, salt, commitment, entries, "
+        "created_at{extra}) VALUES (:id, {day_value}'golf', '{{}}', '', 's', 'c', 0, :now{values})"
+    )
+    with engine.begin() as conn:
+        conn.execute(
+            text(challenge.format(day="day, ", day_value=":day, ", extra="", values="")),
+            {"id": "2026-11-30.golf", "day": date(2026, 11, 30), "now": now},
+        )
+    upgrade(url)
+    with engine.begin() as conn:
+        row = conn.execute(
+            text("SELECT kind, opens_at, closes_at, attempts, winnable_only FROM challenges")
+        ).one()
+        kind, opens, closes, attempts, winnable = row
+        conn.execute(
+            text(
+                challenge.format(
+                    day="",
+                    day_value="",
+                    extra=", kind, opens_at, closes_at, attempts, winnable_only",
+                    values=", 'set', :now, :now, 2, false",
+                )
+            ),
+            {"id": "AAAAAAAAAAAAAAAAAAAAAA", "now": now},
+        )
+    assert kind == "daily" and attempts == 1 and winnable in (True, 1)
+    aware = [m if isinstance(m, datetime) else datetime.fromisoformat(m) for m in (opens, closes)]
+    assert [m.replace(tzinfo=UTC) if m.tzinfo is None else m for m in aware] == [
+        datetime(2026, 11, 30, tzinfo=UTC),
+        datetime(2026, 12, 1, tzinfo=UTC),
+    ]
+    downgrade(url, "0003")
+    with engine.connect() as conn:
+        left = [r.id for r in conn.execute(text("SELECT id FROM challenges"))]
+    engine.dispose()
+    assert left == ["2026-11-30.golf"]
