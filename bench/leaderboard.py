@@ -4,10 +4,15 @@ A fresh PostgreSQL database (skipped, saying so, when none answers) gets today's
 challenge through the API, then a million ranked results bulk-loaded in SQL (a million
 players, scores spread over 200 values and move counts over 60, so about 12,000
 score-and-moves buckets), and one real player, through the API, whose result is near the
-bottom. One uvicorn worker serves the bench app; one client times, in interleaved rounds,
-the bare sync route, the board's first page, a page half-way down (its cursor made from
-the 500,000th result), and ``around=me`` for that player. Figures are medians, and
-multiples of the bare request in the same run.
+bottom; that player follows 500 of the loaded players (rows of ``follows`` put in SQL),
+every 1,999th (``--quick``'s 100,000: every 199th): a step prime to 200 and to 60, so that
+their scores and move counts spread over the whole board (every 2,000th would all have
+the top score). One uvicorn worker
+serves the bench app; one client times, in interleaved rounds, the bare sync route, the
+board's first page, a page half-way down (its cursor made from the 500,000th result),
+``around=me`` for that player, and the first page of ``among=following`` for that player
+(20 of the 501 results: theirs and those of the players they follow). Figures are
+medians, and multiples of the bare request in the same run.
 
 How a rank is found: not by counting the rows ahead. ``leaderboard_scores`` holds how
 many results have each score (200 rows here) and ``leaderboard_buckets`` how many have
@@ -16,17 +21,29 @@ of the same score in fewer moves, and a page's rows are a range of the board's i
 a keyset cursor. So a call reads at most a few hundred small rows of counts, and the
 page's rows, however long the board.
 
-Goals: first page <= 2 bare requests; around=me <= 5.
+How ``among=following`` stays fast: the followed players are one range of ``follows``'
+primary key (at most the following bound, 500 by default), and their entries are looked up
+by the primary key of ``challenge_entries`` (challenge, player), not found by a scan of
+the board; they are ranked among themselves in memory, and only the page's rows get their
+global ranks from the counts' tables. Its cost grows with the players followed, not with
+the board. Before the timing, the bench checks its answer once (untimed): 501 ranked,
+every page walked (their ranks among themselves in order and each one plus the results
+strictly better among them, their global ranks in order), and the first page's players
+and global ranks against a window ``rank()`` over the whole board in SQL.
+
+Goals: first page <= 2 bare requests; around=me <= 5; among=following (500 followed) <= 5.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import statistics
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from typing import Any
 
 import httpx
 from sqlalchemy import create_engine, text
@@ -35,8 +52,11 @@ from bench.http import Server, migrate, new_postgres_database
 from tests.fixtures.servers import ROOMY_RATE_LIMITS, free_port, server_process, uvicorn_command
 
 ENTRIES = 1_000_000
+FOLLOWED = 500  # the following bound's default
 FIRST_PAGE_GOAL = 2.0
 AROUND_GOAL = 5.0
+FOLLOWING_GOAL = 5.0
+FOLLOWING = f"among=following (20 of {FOLLOWED + 1})"
 
 
 @contextmanager
@@ -63,8 +83,8 @@ def load(database_url: str, challenge_id: str, entries: int) -> float:
         conn.execute(
             text(
                 "INSERT INTO challenge_entries (challenge_id, player_id, kind, status, score, "
-                "moves, rank_score, started_at, finished_at) "
-                "SELECT :c, 'p' || i, 'human', 'lost', s, m, -s, now(), "
+                "moves, rank_score, attempts, started_at, finished_at) "
+                "SELECT :c, 'p' || i, 'human', 'lost', s, m, -s, 1, now(), "
                 "now() + i * interval '1 millisecond' "
                 "FROM (SELECT i, (150 - (i * 7919) % 200)::int AS s, "
                 "(30 + (i * 104729) % 60)::int AS m "
@@ -101,8 +121,8 @@ def place_near_the_bottom(database_url: str, challenge_id: str, player_id: str) 
         conn.execute(
             text(
                 "INSERT INTO challenge_entries (challenge_id, player_id, kind, status, score, "
-                "moves, rank_score, started_at, finished_at) "
-                "VALUES (:c, :p, 'human', 'lost', -48, 89, 48, now(), :t)"
+                "moves, rank_score, attempts, started_at, finished_at) "
+                "VALUES (:c, :p, 'human', 'lost', -48, 89, 48, 1, now(), :t)"
             ),
             {"c": challenge_id, "p": player_id, "t": datetime.now(UTC)},
         )
@@ -119,6 +139,92 @@ def place_near_the_bottom(database_url: str, challenge_id: str, player_id: str) 
                 {"c": challenge_id},
             )
     engine.dispose()
+
+
+def follow_spread(database_url: str, follower_id: str, entries: int, count: int) -> int:
+    """``follower_id`` follows ``count`` of the loaded players, every step-th, the step
+    prime to the load's 200 scores and 60 move counts (so the players followed have every
+    score and move count, not one); the step."""
+    step = entries // count
+    while math.gcd(step, 200 * 60) != 1:
+        step -= 1
+    engine = create_engine(database_url)
+    with engine.begin() as conn:
+        conn.execute(
+            text(
+                "INSERT INTO follows (follower_id, followed_id, created_at) "
+                "SELECT :f, 'p' || (k * :step), :t FROM generate_series(1, :n) k"
+            ),
+            {"f": follower_id, "step": step, "n": count, "t": datetime.now(UTC)},
+        )
+    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        conn.execute(text("ANALYZE follows"))
+    engine.dispose()
+    return step
+
+
+def following_top(
+    database_url: str, challenge_id: str, follower_id: str, limit: int
+) -> list[tuple[str, int]]:
+    """The first ``limit`` of the follower's and the followed players' results in board
+    order, each with its global rank, by a window ``rank()`` over the whole board: the
+    slow way, to check the answer against."""
+    engine = create_engine(database_url)
+    with engine.connect() as conn:
+        rows = conn.execute(
+            text(
+                "SELECT player_id, g FROM (SELECT player_id, rank_score, moves, finished_at, "
+                "rank() OVER (ORDER BY rank_score, moves) AS g FROM challenge_entries "
+                "WHERE challenge_id = :c AND kind = 'human' AND rank_score IS NOT NULL) b "
+                "WHERE player_id = :f OR player_id IN "
+                "(SELECT followed_id FROM follows WHERE follower_id = :f) "
+                "ORDER BY rank_score, moves, finished_at, player_id LIMIT :n"
+            ),
+            {"c": challenge_id, "f": follower_id, "n": limit},
+        ).all()
+    engine.dispose()
+    return [(r.player_id, int(r.g)) for r in rows]
+
+
+def check_following(
+    c: httpx.Client,
+    board: str,
+    headers: dict[str, str],
+    players: set[str],
+    top: list[tuple[str, int]],
+) -> dict[str, Any]:
+    """``among=following``'s answer, checked (untimed): the first page of 20 against
+    ``top``; every page (100 a page, by the cursors): ``players`` ranked once each, in
+    order among themselves, each rank one plus the results strictly better among them,
+    global ranks in order. The first page's answer."""
+    params: dict[str, Any] = {"among": "following", "limit": 20}
+    first = c.get(board, params=params, headers=headers).json()
+    assert first["ranked"] == len(players), (first["ranked"], len(players))
+    got = [(e["player_id"], e["global_rank"]) for e in first["entries"]]
+    assert got == top, (got, top)
+    entries: list[dict[str, Any]] = []
+    params["limit"] = 100
+    while True:
+        page = c.get(board, params=params, headers=headers)
+        assert page.status_code == 200, (page.status_code, page.text[:200])
+        data = page.json()
+        assert data["ranked"] == len(players), data["ranked"]
+        entries += data["entries"]
+        if data["next"] is None:
+            break
+        params["cursor"] = data["next"]
+    assert [e["player_id"] for e in entries][:20] == [p for p, _ in top]
+    assert sorted(e["player_id"] for e in entries) == sorted(players)
+    for i, e in enumerate(entries):
+        if i == 0:
+            assert e["rank"] == 1, e
+            continue
+        before = entries[i - 1]
+        tied = (before["score"], before["moves"]) == (e["score"], e["moves"])
+        assert e["rank"] == (before["rank"] if tied else i + 1), (before, e)
+        assert e["global_rank"] >= before["global_rank"], (before, e)
+        assert (e["global_rank"] == before["global_rank"]) == tied, (before, e)
+    return dict(first)
 
 
 def deep_cursor(database_url: str, challenge_id: str, position: int) -> str:
@@ -152,7 +258,9 @@ def run(argv: Sequence[str]) -> None:
             key = c.post("/v1/players", json={"name": "me"}).json()
             seconds = load(url, challenge, entries)
             place_near_the_bottom(url, challenge, key["id"])
+            step = follow_spread(url, key["id"], entries, FOLLOWED)
             cursor = deep_cursor(url, challenge, entries // 2)
+            top = following_top(url, challenge, key["id"], 20)
             me = {"Authorization": f"Bearer {key['key']}"}
             board = f"/v1/challenges/{challenge}/leaderboard"
             calls: dict[str, Callable[[], httpx.Response]] = {
@@ -162,6 +270,9 @@ def run(argv: Sequence[str]) -> None:
                 "around=me (10 either side)": lambda: c.get(
                     board, params={"around": "me", "limit": 10}, headers=me
                 ),
+                FOLLOWING: lambda: c.get(
+                    board, params={"among": "following", "limit": 20}, headers=me
+                ),
             }
             times: dict[str, list[float]] = {name: [] for name in calls}
             for name, call in calls.items():  # warm
@@ -169,16 +280,26 @@ def run(argv: Sequence[str]) -> None:
                 assert r.status_code == 200, (name, r.status_code, r.text[:200])
             around = calls["around=me (10 either side)"]().json()
             mine = next(e for e in around["entries"] if e["player_id"] == key["id"])
+            players = {key["id"], *(f"p{k * step}" for k in range(1, FOLLOWED + 1))}
+            assert len(players) == FOLLOWED + 1
+            following = check_following(c, board, me, players, top)
             for _ in range(rounds):
                 for name, call in calls.items():
                     for _ in range(per_round):
                         t0 = time.perf_counter()
-                        call()
+                        r = call()
                         times[name].append(time.perf_counter() - t0)
+                        assert r.status_code == 200, (name, r.status_code, r.text[:200])
     bare = statistics.median(times["bare GET (sync def)"])
     print(
         f"PostgreSQL, {entries + 1:,} ranked results in one challenge (loaded in "
         f"{seconds:.0f} s); the real player ranks {mine['rank']:,} of {around['ranked']:,}"
+    )
+    ranks = [e["global_rank"] for e in following["entries"]]
+    print(
+        f"  among=following: the real player and {FOLLOWED} followed (every {step:,}th "
+        f"loaded player), {following['ranked']:,} ranked; the first page's global ranks "
+        f"{ranks[0]:,}-{ranks[-1]:,} (answers checked)"
     )
     print(f"  {'call':<28} {'median ms':>10} {'x bare':>7}")
     for name, values in times.items():
@@ -193,5 +314,10 @@ def run(argv: Sequence[str]) -> None:
     print(
         f"goal: around=me <= {AROUND_GOAL}x bare: {near:.2f}x "
         f"{'met' if near <= AROUND_GOAL else 'MISSED'}"
+    )
+    among = statistics.median(times[FOLLOWING]) / bare
+    print(
+        f"goal: among=following <= {FOLLOWING_GOAL}x bare: {among:.2f}x "
+        f"{'met' if among <= FOLLOWING_GOAL else 'MISSED'}"
     )
     print(f"(leaderboard bench took {time.perf_counter() - began:.0f} s)")

@@ -11,7 +11,7 @@ counts of the same score.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -49,8 +49,11 @@ BUCKETS: Table = LeaderboardBucket.__table__  # type: ignore[assignment]
 SCORES: Table = LeaderboardScore.__table__  # type: ignore[assignment]
 SECRETS: Table = ServerSecret.__table__  # type: ignore[assignment]
 
-# The players' table, read for the names on a board (in the same statement as its rows).
+# The players' table, read for the names on a board (in the same statement as its rows),
+# and whom a player follows, for the board among them (their columns named here, not their
+# models imported: the domains meet through their services only).
 PLAYERS = table("players", column("id"), column("name"), column("deleted_at"))
+FOLLOWS = table("follows", column("follower_id"), column("followed_id"))
 
 # A place on a board: (rank_score, moves, finished_at, player_id).
 BoardKey = tuple[int, int, datetime, str]
@@ -115,9 +118,17 @@ class ChallengeRepository:
         )
         return challenge.one()
 
-    async def add(self, challenge: Challenge) -> None:
-        self.session.add(challenge)
-        await self.session.flush()
+    async def add_with_code(self, values: dict[str, Any], code: str) -> Challenge | None:
+        """Insert the challenge with the invite code ``code``, unless another holds it."""
+        made = await self.session.execute(
+            _insert(self._dialect, CHALLENGES)
+            .values(**values, invite_code=code)
+            .on_conflict_do_nothing(index_elements=[CHALLENGES.c.invite_code])
+            .returning(CHALLENGES.c.id)
+        )
+        if made.first() is None:
+            return None
+        return await self.get(values["id"])
 
     async def by_invite_code(self, code: str) -> Challenge | None:
         found = await self.session.scalars(select(Challenge).where(Challenge.invite_code == code))
@@ -363,33 +374,30 @@ class ChallengeRepository:
         ).all()
         return [_place(r) for r in reversed(rows)]
 
-    async def keys_of(
-        self, challenge_id: str, kind: PlayerKind, player_ids: list[str]
-    ) -> list[BoardKey]:
-        """The board places of these players' ranked results: each entry found by its
-        primary key (challenge, player), none by a scan of the board."""
-        e = ENTRIES.c
-        rows = await self.session.execute(
-            select(*_BOARD_KEY).where(
-                e.challenge_id == challenge_id,
-                e.player_id.in_(player_ids),
-                e.kind == kind,
-                e.rank_score.is_not(None),
-            )
-        )
-        return [(r[0], r[1], _aware(r[2]), r[3]) for r in rows]
-
-    async def places_of(
-        self, challenge_id: str, kind: PlayerKind, player_ids: list[str]
-    ) -> list[Place]:
-        """These players' ranked results, in board order, with their ranks on the whole
-        board."""
-        if not player_ids:
-            return []
-        rows = await self.session.execute(
-            _THESE, {"challenge_id": challenge_id, "kind": kind, "player_ids": player_ids}
-        )
-        return [_place(r) for r in rows]
+    async def among_following(
+        self,
+        challenge_id: str,
+        kind: PlayerKind,
+        player_id: str,
+        after: BoardKey | None,
+        limit: int,
+    ) -> tuple[list[Place], int]:
+        """``limit`` results in board order after ``after`` (from the top without) among the
+        player and those they follow, ranked among themselves (``rank``) and on the whole
+        board (``global_rank``), and how many of them are ranked: one statement (see
+        ``_among``)."""
+        params = {"challenge_id": challenge_id, "kind": kind, "me": player_id, "limit": limit}
+        if after is None:
+            rows = (await self.session.execute(_AMONG_FIRST, params)).all()
+        else:
+            rows = (
+                await self.session.execute(_AMONG_AFTER, {**params, **_key_params(after)})
+            ).all()
+        if rows:
+            ranked = int(rows[0].ranked)
+        else:
+            ranked = int(await self.session.scalar(_AMONG_RANKED, params) or 0)
+        return [_among_place(r) for r in rows], ranked
 
     async def rank_of(
         self, challenge_id: str, kind: PlayerKind, rank_score: int, moves: int
@@ -501,11 +509,89 @@ _FIRST = _page([], descending=False).add_columns(_RANKED)
 _AFTER = _page([tuple_(*_BOARD_KEY) > _AT], descending=False).add_columns(_RANKED)
 _BEFORE = _page([tuple_(*_BOARD_KEY) < _AT], descending=True)
 _MINE = _page([ENTRIES.c.player_id == bindparam("player_id")], descending=False, limit=False)
-_THESE = _page(
-    [ENTRIES.c.player_id.in_(bindparam("player_ids", expanding=True))],
-    descending=False,
-    limit=False,
-)
+
+
+def _among(*, after: bool) -> tuple[Any, Any]:
+    """The board among a player (bound as ``me``) and those they follow, and how many of
+    them are ranked. The ids (the player's own, and a primary-key range of ``follows``)
+    are joined by key to ``challenge_entries`` (challenge, player): at most the following
+    bound of lookups, never a scan of the board. They are ranked among themselves by a
+    window over those rows alone; the page is cut after the cursor, and only its rows get
+    their rank on the whole board (the two sums over the counts' tables, as ``_page``)."""
+    e = ENTRIES.c
+    ids = union(
+        select(bindparam("me", type_=e.player_id.type).label("id")),
+        select(FOLLOWS.c.followed_id.label("id")).where(FOLLOWS.c.follower_id == bindparam("me")),
+    ).subquery("ids")
+    group = (
+        select(
+            e.challenge_id,
+            e.kind,
+            e.player_id,
+            e.score,
+            e.moves,
+            e.finished_at,
+            e.rank_score,
+            func.rank().over(order_by=(e.rank_score, e.moves)).label("local_rank"),
+            func.count().over().label("ranked"),
+        )
+        .select_from(
+            ids.join(
+                ENTRIES, and_(e.challenge_id == bindparam("challenge_id"), e.player_id == ids.c.id)
+            )
+        )
+        .where(e.kind == bindparam("kind"), e.rank_score.is_not(None))
+        .subquery("among")
+    )
+    g = group.c
+    scores_ahead = (
+        select(func.coalesce(func.sum(SCORES.c.entries), 0))
+        .where(
+            SCORES.c.challenge_id == g.challenge_id,
+            SCORES.c.kind == g.kind,
+            SCORES.c.rank_score < g.rank_score,
+        )
+        .scalar_subquery()
+    )
+    moves_ahead = (
+        select(func.coalesce(func.sum(BUCKETS.c.entries), 0))
+        .where(
+            BUCKETS.c.challenge_id == g.challenge_id,
+            BUCKETS.c.kind == g.kind,
+            BUCKETS.c.rank_score == g.rank_score,
+            BUCKETS.c.moves < g.moves,
+        )
+        .scalar_subquery()
+    )
+    key = (g.rank_score, g.moves, g.finished_at, g.player_id)
+    page = (
+        select(
+            g.player_id,
+            g.score,
+            g.moves,
+            g.finished_at,
+            g.rank_score,
+            g.local_rank,
+            g.ranked,
+            (1 + scores_ahead + moves_ahead).label("rank"),
+            PLAYERS.c.name,
+            PLAYERS.c.deleted_at,
+        )
+        .select_from(group.outerjoin(PLAYERS, PLAYERS.c.id == g.player_id))
+        .order_by(*key)
+        .limit(bindparam("limit"))
+    )
+    if after:
+        page = page.where(tuple_(*key) > _AT)
+    return page, select(func.count()).select_from(group)
+
+
+_AMONG_FIRST, _AMONG_RANKED = _among(after=False)
+_AMONG_AFTER, _ = _among(after=True)
+
+
+def _among_place(r: Any) -> Place:
+    return replace(_place(r), rank=int(r.local_rank))
 
 
 def _scores_ahead(rank_score: int) -> Any:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 import secrets
 import threading
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
@@ -69,6 +69,7 @@ MIN_WINDOW = timedelta(hours=1)
 # misread), 50 bits, shown as two groups of five.
 INVITE_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 INVITE_LENGTH = 10
+INVITE_DRAWS = 3
 _INVITE_READS = str.maketrans({"I": "1", "L": "1", "O": "0", "-": None, " ": None})
 
 
@@ -394,28 +395,31 @@ class ChallengeService:
         await PlayerService(self.session).lock(player.id)
         await self.check_room(player, now)
         salt = secrets.token_hex(16)
-        challenge = Challenge(
-            id=new_id(),
-            kind=ChallengeKind.SET,
-            day=None,
-            layout=rules.layout,
-            rules=rules.to_dict(),
-            deal=engine.format_deal(deal),
-            salt=salt,
-            commitment=engine.commitment(deal, salt),
-            entries=0,
-            created_at=now,
-            opens_at=window[0],
-            closes_at=window[1],
-            attempts=body.attempts,
-            name=body.name,
-            creator_id=player.id,
-            max_entries=self.settings.challenge_max_entries,
-            winnable_only=body.winnable_only,
-            invite_code=new_invite_code(),
-        )
-        await self.challenges.add(challenge)
-        return challenge
+        values = {
+            "id": new_id(),
+            "kind": ChallengeKind.SET,
+            "day": None,
+            "layout": rules.layout,
+            "rules": rules.to_dict(),
+            "deal": engine.format_deal(deal),
+            "salt": salt,
+            "commitment": engine.commitment(deal, salt),
+            "entries": 0,
+            "created_at": now,
+            "opens_at": window[0],
+            "closes_at": window[1],
+            "attempts": body.attempts,
+            "name": body.name,
+            "creator_id": player.id,
+            "max_entries": self.settings.challenge_max_entries,
+            "winnable_only": body.winnable_only,
+        }
+        # A code another challenge holds (50 random bits: as good as never) is drawn again.
+        for _ in range(INVITE_DRAWS):
+            challenge = await self.challenges.add_with_code(values, new_invite_code())
+            if challenge is not None:
+                return challenge
+        raise ServiceUnavailableProblem("no free invite code was drawn; retry", retry_after=1)
 
     async def close(self, challenge: Challenge, player: Player, now: datetime) -> Challenge:
         """Close the challenge now (its creator's call): the deal is revealed, attempts
@@ -524,27 +528,15 @@ class ChallengeService:
         self, challenge_id: str, player: Player, limit: int, after: BoardKey | None
     ) -> Board:
         """The board of the player's kind among the player and those they follow, ranked
-        among themselves, each with their global rank. The followed players' entries are
-        looked up by their primary key (at most the following bound of them), never by a
-        scan of the board; ranked among themselves in memory; and only the page's rows
-        are ranked globally (two sums over the counts' tables each)."""
-        ids = [player.id, *await PlayerService(self.session).following_ids(player.id)]
-        keys = sorted(await self.challenges.keys_of(challenge_id, player.kind, ids))
-        local: dict[str, int] = {}
-        for i, key in enumerate(keys):
-            tied = i > 0 and keys[i - 1][:2] == key[:2]
-            local[key[3]] = local[keys[i - 1][3]] if tied else i + 1
-        following = [k for k in keys if after is None or k > after]
-        page, more = following[:limit], len(following) > limit
-        places = await self.challenges.places_of(challenge_id, player.kind, [k[3] for k in page])
-        ranked_places = [replace(p, rank=local[p.player_id], global_rank=p.rank) for p in places]
-        return Board(
-            challenge_id,
-            player.kind,
-            len(keys),
-            ranked_places,
-            page[-1] if more else None,
+        among themselves, each with their rank on the whole board
+        (``ChallengeRepository.among_following``: their entries found by key, never by a
+        scan of the board)."""
+        places, ranked = await self.challenges.among_following(
+            challenge_id, player.kind, player.id, after, limit + 1
         )
+        more = len(places) > limit
+        places = places[:limit]
+        return Board(challenge_id, player.kind, ranked, places, places[-1].key if more else None)
 
 
 def _check_creator(challenge: Challenge, player: Player) -> None:

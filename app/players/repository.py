@@ -127,12 +127,9 @@ class PlayerRepository:
         )
         return int(count or 0)
 
-    async def following_ids(self, follower_id: str) -> list[str]:
-        """Every player ``follower_id`` follows (a primary key's range: at most the bound)."""
-        ids = await self.session.scalars(
-            select(FOLLOWS.c.followed_id).where(FOLLOWS.c.follower_id == follower_id)
-        )
-        return list(ids)
+    async def is_following(self, follower_id: str, followed_id: str) -> bool:
+        found = await self.session.get(Follow, (follower_id, followed_id))
+        return found is not None
 
     async def following(
         self, follower_id: str, limit: int, after: tuple[datetime, str] | None

@@ -168,7 +168,7 @@ class PlayerService:
         if await self.get(followed_id) is None:
             raise NotFoundProblem(f"no player {followed_id[:32]!r}")
         if await self.players.following_count(player.id) >= limit:
-            if followed_id in await self.players.following_ids(player.id):
+            if await self.players.is_following(player.id, followed_id):
                 return
             raise FollowingLimitProblem(
                 f"player {player.id} follows {limit} players already: unfollow one first",
@@ -196,10 +196,6 @@ class PlayerService:
         ]
         last = (followed[-1].since, followed[-1].player_id) if more else None
         return FollowingPage(followed, await self.players.following_count(player.id), last)
-
-    async def following_ids(self, player_id: str) -> list[str]:
-        """The ids of every player ``player_id`` follows."""
-        return await self.players.following_ids(player_id)
 
     # -- the daily challenge ----------------------------------------------------------------
     async def count_daily(self, player_id: str, layout: str, day: date, won: bool) -> None:
