@@ -20,6 +20,7 @@ export function newKey() {
 }
 
 const game = (id) => `/v1/games/${encodeURIComponent(id)}`;
+const challenge = (id) => `/v1/challenges/${encodeURIComponent(id)}`;
 
 export class Api {
   /** `base`: the server's address ("" for the page's own server). */
@@ -132,25 +133,82 @@ export class Api {
     return this.request("/v1/players/me", { method: "PATCH", token: key, body });
   }
 
+  /** Any player's public profile: name, statistics, daily streaks, badges. */
+  getPlayer(id) {
+    return this.request(`/v1/players/${encodeURIComponent(id)}`);
+  }
+
   listMyGames(key, cursor = null, limit = 10) {
     const q = new URLSearchParams({ limit: String(limit) });
     if (cursor) q.set("cursor", cursor);
     return this.request(`/v1/players/me/games?${q}`, { token: key });
   }
 
-  // The daily challenge and its leaderboard.
+  // The daily challenge, any challenge's attempts and its leaderboard.
   getDailyChallenge(layout = "tripeaks") {
     return this.request(`/v1/challenges/daily?layout=${encodeURIComponent(layout)}`);
   }
 
   startChallengeGame(challengeId, key) {
-    return this.request(`/v1/challenges/${encodeURIComponent(challengeId)}/games`, { method: "POST", token: key });
+    return this.request(`${challenge(challengeId)}/games`, { method: "POST", token: key });
   }
 
-  getLeaderboard(challengeId, { key = null, around = false, limit = 5 } = {}) {
+  /** A page from the top; `around`: the caller's result and its neighbours; `among`:
+   * "following", the caller and the players they follow, ranked among themselves (each
+   * entry's `global_rank` its place on the whole board). Both need the player key. */
+  getLeaderboard(challengeId, { key = null, around = false, among = null, limit = 5 } = {}) {
     const q = new URLSearchParams({ limit: String(limit) });
     if (around) q.set("around", "me");
-    return this.request(`/v1/challenges/${encodeURIComponent(challengeId)}/leaderboard?${q}`, { token: around ? key : null });
+    if (among) q.set("among", among);
+    return this.request(`${challenge(challengeId)}/leaderboard?${q}`, { token: around || among ? key : null });
+  }
+
+  // Challenges players set: the server draws the deal and commits to it; the id (or the
+  // invite code) is the invitation.
+  createChallenge(body, key) {
+    return this.request("/v1/challenges", { method: "POST", body, token: key });
+  }
+
+  getChallenge(id) {
+    return this.request(challenge(id));
+  }
+
+  getChallengeByInvite(code) {
+    return this.request(`/v1/challenges/invites/${encodeURIComponent(code)}`);
+  }
+
+  closeChallenge(id, key) {
+    return this.request(`${challenge(id)}/close`, { method: "POST", token: key });
+  }
+
+  deleteChallenge(id, key) {
+    return this.request(challenge(id), { method: "DELETE", token: key });
+  }
+
+  /** An unranked game of a closed challenge's deal (the player's, given a key). */
+  startPracticeGame(id, key = null) {
+    return this.request(`${challenge(id)}/practice`, { method: "POST", token: key });
+  }
+
+  listMyChallenges(key, cursor = null, limit = 20) {
+    const q = new URLSearchParams({ limit: String(limit) });
+    if (cursor) q.set("cursor", cursor);
+    return this.request(`/v1/players/me/challenges?${q}`, { token: key });
+  }
+
+  // Following: whose results show on the caller's boards among=following.
+  follow(key, playerId) {
+    return this.request(`/v1/players/me/following/${encodeURIComponent(playerId)}`, { method: "PUT", token: key });
+  }
+
+  unfollow(key, playerId) {
+    return this.request(`/v1/players/me/following/${encodeURIComponent(playerId)}`, { method: "DELETE", token: key });
+  }
+
+  listFollowing(key, cursor = null) {
+    const q = new URLSearchParams({ limit: "100" });
+    if (cursor) q.set("cursor", cursor);
+    return this.request(`/v1/players/me/following?${q}`, { token: key });
   }
 
   /** Whether this server has GET /v1/games/{id}/hint: asked of its OpenAPI document;

@@ -1,7 +1,8 @@
 // The end of a game: what the score was made of, whether the deal could have been won
 // and where the win slipped away (GET /v1/games/{id}/analysis, shown on the table
-// replayed to that move), the day's leaderboard for a daily challenge, and the check of
-// the revealed deal against the commitment.
+// replayed to that move), the challenge's leaderboard for a challenge's attempt (the
+// daily's, or one set among friends: board.js), where a practice of a closed challenge's
+// deal would have ranked, and the check of the revealed deal against the commitment.
 //
 // The panel is a modal <dialog>: a tap meant for the table cannot reach a game behind it.
 // Its actions arm a moment after it opens, so that a second tap of a double tap on the
@@ -9,7 +10,9 @@
 // and skip the summary. Focus goes to its first action.
 
 import { ApiError } from "./api.js";
+import { Board } from "./board.js";
 import { pretty } from "./cards.js";
+import { isDaily } from "./challenges.js";
 import { fit } from "./fit.js";
 import { explain } from "./messages.js";
 import { replay } from "./replay.js";
@@ -24,6 +27,7 @@ export class EndPanel {
   constructor(api, { again, players, layoutOf, sessionOf, shareLink }) {
     Object.assign(this, { api, againAction: again, players, layoutOf, sessionOf, shareLink });
     this.el = $("end");
+    this.board = new Board($("ranking"), { api, players, following: players.following });
     this.shownFor = null; // the game whose extras (analysis, board, check) were asked for
     this.armTimer = null;
     const armed = (fn) => (event) => {
@@ -57,7 +61,7 @@ export class EndPanel {
     $("end-title").textContent = TITLES[game.status] ?? game.status;
     $("end-detail").textContent = this.detail(game, layout);
     this.breakdown(game);
-    $("again").textContent = game.challenge ? "New game" : "New deal, same rules";
+    $("again").textContent = !game.challenge ? "New deal, same rules" : isDaily(game.challenge.id) ? "New game" : "Back to the challenge";
     if (game.reveal) $("replay-link").href = this.shareLink({ deal: game.reveal.deal });
     $("replay-link").hidden = !game.reveal;
     if (!this.el.open) {
@@ -113,7 +117,9 @@ export class EndPanel {
     el.className = "verify";
     if (!game.reveal && game.challenge) {
       const when = new Date(game.challenge.reveal_after);
-      el.textContent = `The day's deal is revealed after ${when.toUTCString().slice(17, 22)} UTC; the page checks it against the commitment then.`;
+      el.textContent = isDaily(game.challenge.id)
+        ? `The day's deal is revealed after ${when.toUTCString().slice(17, 22)} UTC; the page checks it against the commitment then.`
+        : `The deal is revealed after the challenge closes (${when.toLocaleString("en", { weekday: "short", hour: "2-digit", minute: "2-digit" })}); the page checks it against the commitment then.`;
       return;
     }
     el.textContent = "checking the deal…";
@@ -134,7 +140,7 @@ export class EndPanel {
     $("replay-wrap").hidden = true;
     if (!game.reveal) {
       box.hidden = !game.challenge;
-      text.textContent = "The analysis of a daily challenge comes once its day is over.";
+      text.textContent = isDaily(game.challenge?.id) ? "The analysis of a daily challenge comes once its day is over." : "The analysis comes once the challenge has closed.";
       return;
     }
     box.hidden = false;
@@ -212,51 +218,30 @@ export class EndPanel {
     $("replay-wrap").hidden = false;
   }
 
-  /** A daily challenge: the player's place on the day's board, and the top of it. */
-  async rank(game) {
-    const box = $("ranking");
-    box.hidden = !game.challenge;
-    if (!game.challenge) return;
-    const key = this.players.key;
-    const list = $("rank-list");
-    list.replaceChildren();
-    $("rank-text").textContent = "Reading the leaderboard…";
-    try {
-      const [top, around] = await Promise.all([
-        this.api.getLeaderboard(game.challenge.id, { limit: 3 }),
-        key ? this.api.getLeaderboard(game.challenge.id, { key, around: true, limit: 2 }).catch(() => null) : null,
-      ]);
-      const me = around?.entries.find((e) => e.player_id === this.players.id);
-      $("rank-text").textContent = me
-        ? `You are ranked ${me.rank} of ${top.ranked}.`
-        : game.challenge.ranked
-          ? `${top.ranked} ranked so far.`
-          : "This game is not ranked: it did not end within its day.";
-      const seen = new Set();
-      const rows = [];
-      const add = (e) => {
-        if (seen.has(e.player_id)) return;
-        seen.add(e.player_id);
-        rows.push(e);
-      };
-      top.entries.forEach(add);
-      const gapAt = rows.length;
-      (around?.entries ?? []).forEach(add);
-      list.replaceChildren(
-        ...rows.flatMap((e, i) => {
-          const li = document.createElement("li");
-          if (e.player_id === this.players.id) li.className = "me";
-          const who = e.player_id === this.players.id ? "You" : e.deleted ? "(deleted)" : e.name ?? "Anonymous";
-          for (const t of [`#${e.rank}`, who, String(e.score), `${e.moves} moves`]) li.append(Object.assign(document.createElement("span"), { textContent: t }));
-          if (i === gapAt && gapAt > 0 && e.rank > rows[gapAt - 1].rank + 1) {
-            const gap = Object.assign(document.createElement("li"), { className: "gap", textContent: "…" });
-            return [gap, li];
-          }
-          return [li];
-        }),
-      );
-    } catch (e) {
-      $("rank-text").textContent = explain(e);
-    }
+  /** A challenge's attempt or a practice of its deal: the challenge's board (board.js),
+   * and for a practice where its result would have ranked. */
+  rank(game) {
+    const id = game.challenge?.id ?? game.practice?.challenge_id;
+    $("ranking").hidden = !id;
+    $("practice-text").hidden = !game.practice;
+    if (game.practice) $("practice-text").textContent = practiceText(game.practice);
+    if (!id) return;
+    const today = new Date().toISOString().slice(0, 10);
+    $("rank-title").textContent = !isDaily(id) ? "The challenge's leaderboard" : id.startsWith(today) ? "Today's leaderboard" : "The day's leaderboard";
+    const unranked = game.challenge && !game.challenge.ranked ? "This game is not ranked: it did not end before the challenge closed." : null;
+    this.board.show(id, { mine: !!game.challenge?.ranked, fallback: unranked });
   }
+}
+
+const ORDINAL = new Intl.PluralRules("en", { type: "ordinal" });
+const SUFFIX = { one: "st", two: "nd", few: "rd", other: "th" };
+
+/** "Practice: your score would have ranked 14th of 230." (Its rank is one more than the
+ * results better than it: after every ranked one, it is one more than their number.) */
+function practiceText({ rank, ranked }) {
+  if (rank == null) return "Practice: this game is not ranked.";
+  if (!ranked) return "Practice: nobody was ranked on this challenge; your score would have been first.";
+  const place = `${rank}${SUFFIX[ORDINAL.select(rank)]}`;
+  if (rank > ranked) return `Practice: your score would have ranked ${place}, after ${ranked === 1 ? "the one result" : `all ${ranked} results`} on the challenge's board.`;
+  return `Practice: your score would have ranked ${place} of ${ranked} on the challenge's board.`;
 }

@@ -2,6 +2,7 @@
 
 import { Api, ApiError } from "./api.js";
 import { card, parseDealText, pretty, whyNot } from "./cards.js";
+import { Challenges, isDaily, titleOf } from "./challenges.js";
 import { EndPanel } from "./end.js";
 import { chanceText, explain } from "./messages.js";
 import * as motion from "./motion.js";
@@ -44,7 +45,7 @@ const SIDEWAYS = matchMedia("(orientation: landscape) and (max-height: 34rem)");
 const MIN_TAP = 40; // px: below it a touch screen offers bigger cards and a pan
 const MESSAGE_LINE = 26; // px kept below the stock for the message line
 
-let session = null; // {id, token, chosenDeal, winnable, challenge}
+let session = null; // {id, token, chosenDeal, winnable, challengeName}
 let game = null; // the last state the server sent
 let layout = null; // its layout's geometry
 let hintAvailable = null; // true, false, or null while unknown
@@ -56,7 +57,24 @@ const layoutData = new Map(); // name -> the geometry, once it came
 let layoutList = [];
 
 const table = new Table($("table"), (position) => tapCard(position));
-const players = new Players(api, { onResume: (id) => resumeGame(id), say });
+const players = new Players(api, {
+  onResume: (id) => resumeGame(id),
+  onChallenge: (id) => challenges.show(id),
+  onSetChallenge: () => challenges.openSet(),
+  say,
+});
+const challenges = new Challenges(api, {
+  players,
+  begin: (created, extra) => begin(created, extra),
+  resume: (id) => resumeGame(id),
+  patiently: (call) => patiently(call),
+  layouts: async () => {
+    await loadLayoutList();
+    return layoutList;
+  },
+  inPlay: () => !!game && game.status === "in_progress" && game.version > 0,
+  say,
+});
 const end = new EndPanel(api, {
   again: () => newDealSameRules(),
   players,
@@ -109,7 +127,8 @@ function defaultsFor(name) {
   return { ...BASE_RULES, ...(lay?.defaults ?? {}) };
 }
 
-/** A ranked daily challenge game whose day is not over: no hints, no reveal yet. */
+/** A ranked challenge game (the daily, or one set among friends) that has not closed:
+ * no hints, no reveal yet. */
 function rankedNow(state = game) {
   return !!state?.challenge && new Date(state.challenge.reveal_after) > new Date();
 }
@@ -245,7 +264,10 @@ function render() {
 }
 
 function dealName() {
-  if (game.challenge) return `Daily challenge · ${game.challenge.id.slice(0, 10)}${rankedNow() ? " · ranked" : ""}`;
+  const ranked = rankedNow() ? " · ranked" : "";
+  if (game.challenge && isDaily(game.challenge.id)) return `Daily challenge · ${game.challenge.id.slice(0, 10)}${ranked}`;
+  if (game.challenge) return `Challenge · ${session?.challengeName ?? "with friends"}${ranked}`;
+  if (game.practice) return `Practice · ${session?.challengeName ?? "a closed challenge"}`;
   if (game.deal_number != null) return `Deal #${game.deal_number}`;
   if (session?.chosenDeal) return "Your deal";
   return session?.winnable ? "Random winnable deal" : "Random deal";
@@ -487,7 +509,7 @@ let hintAsked = false;
 
 async function hint() {
   if (!game || hintAsked || game.status !== "in_progress" || hintAvailable === false) return;
-  if (rankedNow()) return say("No hints in a ranked daily challenge.", "refusal");
+  if (rankedNow()) return say("No hints in a ranked challenge game.", "refusal");
   hintAsked = true;
   const asked = game.version;
   say("thinking…");
@@ -535,8 +557,9 @@ function showHint(answer) {
 async function begin(created, extra = {}) {
   layout = await getLayout(created.layout);
   const { token, ...state } = created;
-  session = { id: created.id, token: extra.token ?? token, chosenDeal: extra.chosenDeal ?? null, winnable: !!extra.winnable };
+  session = { id: created.id, token: extra.token ?? token, chosenDeal: extra.chosenDeal ?? null, winnable: !!extra.winnable, challengeName: extra.challengeName ?? null };
   saveSession();
+  nameChallenge(state);
   queue.clear();
   game = null;
   hinted = null;
@@ -547,6 +570,22 @@ async function begin(created, extra = {}) {
   say("");
   if (state.status !== "in_progress") end.open(state);
   if (usingKeyboard) table.focusFirst();
+}
+
+/** A game of a challenge set among friends (an attempt, or a practice) is named by its
+ * challenge: asked for when the game was opened without its name (from the games list). */
+function nameChallenge(state) {
+  const id = state.challenge?.id ?? state.practice?.challenge_id;
+  if (!id || session.challengeName || (state.challenge && isDaily(id))) return;
+  api.getChallenge(id).then(
+    (c) => {
+      if (session?.id !== state.id) return;
+      session.challengeName = titleOf(c);
+      saveSession();
+      render();
+    },
+    () => {},
+  );
 }
 
 /** Ask again while the server says it is busy (503: nothing was made; 429: nothing was
@@ -605,7 +644,7 @@ function newDealSameRules() {
   delete rules.layout;
   const request = { layout: game.layout, rules };
   if (session?.winnable) request.winnable_only = true;
-  if (game.challenge) return openPanel();
+  if (game.challenge) return isDaily(game.challenge.id) ? openPanel() : challenges.show(game.challenge.id);
   return startGame(request).catch((e) => say(explain(e), "error"));
 }
 
@@ -776,6 +815,10 @@ form.elements.wrap.addEventListener("change", () => {
 form.elements.deal_number.addEventListener("input", () => (form.elements.dealkind.value = "number"));
 form.elements.deal.addEventListener("input", () => (form.elements.dealkind.value = "cards"));
 $("ng-cancel").addEventListener("click", () => dialog.close());
+$("ng-challenge").addEventListener("click", () => {
+  dialog.close();
+  challenges.openSet();
+});
 // Closed with no game on the table (a bad link, then Cancel): never leave a dead page.
 dialog.addEventListener("close", () => {
   if (!game) startAnyGame();
@@ -822,6 +865,11 @@ $("pan-left").addEventListener("click", () => pan(-1));
 $("pan-right").addEventListener("click", () => pan(1));
 $("table-wrap").addEventListener("scroll", () => updatePan(), { passive: true });
 $("end").addEventListener("close", () => render());
+// The challenge's page closed: the address no longer names it, and the table has a game.
+$("challenge").addEventListener("close", () => {
+  if (new URLSearchParams(location.search).has("challenge")) history.replaceState(null, "", location.pathname);
+  if (!game) startAnyGame();
+});
 $("commitment").addEventListener("click", () => {
   const el = $("commitment");
   el.textContent = el.textContent.endsWith("…") ? el.dataset.full : el.dataset.full.slice(0, 16) + "…";
@@ -858,27 +906,33 @@ document.addEventListener("keydown", (e) => {
 
 const GAME_PARAMS = ["layout", "deal", "deal_number", "winnable_only", ...BOOL_RULES, ...INT_RULES, "scoring"];
 
+/** Show the saved game if it is still there (and open the end panel over it when
+ * `endPanel` and it is over); false when there is none to show. */
+async function resumeSaved({ endPanel = true } = {}) {
+  session = loadSession();
+  if (!session) return false;
+  try {
+    const state = await api.getGame(session.id, session.token);
+    layout = await getLayout(state.layout);
+    show(state);
+    if (state.status === "in_progress") say("Welcome back: your game goes on.");
+    else if (endPanel) end.open(state);
+    return true;
+  } catch (e) {
+    if (!(e instanceof ApiError) || ![401, 403, 404].includes(e.status)) {
+      say(`Could not load your game. ${explain(e)}`, "error");
+      $("status").textContent = "Not loaded";
+      return true;
+    }
+    session = null; // gone (or from another server): start afresh
+    saveSession();
+    return false;
+  }
+}
+
 /** The saved game if it is still there, else a new deal with the options last used. */
 async function startAnyGame() {
-  session = loadSession();
-  if (session) {
-    try {
-      const state = await api.getGame(session.id, session.token);
-      layout = await getLayout(state.layout);
-      show(state);
-      if (state.status === "in_progress") say("Welcome back: your game goes on.");
-      else end.open(state);
-      return;
-    } catch (e) {
-      if (!(e instanceof ApiError) || ![401, 403, 404].includes(e.status)) {
-        say(`Could not load your game. ${explain(e)}`, "error");
-        $("status").textContent = "Not loaded";
-        return;
-      }
-      session = null; // gone (or from another server): start afresh
-      saveSession();
-    }
-  }
+  if (await resumeSaved()) return;
   try {
     const saved = JSON.parse(localStorage.getItem(OPTIONS_KEY) || "null");
     if (saved?.layout) await getLayout(saved.layout).catch(() => null);
@@ -898,6 +952,15 @@ async function main() {
   });
   await players.ensure();
   const params = new URLSearchParams(location.search);
+  if (params.has("challenge")) {
+    // A link to a challenge: its page, over the saved game (if any: none is dealt). The
+    // address keeps naming the challenge while its page is open.
+    await challenges.show(params.get("challenge"));
+    if (await resumeSaved({ endPanel: false })) return;
+    if ($("challenge").open) $("status").textContent = "No game yet";
+    else await startAnyGame();
+    return;
+  }
   const fromUrl = GAME_PARAMS.some((p) => params.has(p));
   if (fromUrl) {
     // A link to a game (a puzzle, a bug report): deal it, then drop the query so that a

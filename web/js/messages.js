@@ -19,6 +19,9 @@ const OPTION_NAMES = {
   deal_number: "deal number",
 };
 
+// A challenge's fields a 422 may name (POST /v1/challenges).
+const CHALLENGE_FIELDS = { name: "name", closes_at: "closing time", opens_at: "opening time", attempts: "number of attempts" };
+
 /** A deal the server refused, said in a sentence: how many cards are missing or extra,
  * naming a few, not the whole list. */
 function dealText(detail) {
@@ -59,13 +62,27 @@ export function explain(e) {
     case "unavailable":
       return "The server is busy: trying again in a moment.";
     case "ranked-game":
-      return "No hints or analysis in a ranked daily challenge until its day is over.";
+      return "No hints or analysis in a ranked challenge game until the challenge closes.";
     case "already-entered":
-      return "You have already played today's challenge.";
+      return "You have no attempt left at that challenge, or one is in progress.";
     case "challenge-closed":
-      return "That challenge's day is over.";
+      return "That challenge has closed.";
     case "challenge-not-open":
       return "That challenge has not begun yet.";
+    case "challenge-full":
+      return "That challenge takes no more players.";
+    case "challenge-still-open":
+      return "The deal can be practised once the challenge has closed.";
+    case "challenge-entered":
+      return "Somebody has played it, so it can no longer be deleted: close it instead.";
+    case "not-challenge-creator":
+      return "Only the player who set the challenge may do that.";
+    case "too-many-open-challenges":
+      return `You have as many open challenges as you may set${e.problem.limit ? ` (${e.problem.limit})` : ""}: close one first.`;
+    case "follow-self":
+      return "Your own results are on every board: there is no need to follow yourself.";
+    case "following-limit":
+      return "You follow as many players as you may: unfollow someone first.";
     case "player-key-required":
     case "player-key-refused":
       return "This browser's player key is not accepted: it may have been replaced on another device.";
@@ -80,6 +97,7 @@ export function explain(e) {
       if (/deal/.test(detail) && /(missing|cards|deck)/.test(detail)) return dealText(detail);
       const option = e.problem.option ?? /^(\w+):/.exec(detail)?.[1];
       if (option === "layout") return "There is no such layout: choose one of the list.";
+      if (CHALLENGE_FIELDS[option]) return `The challenge's ${CHALLENGE_FIELDS[option]} cannot be that: ${detail.replace(/^\w+: /, "")}.`;
       if (option && OPTION_NAMES[option]) return `The ${OPTION_NAMES[option]} option cannot be ${/must|not/.test(detail) ? "set that way" : "used"}: ${detail.replace(/^\w+: /, "")}.`;
       return "The server could not read that request.";
     }

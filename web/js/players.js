@@ -1,15 +1,22 @@
 // The player: an account made on the first visit (POST /v1/players) whose key, shown
 // once by the server, this browser keeps. Games made with the key are the player's: the
 // list of them (GET /v1/players/me/games, a page at a time by its cursor) resumes any of
-// them, here or on another device given the key; GET /v1/players/me has the statistics.
+// them, here or on another device given the key; GET /v1/players/me has the statistics,
+// the daily challenge's streaks (days in a row played and won, a layout each) and the
+// monthly badges. The panel also lists the player's challenges (GET …/me/challenges) and
+// the people they follow (following.js).
 
 import { ApiError } from "./api.js";
+import { isDaily, titleOf } from "./challenges.js";
+import { Following } from "./following.js";
 import { explain } from "./messages.js";
 
 const $ = (id) => document.getElementById(id);
 const PLAYER_KEY = "tripeaks.player"; // {id, key}
 const STATUS = { in_progress: "in play", won: "won", lost: "lost", conceded: "conceded" };
 const LAYOUT_TITLE = { tripeaks: "TriPeaks", six_peaks: "Six Peaks", golf: "Golf" };
+const CHALLENGE_STATUS = { upcoming: "opens later", open: "open", closed: "closed" };
+const TIER = { bronze: "Bronze", silver: "Silver", gold: "Gold" };
 
 function load() {
   try {
@@ -21,14 +28,19 @@ function load() {
 }
 
 export class Players {
-  constructor(api, { onResume, say }) {
-    Object.assign(this, { api, onResume, say });
+  constructor(api, { onResume, onChallenge, onSetChallenge, say }) {
+    Object.assign(this, { api, onResume, onChallenge, say });
     this.me = load();
+    this.following = new Following(api, () => this.key);
     this.making = null;
     this.cursor = null;
     this.el = $("player-panel");
     $("pp-close").addEventListener("click", () => this.el.close());
     $("pp-more").addEventListener("click", () => this.listGames(true));
+    $("pp-set-challenge").addEventListener("click", () => {
+      this.el.close();
+      onSetChallenge();
+    });
     $("pp-show-key").addEventListener("click", () => {
       const code = $("pp-key");
       code.hidden = !code.hidden;
@@ -75,6 +87,7 @@ export class Players {
 
   forget() {
     this.me = null;
+    this.following.forget();
     localStorage.removeItem(PLAYER_KEY);
     this.label();
   }
@@ -91,7 +104,7 @@ export class Players {
     if (!this.el.open) this.el.showModal();
     await this.ensure();
     await this.refresh();
-    await this.listGames(false);
+    await Promise.all([this.listGames(false), this.listChallenges(), this.listFollowing()]);
   }
 
   async refresh() {
@@ -103,6 +116,8 @@ export class Players {
       this.label(me.name);
       $("pp-name").value = me.name ?? "";
       this.stats(me.stats);
+      this.streaks(me.daily ?? []);
+      this.badges(me.badges ?? []);
     } catch (e) {
       $("pp-error").textContent = explain(e);
     }
@@ -128,6 +143,115 @@ export class Players {
     );
   }
 
+  /** The daily challenge's runs of days, a layout each: now and at their longest. */
+  streaks(daily) {
+    const box = $("pp-daily");
+    if (!daily.length) {
+      box.replaceChildren(Object.assign(document.createElement("p"), { className: "small", textContent: "Play the daily challenge on days in a row for a streak." }));
+      return;
+    }
+    box.replaceChildren(
+      ...daily.map((d) => {
+        const table = document.createElement("table");
+        table.dataset.layout = d.layout;
+        table.createCaption().textContent = LAYOUT_TITLE[d.layout] ?? d.layout;
+        const head = table.createTHead().insertRow();
+        for (const text of ["Days in a row", "Now", "Longest"]) head.append(Object.assign(document.createElement("th"), { scope: "col", textContent: text }));
+        const body = table.createTBody();
+        for (const [name, now, longest] of [["Played", d.played_streak, d.played_longest], ["Won", d.won_streak, d.won_longest]]) {
+          const row = body.insertRow();
+          row.append(Object.assign(document.createElement("th"), { scope: "row", textContent: name }));
+          // A streak under way is lit.
+          row.insertCell().append(Object.assign(document.createElement("span"), { textContent: String(now), className: now > 0 ? "lit" : "" }));
+          row.insertCell().textContent = String(longest);
+        }
+        return table;
+      }),
+    );
+  }
+
+  /** Monthly badges, newest first: bronze for 10 dailies won, silver 20, gold every day. */
+  badges(badges) {
+    const list = $("pp-badges");
+    if (!badges.length) {
+      list.replaceChildren(Object.assign(document.createElement("li"), { className: "none", textContent: "None yet: win the daily 10 times in a month for bronze, 20 for silver, every day for gold." }));
+      return;
+    }
+    list.replaceChildren(
+      ...badges.map((b) => {
+        const [year, month] = b.month.split("-").map(Number);
+        const name = new Date(Date.UTC(year, month - 1, 1)).toLocaleDateString("en", { month: "long", year: "numeric", timeZone: "UTC" });
+        const li = Object.assign(document.createElement("li"), { className: `badge ${b.tier}` });
+        const text = document.createElement("span");
+        text.append(
+          Object.assign(document.createElement("b"), { textContent: TIER[b.tier] ?? b.tier }),
+          ` ${LAYOUT_TITLE[b.layout] ?? b.layout}`,
+          Object.assign(document.createElement("span"), { className: "more", textContent: `${name} · ${b.wins} wins` }),
+        );
+        li.append(Object.assign(document.createElement("span"), { className: "medal" }), text);
+        return li;
+      }),
+    );
+  }
+
+  /** The challenges the player set or entered (the first page), each opened by a tap. */
+  async listChallenges() {
+    if (!this.me) return;
+    const list = $("pp-challenges");
+    try {
+      const page = await this.api.listMyChallenges(this.me.key, null, 20);
+      list.replaceChildren(
+        ...page.challenges.map(({ challenge: c, created, entry }) => {
+          const li = document.createElement("li");
+          const parts = [titleOf(c), LAYOUT_TITLE[c.layout] ?? c.layout, CHALLENGE_STATUS[c.status] ?? c.status];
+          if (created) parts.push("set by you");
+          if (entry?.ranked) parts.push(`best ${entry.score}`);
+          li.append(Object.assign(document.createElement("span"), { textContent: parts.join(" · ") }));
+          const button = Object.assign(document.createElement("button"), { type: "button", textContent: "Open" });
+          button.dataset.challenge = c.id;
+          button.addEventListener("click", () => {
+            this.el.close();
+            this.onChallenge(c.id);
+          });
+          li.append(button);
+          return li;
+        }),
+      );
+      if (!list.children.length) list.append(Object.assign(document.createElement("li"), { textContent: "None yet: set one for your friends, or open a friend's link." }));
+    } catch (e) {
+      $("pp-error").textContent = explain(e);
+    }
+  }
+
+  /** The people the player follows, each with a button to stop. */
+  async listFollowing() {
+    if (!this.me) return;
+    try {
+      const people = await this.following.list();
+      $("pp-following-count").textContent = String(people.length);
+      $("pp-following").replaceChildren(
+        ...people.map((p) => {
+          const li = document.createElement("li");
+          li.append(Object.assign(document.createElement("span"), { textContent: p.name ?? "Anonymous" }));
+          const button = Object.assign(document.createElement("button"), { type: "button", textContent: "Unfollow" });
+          button.setAttribute("aria-label", `Unfollow ${p.name ?? "this player"}`);
+          button.addEventListener("click", async () => {
+            try {
+              await this.following.unfollow(p.player_id);
+              await this.listFollowing();
+            } catch (e) {
+              $("pp-error").textContent = explain(e);
+            }
+          });
+          li.append(button);
+          return li;
+        }),
+      );
+    } catch (e) {
+      $("pp-error").textContent = explain(e);
+    }
+  }
+
   async listGames(more) {
     if (!this.me) return;
     const list = $("pp-games");
@@ -150,7 +274,8 @@ export class Players {
     const li = document.createElement("li");
     const when = new Date(g.updated_at);
     const score = g.scoring === "cards_left" ? `${g.cards_left} left` : `score ${g.score}`;
-    const what = `${LAYOUT_TITLE[g.layout] ?? g.layout}${g.challenge_id ? " (daily)" : ""} · ${STATUS[g.status] ?? g.status} · ${score}`;
+    const kind = g.challenge_id ? (isDaily(g.challenge_id) ? " (daily)" : " (challenge)") : g.practice_of ? " (practice)" : "";
+    const what = `${LAYOUT_TITLE[g.layout] ?? g.layout}${kind} · ${STATUS[g.status] ?? g.status} · ${score}`;
     li.append(Object.assign(document.createElement("span"), { textContent: `${what} · ${when.toLocaleDateString()}` }));
     const button = Object.assign(document.createElement("button"), { type: "button", textContent: g.status === "in_progress" ? "Resume" : "View" });
     button.dataset.game = g.id;
@@ -187,10 +312,11 @@ export class Players {
     try {
       const me = await this.api.getMe(key);
       this.me = { id: me.id, key, name: me.name };
+      this.following.forget();
       localStorage.setItem(PLAYER_KEY, JSON.stringify(this.me));
       $("pp-key-input").value = "";
       await this.refresh();
-      await this.listGames(false);
+      await Promise.all([this.listGames(false), this.listChallenges(), this.listFollowing()]);
     } catch (e) {
       $("pp-error").textContent = e instanceof ApiError && e.status === 403 ? "That key opens no account." : explain(e);
     }
