@@ -10,8 +10,11 @@ from fastapi import FastAPI
 from app import models  # noqa: F401 - every table on the metadata: foreign keys cross domains
 from app.challenges import endpoints as challenges
 from app.challenges.service import enter_ended_game
+from app.events import endpoints as events
+from app.events.service import apply_events_file, total_round_result
 from app.games import endpoints as games
 from app.games.service import unlink_deleted_player
+from app.kit.auth import hash_secret
 from app.kit.database import make_database
 from app.kit.events import Listeners
 from app.kit.examples import keep_example_nulls
@@ -68,6 +71,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # The events file's events, made or brought up to date (a bad file stops the start).
+        await apply_events_file(database, settings)
         try:
             yield
         finally:
@@ -94,7 +99,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             {"name": "games", "description": "Create and play games"},
             {"name": "layouts", "description": "The geometry to draw a table"},
             {"name": "players", "description": "Accounts by key, their games and statistics"},
-            {"name": "challenges", "description": "The daily challenge and its leaderboard"},
+            {
+                "name": "challenges",
+                "description": "The daily challenge, challenges players set, practice and the "
+                "leaderboards",
+            },
+            {"name": "events", "description": "Events operators run: editions, rounds, cohorts"},
+            {
+                "name": "operators",
+                "description": "Running events (the operator's token; 404 without one set)",
+            },
             {"name": "operations", "description": "Health and readiness"},
         ],
     )
@@ -102,9 +116,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.database = database
     app.state.solver = solver
     app.state.clock = utcnow
+    # The operators' token, kept as its hash (compared as every secret is).
+    app.state.operator_token_hash = (
+        hash_secret(settings.operator_token) if settings.operator_token else None
+    )
     # What follows a game's end, and a player's deletion, in the same transaction.
     app.state.listeners = Listeners(
-        game_ended=(count_ended_game, enter_ended_game),
+        game_ended=(count_ended_game, enter_ended_game, total_round_result),
         player_deleted=(unlink_deleted_player,),
     )
     app.state.rate_limiter = limiter_from(
@@ -130,6 +148,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         challenges.player_challenges_router,
         players.profile_router,
         challenges.router,
+        events.router,
+        events.operator_router,
         health.router,
         metrics.router,
     )

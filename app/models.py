@@ -9,6 +9,7 @@ from app.challenges.models import (
     LeaderboardScore,
     ServerSecret,
 )
+from app.events.models import Edition, Event, EventChange
 from app.games.models import Analysis, Game, Move
 from app.kit.models import Base
 from app.players.models import DailyStreak, Follow, MonthlyWins, Player, PlayerStats
@@ -19,6 +20,9 @@ __all__ = [
     "Challenge",
     "ChallengeEntry",
     "DailyStreak",
+    "Edition",
+    "Event",
+    "EventChange",
     "Follow",
     "Game",
     "LeaderboardBucket",

@@ -148,6 +148,18 @@ class Settings(BaseSettings):
     following_max: int = Field(
         default=500, ge=1, le=100000, description="Players one player may follow"
     )
+    operator_token: str | None = Field(
+        default=None,
+        min_length=32,
+        description="The operators' token (32+ characters) for the event routes under "
+        "/v1/operator; unset: those routes answer 404 and no event is created but by "
+        "EVENTS_FILE",
+    )
+    events_file: str | None = Field(
+        default=None,
+        description="A TOML file of events the server makes, or brings up to date, when it "
+        "starts ([[event]] tables: a key and create_event's fields)",
+    )
     db_pool_size: int = Field(default=5, ge=1, le=100)
     db_statement_timeout_ms: int = Field(default=10000, ge=100, le=600000)
     db_timeout_s: int = Field(
@@ -270,7 +282,13 @@ class Settings(BaseSettings):
 
 
 SECRET_FIELDS = frozenset(
-    {"database_url", "rate_limit_storage_url", "metrics_token", "challenge_secret"}
+    {
+        "database_url",
+        "rate_limit_storage_url",
+        "metrics_token",
+        "challenge_secret",
+        "operator_token",
+    }
 )
 
 

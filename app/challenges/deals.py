@@ -63,3 +63,47 @@ def find_daily_deal(
             return deal, k
         k += 1
     return None, k
+
+
+# -- an event's rounds ----------------------------------------------------------------------
+# Round ``R`` of edition ``E`` (its challenge id "E.R") is dealt as the daily is, from its
+# own label: candidates N(k) of HMAC-SHA256(secret, "tripeaks-event-v1:E.R:k"), the first
+# proved winnable under the event's rules (or the first candidate, for an event that does
+# not ask for winnable deals); its salt, HMAC-SHA256(secret, "tripeaks-event-salt-v1:E.R").
+
+
+def round_candidate(secret: bytes, round_id: str, k: int) -> int:
+    digest = hmac.new(secret, f"tripeaks-event-v1:{round_id}:{k}".encode(), hashlib.sha256)
+    return int.from_bytes(digest.digest()[:8], "big") % (MAX_DEAL_NUMBER + 1)
+
+
+def round_salt(secret: bytes, round_id: str) -> str:
+    digest = hmac.new(secret, f"tripeaks-event-salt-v1:{round_id}".encode(), hashlib.sha256)
+    return digest.hexdigest()[:32]
+
+
+def find_round_deal(
+    secret: bytes,
+    round_id: str,
+    rules: dict[str, object],
+    winnable_only: bool,
+    seconds: float,
+    first: int = 0,
+) -> tuple[Deal | None, int]:
+    """A round's deal (see above) and its candidate's ``k``, as ``find_daily_deal``
+    searches (proofs cut by nodes, not time, so that a retry from ``first`` finds the
+    same deal)."""
+    game_rules = Rules.from_dict(rules)
+    lay = get_layout(game_rules.layout)
+    deadline = time.perf_counter() + seconds
+    k = first
+    while time.perf_counter() < deadline:
+        number = round_candidate(secret, round_id, k)
+        deal = numbered_deal(number, lay.decks, game_rules.jokers)
+        if not winnable_only:
+            return deal, k
+        budget = SearchBudget(max_nodes=NODES_PER_DEAL)
+        if solve_clear(new_game(deal, game_rules, lay), budget).winnable:
+            return deal, k
+        k += 1
+    return None, k

@@ -4,7 +4,7 @@ challenges (under /v1/players/me)."""
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import date
 from enum import StrEnum
 from typing import Annotated
 
@@ -19,14 +19,10 @@ from app.challenges.errors import (
     NotChallengeCreatorProblem,
     TooManyOpenChallengesProblem,
 )
-from app.challenges.models import Challenge, ChallengeEntry
-from app.challenges.repository import Place
+from app.challenges.models import ChallengeEntry
 from app.challenges.schemas import (
     ChallengeCreate,
     ChallengeRead,
-    ChallengeRevealRead,
-    ChallengeStatus,
-    LeaderboardEntryRead,
     LeaderboardRead,
     MyChallengeRead,
     MyChallengesRead,
@@ -39,10 +35,12 @@ from app.challenges.service import (
     board_cursor,
     board_place,
     challenge_id,
+    challenge_out,
     challenge_to_play,
     challenge_to_read,
     check_challenge_id,
     daily_of,
+    leaderboard_out,
     opens_at,
     window_of,
 )
@@ -78,7 +76,7 @@ from app.kit.ratelimit import (
     rate_limit,
     verified,
 )
-from app.kit.schemas import DEFAULT_LAYOUT, LayoutName, RulesRead
+from app.kit.schemas import DEFAULT_LAYOUT, LayoutName
 from app.kit.workload import SolverDep
 from app.players.service import (
     PLAYER_PROBLEMS,
@@ -128,19 +126,6 @@ class Among(StrEnum):
     FOLLOWING = "following"
 
 
-def _entry_out(place: Place) -> LeaderboardEntryRead:
-    return LeaderboardEntryRead(
-        rank=place.rank,
-        global_rank=place.global_rank,
-        player_id=place.player_id,
-        name=place.name,
-        deleted=place.deleted,
-        score=place.score,
-        moves=place.moves,
-        finished_at=place.finished_at,
-    )
-
-
 def _day(text: str) -> date:
     try:
         return date.fromisoformat(text)
@@ -148,39 +133,6 @@ def _day(text: str) -> date:
         raise ValidationProblem(
             f"date: {text!r} is no date (YYYY-MM-DD)", loc=("query", "date")
         ) from None
-
-
-def _status(challenge: Challenge, now: datetime) -> ChallengeStatus:
-    if now >= challenge.closes_at:
-        return ChallengeStatus.CLOSED
-    return ChallengeStatus.OPEN if now >= challenge.opens_at else ChallengeStatus.UPCOMING
-
-
-def challenge_out(challenge: Challenge, now: datetime) -> ChallengeRead:
-    over = now >= challenge.closes_at
-    return ChallengeRead(
-        id=challenge.id,
-        kind=challenge.kind,
-        name=challenge.name,
-        date=challenge.day,
-        layout=challenge.layout,
-        rules=RulesRead.model_validate(challenge.rules),
-        status=_status(challenge, now),
-        opens_at=challenge.opens_at,
-        closes_at=challenge.closes_at,
-        commitment=challenge.commitment,
-        entries=challenge.entries,
-        attempts=challenge.attempts,
-        max_entries=challenge.max_entries,
-        winnable_only=challenge.winnable_only,
-        creator_id=challenge.creator_id,
-        invite_code=challenge.invite_code,
-        reveal=ChallengeRevealRead(deal=challenge.deal.split(), salt=challenge.salt)
-        if over
-        else None,
-        best_score=challenge.best_score if over else None,
-        best_score_searched=over and challenge.best_searched_at is not None,
-    )
 
 
 def _my_entry(entry: ChallengeEntry | None) -> MyEntryRead | None:
@@ -625,13 +577,7 @@ async def get_leaderboard(
         board = await reader.board(challenge_id, kind, limit, after)
     next_cursor = board_cursor(board.next) if board.next is not None else None
     link_next(request, response, next_cursor)
-    return LeaderboardRead(
-        challenge_id=challenge_id,
-        kind=board.kind,
-        ranked=board.ranked,
-        entries=[_entry_out(p) for p in board.places],
-        next=next_cursor,
-    )
+    return leaderboard_out(challenge_id, board, next_cursor)
 
 
 @player_challenges_router.get(

@@ -30,6 +30,8 @@ from app.kit.models import Base, PlayerKind, UTCDateTime, kind_column, utcnow
 class ChallengeKind(StrEnum):
     DAILY = "daily"  # the server's own, one a layout and UTC day
     SET = "set"  # set by a player for whoever they give its id
+    ROUND = "round"  # a round of an event's edition (its id "<edition>.<round>")
+    EDITION = "edition"  # an event's edition: no deal, its entrants ranked by their totals
 
 
 class Challenge(Base):
@@ -110,6 +112,9 @@ class ChallengeEntry(Base):
     moves: Mapped[int | None] = mapped_column(Integer)
     rank_score: Mapped[int | None] = mapped_column(Integer)
     attempts: Mapped[int] = mapped_column(Integer, default=1)  # games started
+    # An edition's entrant: their place in its join order (from 1) and their cohort.
+    number: Mapped[int | None] = mapped_column(Integer)
+    cohort: Mapped[int | None] = mapped_column(Integer)
     started_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
 
@@ -128,6 +133,15 @@ class ChallengeEntry(Base):
         ),
         # A player's entries (list_my_challenges; retention asks whether there are any).
         Index("ix_challenge_entries_player_id", "player_id", "challenge_id"),
+        # An edition's cohort (its board among itself).
+        Index(
+            "ix_challenge_entries_cohort",
+            "challenge_id",
+            "cohort",
+            "player_id",
+            postgresql_where=text("cohort IS NOT NULL"),
+            sqlite_where=text("cohort IS NOT NULL"),
+        ),
     )
 
 

@@ -206,17 +206,97 @@ class ChallengeRepository:
         rows = (await self.session.execute(q)).all()
         return [MyChallenge(c, c.creator_id == player_id, e) for c, e in rows]
 
-    async def count_entry(self, challenge_id: str) -> bool:
-        """Count a new entrant unless the challenge has taken all it may; whether it did
-        (one statement: of two entrants racing for the last place, one gets it)."""
+    async def count_entry(self, challenge_id: str) -> int | None:
+        """Count a new entrant unless the challenge has taken all it may: their number in
+        the order of entry, or None (one statement: of two entrants racing for the last
+        place, one gets it; the row's lock orders them)."""
         c = CHALLENGES.c
         counted = await self.session.execute(
             update(CHALLENGES)
             .where(c.id == challenge_id, or_(c.max_entries.is_(None), c.entries < c.max_entries))
             .values(entries=c.entries + 1)
-            .returning(c.id)
+            .returning(c.entries)
         )
-        return counted.first() is not None
+        row = counted.first()
+        return int(row[0]) if row is not None else None
+
+    async def set_entrant(
+        self, challenge_id: str, player_id: str, number: int, cohort: int | None
+    ) -> None:
+        await self.session.execute(
+            update(ENTRIES)
+            .where(ENTRIES.c.challenge_id == challenge_id, ENTRIES.c.player_id == player_id)
+            .values(number=number, cohort=cohort)
+        )
+
+    async def set_max_entries(self, challenge_id: str, max_entries: int | None) -> None:
+        await self.session.execute(
+            update(CHALLENGES)
+            .where(CHALLENGES.c.id == challenge_id)
+            .values(max_entries=max_entries)
+        )
+
+    async def close_all(self, challenge_ids: list[str], now: datetime) -> None:
+        """Close these challenges at ``now`` (those still open)."""
+        await self.session.execute(
+            update(CHALLENGES)
+            .where(CHALLENGES.c.id.in_(challenge_ids), CHALLENGES.c.closes_at > now)
+            .values(closes_at=now)
+        )
+
+    async def results_of(
+        self, challenge_ids: list[str], player_id: str
+    ) -> list[tuple[int, int, datetime]]:
+        """The player's ranked results (rank score, moves, finish) in these challenges:
+        each entry found by its primary key."""
+        e = ENTRIES.c
+        rows = await self.session.execute(
+            select(e.rank_score, e.moves, e.finished_at).where(
+                e.challenge_id.in_(challenge_ids),
+                e.player_id == player_id,
+                e.rank_score.is_not(None),
+            )
+        )
+        return [(r[0], r[1], _aware(r[2])) for r in rows]
+
+    async def set_total(
+        self,
+        challenge_id: str,
+        player_id: str,
+        total: tuple[int, int, datetime] | None,
+        score: int | None,
+    ) -> None:
+        """Set the entry's result (an edition's entrant's total: rank score, moves, last
+        finish, and its score as shown; None: none yet), moving its board's counts from
+        the old one to the new.
+        The entry's row is locked first (two of the player's rounds ending at once)."""
+        entry = (
+            await self.session.scalars(
+                select(ChallengeEntry)
+                .where(
+                    ChallengeEntry.challenge_id == challenge_id,
+                    ChallengeEntry.player_id == player_id,
+                )
+                .with_for_update()
+                .execution_options(populate_existing=True)
+            )
+        ).one_or_none()
+        if entry is None:
+            return
+        old = (
+            (entry.rank_score, entry.moves, entry.finished_at)
+            if entry.rank_score is not None and entry.moves is not None
+            else None
+        )
+        if old == total and entry.score == score:
+            return
+        if old is not None:
+            await self._count(challenge_id, entry.kind, old[0], old[1], -1)
+        if total is not None:
+            await self._count(challenge_id, entry.kind, total[0], total[1], 1)
+            entry.rank_score, entry.moves, entry.finished_at = total
+            entry.score = score
+        await self.session.flush()
 
     async def set_best(self, challenge_id: str, best_score: int | None) -> None:
         """Keep the best score found (or that none was, in time) unless one was kept."""
@@ -387,17 +467,26 @@ class ChallengeRepository:
         board (``global_rank``), and how many of them are ranked: one statement (see
         ``_among``)."""
         params = {"challenge_id": challenge_id, "kind": kind, "me": player_id, "limit": limit}
+        return await self._group(_FOLLOWING, params, after)
+
+    async def among_cohort(
+        self, challenge_id: str, kind: PlayerKind, cohort: int, after: BoardKey | None, limit: int
+    ) -> tuple[list[Place], int]:
+        """The same among an edition's cohort (its entries by ``ix_challenge_entries_cohort``:
+        at most a cohort's size of them)."""
+        params = {"challenge_id": challenge_id, "kind": kind, "cohort": cohort, "limit": limit}
+        return await self._group(_COHORT, params, after)
+
+    async def _group(
+        self, statements: tuple[Any, Any, Any], params: dict[str, Any], after: BoardKey | None
+    ) -> tuple[list[Place], int]:
+        first, following, count = statements
         if after is None:
-            rows = (await self.session.execute(_AMONG_FIRST, params)).all()
+            rows = (await self.session.execute(first, params)).all()
         else:
-            rows = (
-                await self.session.execute(_AMONG_AFTER, {**params, **_key_params(after)})
-            ).all()
-        if rows:
-            ranked = int(rows[0].ranked)
-        else:
-            ranked = int(await self.session.scalar(_AMONG_RANKED, params) or 0)
-        return [_among_place(r) for r in rows], ranked
+            rows = (await self.session.execute(following, {**params, **_key_params(after)})).all()
+        ranked = rows[0].ranked if rows else await self.session.scalar(count, params)
+        return [_among_place(r) for r in rows], int(ranked or 0)
 
     async def rank_of(
         self, challenge_id: str, kind: PlayerKind, rank_score: int, moves: int
@@ -511,18 +600,14 @@ _BEFORE = _page([tuple_(*_BOARD_KEY) < _AT], descending=True)
 _MINE = _page([ENTRIES.c.player_id == bindparam("player_id")], descending=False, limit=False)
 
 
-def _among(*, after: bool) -> tuple[Any, Any]:
-    """The board among a player (bound as ``me``) and those they follow, and how many of
-    them are ranked. The ids (the player's own, and a primary-key range of ``follows``)
-    are joined by key to ``challenge_entries`` (challenge, player): at most the following
-    bound of lookups, never a scan of the board. They are ranked among themselves by a
-    window over those rows alone; the page is cut after the cursor, and only its rows get
-    their rank on the whole board (the two sums over the counts' tables, as ``_page``)."""
+def _among(ids: Any, *, after: bool) -> tuple[Any, Any]:
+    """The board among a group of players (``ids``, a subquery of their ids, one column
+    ``id``), and how many of them are ranked. The ids are joined by key to
+    ``challenge_entries`` (challenge, player): one lookup each, never a scan of the board.
+    They are ranked among themselves by a window over those rows alone; the page is cut
+    after the cursor, and only its rows get their rank on the whole board (the two sums
+    over the counts' tables, as ``_page``)."""
     e = ENTRIES.c
-    ids = union(
-        select(bindparam("me", type_=e.player_id.type).label("id")),
-        select(FOLLOWS.c.followed_id.label("id")).where(FOLLOWS.c.follower_id == bindparam("me")),
-    ).subquery("ids")
     group = (
         select(
             e.challenge_id,
@@ -586,8 +671,28 @@ def _among(*, after: bool) -> tuple[Any, Any]:
     return page, select(func.count()).select_from(group)
 
 
-_AMONG_FIRST, _AMONG_RANKED = _among(after=False)
-_AMONG_AFTER, _ = _among(after=True)
+def _group_statements(ids: Any) -> tuple[Any, Any, Any]:
+    first, count = _among(ids, after=False)
+    return first, _among(ids, after=True)[0], count
+
+
+# The player (bound as ``me``) and a primary-key range of whom they follow.
+_FOLLOWING = _group_statements(
+    union(
+        select(bindparam("me", type_=ENTRIES.c.player_id.type).label("id")),
+        select(FOLLOWS.c.followed_id.label("id")).where(FOLLOWS.c.follower_id == bindparam("me")),
+    ).subquery("ids")
+)
+# An edition's cohort (bound as ``cohort``), by its index.
+_COHORT_IDS = ENTRIES.alias("cohort_entries")
+_COHORT = _group_statements(
+    select(_COHORT_IDS.c.player_id.label("id"))
+    .where(
+        _COHORT_IDS.c.challenge_id == bindparam("challenge_id"),
+        _COHORT_IDS.c.cohort == bindparam("cohort"),
+    )
+    .subquery("ids")
+)
 
 
 def _among_place(r: Any) -> Place:

@@ -25,7 +25,13 @@ from pydantic import TypeAdapter
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app import engine
-from app.challenges.deals import daily_rules, daily_salt, find_daily_deal
+from app.challenges.deals import (
+    daily_rules,
+    daily_salt,
+    find_daily_deal,
+    find_round_deal,
+    round_salt,
+)
 from app.challenges.errors import (
     AlreadyEnteredProblem,
     ChallengeClosedProblem,
@@ -39,7 +45,14 @@ from app.challenges.errors import (
 )
 from app.challenges.models import Challenge, ChallengeKind
 from app.challenges.repository import BoardKey, ChallengeRepository, MyChallenge, Place
-from app.challenges.schemas import ChallengeCreate
+from app.challenges.schemas import (
+    ChallengeCreate,
+    ChallengeRead,
+    ChallengeRevealRead,
+    ChallengeStatus,
+    LeaderboardEntryRead,
+    LeaderboardRead,
+)
 from app.engine.solver import SearchBudget, solve_best
 from app.games.service import GameService, LoadedGame, record_practice, winnable_deal
 from app.kit.database import Sessions
@@ -48,8 +61,10 @@ from app.kit.events import GameEnded
 from app.kit.ids import is_id, new_id
 from app.kit.models import PlayerKind
 from app.kit.paging import Count32, Int32, RowId, UtcTime, decode_cursor, encode_cursor
+from app.kit.ratelimit import RateLimitedProblem
+from app.kit.schemas import RulesRead
 from app.kit.workload import Searches, SolverPool
-from app.players.service import Player, PlayerService
+from app.players.service import PLAYER_PROBLEMS, Player, PlayerService
 from app.settings import Settings
 
 SECRET_NAME = "challenge"
@@ -60,6 +75,15 @@ START_PROBLEMS = (
     ChallengeNotOpenProblem,
     ChallengeClosedProblem,
     ChallengeFullProblem,
+)
+# What reading a board may answer instead (its own, or an edition's).
+BOARD_PROBLEMS = (
+    *PLAYER_PROBLEMS,
+    NotFoundProblem,
+    NoRankedResultProblem,
+    ChallengeNotOpenProblem,
+    ValidationProblem,
+    RateLimitedProblem,
 )
 _DAILY_ID = re.compile(r"(\d{4}-\d{2}-\d{2})\.([a-z0-9_]{1,32})")
 # A window's bounds: at least an hour; at most the setting's hours (challenge_max_hours),
@@ -88,9 +112,14 @@ def daily_of(value: str) -> tuple[date, str] | None:
         return None
 
 
+# An event's edition ("<event id>.<number>") and round ("<event id>.<number>.<round>").
+_EVENT_ID = re.compile(r"[A-Za-z0-9_-]{1,32}\.\d{1,6}(\.\d{1,2})?")
+
+
 def check_challenge_id(value: str) -> None:
-    """A 404 for an id that can name no challenge (neither a daily's nor a random one)."""
-    if daily_of(value) is None and not is_id(value):
+    """A 404 for an id that can name no challenge (neither a daily's, nor a random one,
+    nor an event's edition or round)."""
+    if daily_of(value) is None and not is_id(value) and _EVENT_ID.fullmatch(value) is None:
         raise NotFoundProblem(f"no challenge {value[:48]!r}")
 
 
@@ -210,6 +239,11 @@ async def challenge_to_play(
     await reader.session.close()
     if stored is None:
         raise NotFoundProblem(f"no challenge {challenge_id[:48]!r}")
+    if stored.kind is not ChallengeKind.SET:
+        raise NotFoundProblem(
+            f"challenge {challenge_id[:48]!r} is an event's: its rounds start with "
+            "start_event_round"
+        )
     return stored
 
 
@@ -243,6 +277,14 @@ async def challenge_to_read(
         best = await writer.best_score(challenge, solver)  # no transaction is open yet
         challenge = await writer.keep_best(challenge.id, best)
     return challenge
+
+
+@dataclass(frozen=True, slots=True)
+class Entrant:
+    """A player's place in an edition: their number in its join order and cohort."""
+
+    number: int
+    cohort: int | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -461,7 +503,7 @@ class ChallengeService:
         an attempt left and none in progress."""
         check_open(challenge, now)
         if await self.challenges.add_entry(challenge.id, player.id, player.kind, now):
-            if not await self.challenges.count_entry(challenge.id):
+            if await self.challenges.count_entry(challenge.id) is None:
                 raise ChallengeFullProblem(
                     f"challenge {challenge.id} has taken {challenge.max_entries} entrants"
                 )
@@ -476,11 +518,102 @@ class ChallengeService:
         await self.challenges.set_entry_game(challenge.id, player.id, game.row.id)
         return game, token
 
+    # -- events' editions -----------------------------------------------------------------
+    async def enter(
+        self, board: Challenge, player: Player, now: datetime, cohort_size: int
+    ) -> Entrant:
+        """The player's place in an edition (its board ``board``): made, in join order, if
+        they had none (409 challenge-full past its bound, as an entrant of any challenge;
+        racing joins are ordered by the board's row), and their cohort from it."""
+        check_open(board, now)
+        if await self.challenges.add_entry(board.id, player.id, player.kind, now):
+            number = await self.challenges.count_entry(board.id)
+            if number is None:
+                raise ChallengeFullProblem(f"{board.id} has taken {board.max_entries} entrants")
+            cohort = (number - 1) // cohort_size if cohort_size else None
+            await self.challenges.set_entrant(board.id, player.id, number, cohort)
+            return Entrant(number, cohort)
+        found = await self.entrant(board.id, player.id)
+        assert found is not None
+        return found
+
+    async def entrant(self, board_id: str, player_id: str) -> Entrant | None:
+        entry = await self.challenges.entry(board_id, player_id)
+        if entry is None or entry.number is None:
+            return None
+        return Entrant(entry.number, entry.cohort)
+
+    async def derive_round(
+        self,
+        round_id: str,
+        rules: dict[str, Any],
+        winnable_only: bool,
+        attempts: int,
+        window: tuple[datetime, datetime],
+        secret: bytes,
+        solver: SolverPool,
+    ) -> dict[str, Any]:
+        """A round's challenge, its deal searched (call it with no transaction open)."""
+        seconds = self.settings.solver_budget_ms / 1000
+        deal, _ = await solver.run(
+            "challenge", seconds, find_round_deal, secret, round_id, rules, winnable_only, seconds
+        )
+        if deal is None:
+            raise ServiceUnavailableProblem(
+                "a round's deal was not proved winnable in time; retry", retry_after=1
+            )
+        salt = round_salt(secret, round_id)
+        return {
+            "id": round_id,
+            "kind": ChallengeKind.ROUND,
+            "day": None,
+            "layout": rules["layout"],
+            "rules": rules,
+            "deal": engine.format_deal(deal),
+            "salt": salt,
+            "commitment": engine.commitment(deal, salt),
+            "opens_at": window[0],
+            "closes_at": window[1],
+            "attempts": attempts,
+            "winnable_only": winnable_only,
+        }
+
+    async def set_max_entries(self, challenge_id: str, max_entries: int | None) -> None:
+        await self.challenges.set_max_entries(challenge_id, max_entries)
+
+    async def close_edition(self, board_id: str, rounds: int, now: datetime) -> None:
+        """Close an edition now (its event cancelled): its board and rounds, and the
+        secrecy of its rounds' games."""
+        ids = [board_id, *(f"{board_id}.{r}" for r in range(1, rounds + 1))]
+        await self.challenges.close_all(ids, now)
+        games = GameService(self.session, self.settings)
+        for challenge_id in ids[1:]:
+            await games.end_secrecy(challenge_id, now)
+
+    async def cohort_board(
+        self, board_id: str, player: Player, limit: int, after: BoardKey | None
+    ) -> Board:
+        """The board of the player's kind among their cohort of the edition ``board_id``,
+        each with their rank on the whole board; a 404 for a player with no cohort."""
+        entry = await self.challenges.entry(board_id, player.id)
+        if entry is None or entry.cohort is None:
+            raise NoRankedResultProblem(f"player {player.id} has no cohort in {board_id}")
+        places, ranked = await self.challenges.among_cohort(
+            board_id, player.kind, entry.cohort, after, limit + 1
+        )
+        more = len(places) > limit
+        places = places[:limit]
+        return Board(board_id, player.kind, ranked, places, places[-1].key if more else None)
+
     async def practice(
         self, challenge: Challenge, player: Player | None, now: datetime
     ) -> tuple[LoadedGame, str]:
         """An unranked game of a closed challenge's deal (the player's when given): hints
         and analysis as in any game, its result compared with the board when it ends."""
+        if challenge.kind is ChallengeKind.EDITION:
+            raise NotFoundProblem(
+                f"{challenge.id} is an edition's board: practise its rounds, each by its id"
+            )
         if not is_closed(challenge, now):
             raise ChallengeStillOpenProblem(
                 f"challenge {challenge.id} is open until {challenge.closes_at.isoformat()}: "
@@ -580,6 +713,29 @@ async def enter_ended_game(session: AsyncSession, ended: GameEnded) -> None:
         )
 
 
+async def total_rounds(
+    session: AsyncSession,
+    board_id: str,
+    round_ids: list[str],
+    player_id: str,
+    *,
+    unplayed: int,
+    lower_is_better: bool,
+) -> None:
+    """An edition's entrant's total, made again from their rounds' best ranked results:
+    the sum of their rank scores (``unplayed`` for a round without one: the rank score of
+    a round not played), of their moves, and the last of their finishes; none before a
+    first result (in the transaction of the move that changed one)."""
+    repository = ChallengeRepository(session)
+    results = await repository.results_of(round_ids, player_id)
+    total, score = None, None
+    if results:
+        rank_score = sum(r[0] for r in results) + unplayed * (len(round_ids) - len(results))
+        total = (rank_score, sum(r[1] for r in results), max(r[2] for r in results))
+        score = rank_score if lower_is_better else -rank_score
+    await repository.set_total(board_id, player_id, total, score)
+
+
 def _rank_score(ended: GameEnded) -> int:
     """The board's order whatever the scheme: the score, negated where higher is better."""
     return ended.score if ended.scoring is engine.Scoring.CARDS_LEFT else -ended.score
@@ -610,3 +766,80 @@ def board_cursor(key: BoardKey) -> str:
 def board_place(cursor: str) -> BoardKey:
     """The place a board's cursor names; a 422 for one this server did not give."""
     return decode_cursor(cursor, BOARD_CURSOR)
+
+
+# -- what a player sees of a challenge and a board ---------------------------------------
+def _status(challenge: Challenge, now: datetime) -> ChallengeStatus:
+    if now >= challenge.closes_at:
+        return ChallengeStatus.CLOSED
+    return ChallengeStatus.OPEN if now >= challenge.opens_at else ChallengeStatus.UPCOMING
+
+
+def challenge_out(challenge: Challenge, now: datetime) -> ChallengeRead:
+    """The challenge as anyone sees it at ``now``: its deal and best score once closed."""
+    over = now >= challenge.closes_at
+    return ChallengeRead(
+        id=challenge.id,
+        kind=challenge.kind,
+        name=challenge.name,
+        date=challenge.day,
+        layout=challenge.layout,
+        rules=RulesRead.model_validate(challenge.rules),
+        status=_status(challenge, now),
+        opens_at=challenge.opens_at,
+        closes_at=challenge.closes_at,
+        commitment=challenge.commitment,
+        entries=challenge.entries,
+        attempts=challenge.attempts,
+        max_entries=challenge.max_entries,
+        winnable_only=challenge.winnable_only,
+        creator_id=challenge.creator_id,
+        invite_code=challenge.invite_code,
+        reveal=ChallengeRevealRead(deal=challenge.deal.split(), salt=challenge.salt)
+        if over and challenge.deal
+        else None,
+        best_score=challenge.best_score if over else None,
+        best_score_searched=over and challenge.best_searched_at is not None,
+    )
+
+
+def leaderboard_out(challenge_id: str, board: Board, next_cursor: str | None) -> LeaderboardRead:
+    return LeaderboardRead(
+        challenge_id=challenge_id,
+        kind=board.kind,
+        ranked=board.ranked,
+        entries=[
+            LeaderboardEntryRead(
+                rank=p.rank,
+                global_rank=p.global_rank,
+                player_id=p.player_id,
+                name=p.name,
+                deleted=p.deleted,
+                score=p.score,
+                moves=p.moves,
+                finished_at=p.finished_at,
+            )
+            for p in board.places
+        ],
+        next=next_cursor,
+    )
+
+
+__all__ = [
+    "BOARD_PROBLEMS",
+    "START_PROBLEMS",
+    "Board",
+    "Challenge",
+    "ChallengeKind",
+    "ChallengeNotOpenProblem",
+    "ChallengeRevealRead",
+    "ChallengeService",
+    "Entrant",
+    "LeaderboardRead",
+    "board_cursor",
+    "board_place",
+    "challenge_out",
+    "challenge_secret",
+    "leaderboard_out",
+    "total_rounds",
+]

@@ -14,6 +14,7 @@ from app.kit.deps import ReadSessionDep, SessionDep
 from app.kit.errors import NotFoundProblem, ValidationProblem
 from app.kit.events import ListenersDep
 from app.kit.headers import LOCATION, NO_STORE
+from app.kit.ids import is_id
 from app.kit.paging import (
     PAGE_HEADERS,
     CursorParam,
@@ -170,14 +171,23 @@ async def delete_me(player: PlayerForWrite, players: PlayersDep) -> Response:
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 
-PlayerIdPath = Annotated[
-    str,
-    Path(
-        max_length=64,
-        description="The id of the player to follow (a leaderboard entry's player_id)",
-        examples=["Jq3rT7uVw0xYz1aBc2dEfg"],
-    ),
-]
+async def followed_of_path(
+    player_id: Annotated[
+        str,
+        Path(
+            max_length=64,
+            description="The id of the player to follow (a leaderboard entry's player_id)",
+            examples=["Jq3rT7uVw0xYz1aBc2dEfg"],
+        ),
+    ],
+) -> str:
+    """The id, or a 404 before anything else is looked at for one that cannot be an id."""
+    if not is_id(player_id):
+        raise NotFoundProblem(f"no player {player_id[:32]!r}")
+    return player_id
+
+
+PlayerIdPath = Annotated[str, Depends(followed_of_path)]
 FOLLOW_PROBLEMS = (*ME_PROBLEMS, NotFoundProblem, FollowSelfProblem, FollowingLimitProblem)
 # The following list's cursor: when the last one was followed, and their id.
 FOLLOWING_CURSOR = TypeAdapter(tuple[UtcTime, RowId])

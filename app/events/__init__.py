@@ -1,0 +1,1 @@
+"""Events operators run: editions, rounds, cohorts (see service.py)."""

@@ -1,0 +1,614 @@
+"""The events' use cases: events operators create, update and cancel (through the API or
+the events file, ending in the same rows, every change logged), their editions made on
+first need, joining an edition, a round's attempt, and the totals of the edition's board.
+
+An edition is made the first time anyone needs it while it is open (or once it has
+closed, to read it): its rounds' deals are searched by the solver with no transaction
+open, then the edition, its rounds (challenges of kind ``round``) and its board (a
+challenge of kind ``edition``, whose entries are the entrants) are stored in one
+transaction; racing requests derive the same deals (they come from the server's secret
+and the round's id) and one set of rows is kept. An entrant's total is kept on their
+entry in the edition's board, in the transaction of the move that ends a round's game: no
+sum over rounds is made on a read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+import tomllib
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app import engine
+from app.challenges.service import (
+    Challenge,
+    ChallengeKind,
+    ChallengeService,
+    Entrant,
+    challenge_secret,
+    total_rounds,
+)
+from app.events.errors import (
+    EventCancelledProblem,
+    EventNotOpenProblem,
+    EventStartedProblem,
+    KindNotAdmittedProblem,
+    NotJoinedProblem,
+)
+from app.events.models import Edition, Entrants, Event, EventChange, EventStatus, Schedule
+from app.events.repository import EventRepository
+from app.events.schedule import (
+    aligned_start,
+    edition_days,
+    edition_window,
+    last_close,
+    next_opening,
+    open_edition,
+    round_window,
+)
+from app.events.schemas import EditionState, EventCreate, EventState, EventUpdate
+from app.games.service import LoadedGame, rules_of
+from app.kit.database import Database, Sessions
+from app.kit.errors import NotFoundProblem, ValidationProblem
+from app.kit.events import GameEnded
+from app.kit.ids import is_id, new_id
+from app.kit.models import PlayerKind, utcnow
+from app.kit.workload import SolverPool
+from app.players.service import Player
+from app.settings import Settings
+
+log = logging.getLogger("app.events")
+
+_EDITION_ID = re.compile(r"([A-Za-z0-9_-]{1,32})\.(\d{1,6})")
+_ROUND_ID = re.compile(r"([A-Za-z0-9_-]{1,32})\.(\d{1,6})\.(\d{1,2})")
+ONCE_LONGEST = timedelta(days=31)
+ONCE_SHORTEST = timedelta(hours=1)
+# The fields that make an edition fair: they may change only while there is none.
+FAIRNESS_FIELDS = (
+    "layout",
+    "rules",
+    "entrants",
+    "rounds",
+    "round_opening",
+    "attempts",
+    "join_required",
+    "cohort_size",
+    "winnable_only",
+    "schedule",
+    "starts_at",
+    "weekday",
+)
+
+
+def edition_id(event_id: str, number: int) -> str:
+    return f"{event_id}.{number}"
+
+
+def round_id(edition: str, number: int) -> str:
+    return f"{edition}.{number}"
+
+
+def parse_round_id(value: str) -> tuple[str, int, int] | None:
+    """(event id, edition number, round) of a round's challenge id; None for another."""
+    match = _ROUND_ID.fullmatch(value)
+    if match is None:
+        return None
+    return match.group(1), int(match.group(2)), int(match.group(3))
+
+
+def admits(event: Event, kind: PlayerKind) -> bool:
+    return event.entrants is Entrants.BOTH or (
+        (event.entrants is Entrants.HUMANS) == (kind is PlayerKind.HUMAN)
+    )
+
+
+def event_state(event: Event, now: datetime) -> EventState:
+    if event.status is EventStatus.CANCELLED:
+        return EventState.CANCELLED
+    if now < event.starts_at:
+        return EventState.UPCOMING
+    if event.finishes_at is not None and now >= event.finishes_at:
+        return EventState.FINISHED
+    return EventState.RUNNING
+
+
+def edition_state(edition: Edition, now: datetime) -> EditionState:
+    if now < edition.opens_at:
+        return EditionState.UPCOMING
+    return EditionState.OPEN if now < edition.closes_at else EditionState.CLOSED
+
+
+def current_edition(event: Event, now: datetime) -> int | None:
+    if event.status is EventStatus.CANCELLED:
+        return None
+    return open_edition(event.schedule, event.starts_at, event.ends_at, now)
+
+
+def next_opens_at(event: Event, now: datetime) -> datetime | None:
+    if event.status is EventStatus.CANCELLED:
+        return None
+    if now < event.starts_at:
+        return event.starts_at
+    return next_opening(event.schedule, event.starts_at, event.ends_at, now)
+
+
+def _edition_commitment(round_commitments: list[str]) -> str:
+    """The board's own commitment: SHA-256 of its rounds' commitments, in order."""
+    text = "tripeaks-edition-v1:" + " ".join(round_commitments)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def event_values(body: EventCreate, now: datetime) -> dict[str, Any]:
+    """The row a new event's body makes, checked: a 422 naming the field refused."""
+    rules = rules_of(body.layout, body.rules)
+    if body.schedule is Schedule.ONCE:
+        if body.weekday is not None:
+            raise ValidationProblem("weekday: for a weekly event only", loc=("body", "weekday"))
+        if body.ends_at is None:
+            raise ValidationProblem(
+                "ends_at: a one-off event needs its end", loc=("body", "ends_at")
+            )
+        if not ONCE_SHORTEST <= body.ends_at - body.starts_at <= ONCE_LONGEST:
+            raise ValidationProblem(
+                "ends_at: 1 hour to 31 days after starts_at", loc=("body", "ends_at")
+            )
+    elif body.weekday is not None and body.schedule is not Schedule.WEEKLY:
+        raise ValidationProblem("weekday: for a weekly event only", loc=("body", "weekday"))
+    starts = aligned_start(body.schedule, body.starts_at, body.weekday)
+    ends = body.ends_at.astimezone(starts.tzinfo) if body.ends_at is not None else None
+    if ends is not None and ends <= starts:
+        raise ValidationProblem("ends_at: after the first edition's start", loc=("body", "ends_at"))
+    if body.round_opening.value == "one_per_day":
+        days = edition_days(body.schedule, starts, ends)
+        if body.rounds > days:
+            raise ValidationProblem(
+                f"rounds: one a day needs an edition of {body.rounds} days; it lasts {days:g}",
+                loc=("body", "rounds"),
+            )
+    return {
+        "name": body.name,
+        "description": body.description,
+        "layout": rules.layout,
+        "rules": rules.to_dict(),
+        "entrants": body.entrants,
+        "rounds": body.rounds,
+        "round_opening": body.round_opening,
+        "attempts": body.attempts,
+        "max_size": body.max_size,
+        "join_required": body.join_required,
+        "cohort_size": body.cohort_size,
+        "winnable_only": body.winnable_only,
+        "schedule": body.schedule,
+        "starts_at": starts,
+        "ends_at": ends,
+        "finishes_at": last_close(body.schedule, starts, ends),
+        "status": EventStatus.ACTIVE,
+    }
+
+
+def _as_json(values: dict[str, Any]) -> dict[str, Any]:
+    return {k: v.isoformat() if isinstance(v, datetime) else v for k, v in values.items()}
+
+
+def _merged(event: Event, body: EventUpdate) -> EventCreate:
+    """The event as it would be with ``body`` applied, as a body that creates it."""
+    current: dict[str, Any] = {
+        "name": event.name,
+        "description": event.description,
+        "layout": event.layout,
+        "rules": {k: v for k, v in event.rules.items() if k != "layout"},
+        "entrants": event.entrants,
+        "rounds": event.rounds,
+        "round_opening": event.round_opening,
+        "attempts": event.attempts,
+        "max_size": event.max_size,
+        "join_required": event.join_required,
+        "cohort_size": event.cohort_size,
+        "winnable_only": event.winnable_only,
+        "schedule": event.schedule,
+        "starts_at": event.starts_at,
+        "ends_at": event.ends_at,
+    }
+    if event.schedule is Schedule.WEEKLY:
+        current["weekday"] = (
+            "monday",
+            "tuesday",
+            "wednesday",
+            "thursday",
+            "friday",
+            "saturday",
+            "sunday",
+        )[event.starts_at.weekday()]
+    given = body.model_dump(exclude_unset=True)
+    if "rules" in given and body.rules is not None:
+        given["rules"] = body.rules.model_dump(exclude_none=True)
+    try:
+        return EventCreate.model_validate({**current, **given})
+    except ValidationError as e:
+        first = e.errors()[0]
+        raise ValidationProblem(
+            f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}",
+            loc=("body", *(str(p) for p in first["loc"])),
+        ) from None
+
+
+@dataclass(frozen=True, slots=True)
+class EditionView:
+    """An edition with its rounds' challenges and its board's."""
+
+    edition: Edition
+    board: Challenge
+    rounds: list[Challenge]
+
+
+class EventService:
+    def __init__(self, session: AsyncSession, settings: Settings) -> None:
+        self.session = session
+        self.settings = settings
+        self.events = EventRepository(session)
+        self.challenges = ChallengeService(session, settings)
+
+    # -- events -------------------------------------------------------------------------
+    async def get(self, event_id: str) -> Event:
+        event = await self.events.get(event_id) if is_id(event_id) else None
+        if event is None:
+            raise NotFoundProblem(f"no event {event_id[:32]!r}")
+        return event
+
+    async def page(
+        self,
+        now: datetime,
+        state: str | None,
+        layout: str | None,
+        kind: PlayerKind | None,
+        after: tuple[datetime, str] | None,
+        limit: int,
+    ) -> tuple[list[Event], tuple[datetime, str] | None]:
+        rows = list(await self.events.page(now, state, layout, kind, after, limit + 1))
+        more = len(rows) > limit
+        rows = rows[:limit]
+        return rows, (rows[-1].starts_at, rows[-1].id) if more else None
+
+    async def create(self, body: EventCreate, now: datetime, *, source: str = "operator") -> Event:
+        values = event_values(body, now)
+        event = Event(id=new_id(), key=None, created_at=now, updated_at=now, **values)
+        await self.events.add(event)
+        await self.events.log(event.id, "created", source, _as_json(values))
+        log.info("event created", extra={"event_id": event.id, "source": source})
+        return event
+
+    async def update(
+        self, event_id: str, body: EventUpdate, now: datetime, *, source: str = "operator"
+    ) -> Event:
+        """Apply ``body`` (see ``EventUpdate``), the event's row locked; logged."""
+        event = await self.events.get(event_id, for_update=True) if is_id(event_id) else None
+        if event is None:
+            raise NotFoundProblem(f"no event {event_id[:32]!r}")
+        if event.status is EventStatus.CANCELLED:
+            raise EventCancelledProblem(f"event {event_id} was cancelled")
+        given = body.model_dump(exclude_unset=True)
+        values = event_values(_merged(event, body), now)
+        changed = {k: v for k, v in values.items() if getattr(event, k) != v}
+        fair = [
+            k
+            for k in FAIRNESS_FIELDS
+            if (k in given and k in changed)
+            or (k == "weekday" and k in given and "starts_at" in changed)
+        ]
+        if fair and await self.events.has_editions(event.id):
+            raise EventStartedProblem(
+                f"{', '.join(sorted(set(fair)))}: the event has had an edition; what makes "
+                "its editions fair no longer changes (cancel it and create another)",
+                fields=sorted(set(fair)),
+            )
+        if (
+            "max_size" in changed
+            and event.max_size is not None
+            and (values["max_size"] is None or values["max_size"] < event.max_size)
+            and await self.events.has_editions(event.id)
+        ):
+            raise EventStartedProblem(
+                "max_size: an event that has had an edition takes more entrants, never fewer",
+                fields=["max_size"],
+            )
+        open_number = current_edition(event, now)
+        if "ends_at" in changed and open_number is not None:
+            window = edition_window(event.schedule, event.starts_at, event.ends_at, open_number)
+            assert window is not None
+            cut = values["ends_at"] is not None and values["ends_at"] < window[1]
+            if cut and (event.schedule is Schedule.ONCE or values["ends_at"] <= window[0]):
+                raise EventStartedProblem(
+                    "ends_at: an edition is open; it may not be cut short",
+                    fields=["ends_at"],
+                )
+        if not changed:
+            return event
+        for name, value in changed.items():
+            setattr(event, name, value)
+        event.updated_at = now
+        if "max_size" in changed and open_number is not None:
+            await self.challenges.set_max_entries(
+                edition_id(event.id, open_number), values["max_size"]
+            )
+        await self.session.flush()
+        await self.events.log(event.id, "updated", source, _as_json(changed))
+        log.info("event updated", extra={"event_id": event.id, "source": source})
+        return event
+
+    async def cancel(self, event_id: str, now: datetime, *, source: str = "operator") -> Event:
+        """Cancel the event: no edition opens from now on; one open closes now (its deals
+        revealed, its board as it stands)."""
+        event = await self.events.get(event_id, for_update=True) if is_id(event_id) else None
+        if event is None:
+            raise NotFoundProblem(f"no event {event_id[:32]!r}")
+        if event.status is EventStatus.CANCELLED:
+            return event
+        open_number = current_edition(event, now)
+        event.status = EventStatus.CANCELLED
+        event.finishes_at = now
+        event.updated_at = now
+        if open_number is not None:
+            edition = await self.events.edition(edition_id(event.id, open_number))
+            if edition is not None:
+                edition.closes_at = now
+                await self.challenges.close_edition(edition.id, event.rounds, now)
+        await self.session.flush()
+        await self.events.log(event.id, "cancelled", source, {"status": "cancelled"})
+        log.info("event cancelled", extra={"event_id": event.id, "source": source})
+        return event
+
+    async def changes(self, event_id: str) -> list[EventChange]:
+        await self.get(event_id)
+        return list(await self.events.changes(event_id))
+
+    # -- editions -----------------------------------------------------------------------
+    def window(self, event: Event, number: int) -> tuple[datetime, datetime]:
+        window = edition_window(event.schedule, event.starts_at, event.ends_at, number)
+        if window is None:
+            raise NotFoundProblem(f"event {event.id} has no edition {number}")
+        return window
+
+    async def stored_edition(self, event: Event, number: int) -> Edition | None:
+        return await self.events.edition(edition_id(event.id, number))
+
+    async def view(self, edition: Edition) -> EditionView:
+        board = await self.challenges.stored(edition.id)
+        rounds = [await self.challenges.stored(round_id(edition.id, r)) for r in range(1, 32)]
+        found = [r for r in rounds if r is not None]
+        assert board is not None
+        return EditionView(edition, board, found)
+
+    async def derive_edition(
+        self, event: Event, number: int, secret: bytes, solver: SolverPool
+    ) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
+        """An edition's rows, its rounds' deals searched (call it with no transaction
+        open): the edition, its rounds' challenges, its board's challenge."""
+        window = self.window(event, number)
+        edition = edition_id(event.id, number)
+        rounds = []
+        for r in range(1, event.rounds + 1):
+            rounds.append(
+                await self.challenges.derive_round(
+                    round_id(edition, r),
+                    event.rules,
+                    event.winnable_only,
+                    event.attempts,
+                    round_window(event.round_opening, window, r),
+                    secret,
+                    solver,
+                )
+            )
+        board = {
+            "id": edition,
+            "kind": ChallengeKind.EDITION,
+            "day": None,
+            "layout": event.layout,
+            "rules": event.rules,
+            "deal": "",
+            "salt": "",
+            "commitment": _edition_commitment([r["commitment"] for r in rounds]),
+            "opens_at": window[0],
+            "closes_at": window[1],
+            "attempts": 1,
+            "max_entries": event.max_size,
+            "winnable_only": event.winnable_only,
+        }
+        row = {
+            "id": edition,
+            "event_id": event.id,
+            "number": number,
+            "opens_at": window[0],
+            "closes_at": window[1],
+        }
+        return row, rounds, board
+
+    async def store_edition(
+        self, row: dict[str, Any], rounds: list[dict[str, Any]], board: dict[str, Any]
+    ) -> Edition:
+        for values in [*rounds, board]:
+            await self.challenges.store(values)
+        await self.events.add_edition_if_absent(row)
+        stored = await self.events.edition(row["id"])
+        assert stored is not None
+        return stored
+
+    # -- entrants -----------------------------------------------------------------------
+    async def join(self, event: Event, edition: Edition, player: Player, now: datetime) -> Entrant:
+        """The player's place in the edition (made if they had none: refused when the
+        edition is full or not open, or the event does not admit their kind)."""
+        self._admit(event, player)
+        board = await self.challenges.stored(edition.id)
+        assert board is not None
+        return await self.challenges.enter(board, player, now, event.cohort_size)
+
+    async def entrant(self, edition: Edition, player: Player) -> Entrant | None:
+        return await self.challenges.entrant(edition.id, player.id)
+
+    async def start_round(
+        self, event: Event, edition: Edition, number: int, player: Player, now: datetime
+    ) -> tuple[LoadedGame, str]:
+        """An attempt of the player's at round ``number`` of the edition: joined first
+        where the event needs it (else joined by it)."""
+        self._admit(event, player)
+        if not 1 <= number <= event.rounds:
+            raise NotFoundProblem(f"event {event.id} has rounds 1 to {event.rounds}")
+        challenge = await self.challenges.stored(round_id(edition.id, number))
+        board = await self.challenges.stored(edition.id)
+        assert challenge is not None and board is not None
+        if await self.challenges.entrant(edition.id, player.id) is None:
+            if event.join_required:
+                raise NotJoinedProblem(
+                    f"event {event.id} needs a player to join (join_event) before playing"
+                )
+            await self.challenges.enter(board, player, now, event.cohort_size)
+        return await self.challenges.start(challenge, player, now)
+
+    @staticmethod
+    def _admit(event: Event, player: Player) -> None:
+        if event.status is EventStatus.CANCELLED:
+            raise EventCancelledProblem(f"event {event.id} was cancelled")
+        if not admits(event, player.kind):
+            raise KindNotAdmittedProblem(
+                f"event {event.id} admits {event.entrants.value}, not a {player.kind.value}",
+                admits=event.entrants.value,
+            )
+
+
+async def edition_to_use(
+    event: Event,
+    number: int | None,
+    reader: EventService,
+    writer: EventService,
+    solver: SolverPool,
+    sessions: Sessions,
+    now: datetime,
+) -> Edition:
+    """Edition ``number`` (the one open now when None: 409 event-not-open without one),
+    made first if nobody needed it yet: read through ``reader`` (its connection then given
+    back), its deals searched with no transaction open, stored through ``writer``. An
+    edition not begun is not made (its deals are committed when it opens)."""
+    if number is None:
+        number = current_edition(event, now)
+        if number is None:
+            raise EventNotOpenProblem(
+                f"event {event.id} has no edition open now",
+                next_opens_at=(lambda t: t.isoformat() if t else None)(next_opens_at(event, now)),
+            )
+    window = reader.window(event, number)
+    stored = await reader.stored_edition(event, number)
+    await reader.session.close()
+    if stored is not None:
+        return stored
+    if now < window[0]:
+        raise EventNotOpenProblem(
+            f"edition {number} of event {event.id} opens at {window[0].isoformat()}",
+            next_opens_at=window[0].isoformat(),
+        )
+    if event.status is EventStatus.CANCELLED and window[0] >= event.updated_at:
+        raise NotFoundProblem(f"event {event.id} was cancelled before edition {number}")
+    secret = await challenge_secret(reader.settings, sessions)
+    row, rounds, board = await reader.derive_edition(event, number, secret, solver)
+    return await writer.store_edition(row, rounds, board)
+
+
+async def total_round_result(session: AsyncSession, ended: GameEnded) -> None:
+    """The listener of ``GameEnded`` (``app.main`` wires it after the challenges'): when
+    the game is an attempt at an event's round, its player's total on the edition's board
+    is made again from their rounds' best results (in the transaction of its last move)."""
+    if ended.challenge_id is None or ended.player_id is None:
+        return
+    parsed = parse_round_id(ended.challenge_id)
+    if parsed is None:
+        return
+    event = await EventRepository(session).get(parsed[0])
+    if event is None:
+        return
+    edition = edition_id(event.id, parsed[1])
+    scoring = engine.Rules.from_dict(event.rules).scoring
+    # A round not played counts 0 points; under cards_left, every tableau card left.
+    unplayed = (
+        len(engine.get_layout(event.layout).positions)
+        if scoring is engine.Scoring.CARDS_LEFT
+        else 0
+    )
+    rounds = [round_id(edition, r) for r in range(1, event.rounds + 1)]
+    await total_rounds(
+        session,
+        edition,
+        rounds,
+        ended.player_id,
+        unplayed=unplayed,
+        lower_is_better=scoring is engine.Scoring.CARDS_LEFT,
+    )
+
+
+# -- the events file --------------------------------------------------------------------
+class EventsFileError(ValueError):
+    """The events file cannot be read or holds an event the API would refuse."""
+
+
+def read_events_file(path: Path) -> list[tuple[str, EventCreate]]:
+    """The events the file declares, each by its key (``[[event]]`` tables with a
+    ``key`` and the fields of create_event), checked as the API checks them."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise EventsFileError(f"EVENTS_FILE {path}: {e}") from None
+    declared: list[tuple[str, EventCreate]] = []
+    for i, table in enumerate(data.get("event", [])):
+        key = table.pop("key", None) if isinstance(table, dict) else None
+        if not isinstance(key, str) or not re.fullmatch(r"[a-z0-9][a-z0-9_-]{0,63}", key):
+            raise EventsFileError(f"EVENTS_FILE {path}: event {i + 1} needs a key ([a-z0-9_-])")
+        try:
+            declared.append((key, EventCreate.model_validate(table)))
+        except ValidationError as e:
+            error = e.errors()[0]
+            where = ".".join(str(p) for p in error["loc"])
+            raise EventsFileError(
+                f"EVENTS_FILE {path}: event {key!r}: {where}: {error['msg']}"
+            ) from None
+    if len({k for k, _ in declared}) != len(declared):
+        raise EventsFileError(f"EVENTS_FILE {path}: two events have the same key")
+    return declared
+
+
+async def apply_events_file(
+    database: Database, settings: Settings, now: datetime | None = None
+) -> int:
+    """Make the events file's events, or bring them up to date, as the API would (the
+    same rows, every change logged with the source ``file``); how many changed. Called
+    when the server starts."""
+    if settings.events_file is None:
+        return 0
+    declared = read_events_file(Path(settings.events_file))
+    moment = now or utcnow()
+    changed = 0
+    for key, body in declared:
+        async with database.sessions() as session:
+            service = EventService(session, settings)
+            values = event_values(body, moment)
+            made = await service.events.add_keyed(
+                {**values, "id": new_id(), "key": key, "created_at": moment, "updated_at": moment}
+            )
+            event = await service.events.by_key(key)
+            assert event is not None
+            if made:
+                await service.events.log(event.id, "created", "file", _as_json(values))
+                changed += 1
+            else:
+                update = EventUpdate.model_validate(body.model_dump(exclude_unset=True))
+                before = event.updated_at
+                try:
+                    event = await service.update(event.id, update, moment, source="file")
+                except (EventStartedProblem, EventCancelledProblem) as e:
+                    raise EventsFileError(f"EVENTS_FILE: event {key!r}: {e.detail}") from None
+                changed += int(event.updated_at != before)
+            await session.commit()
+    return changed
