@@ -62,7 +62,12 @@ from app.games.service import (
 from app.kit.auth import OptionalBearerDep, secret_matches
 from app.kit.clock import ClockDep
 from app.kit.deps import DatabaseDep, ReadSessionDep, SessionDep
-from app.kit.errors import NotFoundProblem, ServiceUnavailableProblem, ValidationProblem
+from app.kit.errors import (
+    NotFoundProblem,
+    ServiceUnavailableProblem,
+    UnauthorizedProblem,
+    ValidationProblem,
+)
 from app.kit.headers import LOCATION
 from app.kit.ids import is_id
 from app.kit.models import PlayerKind
@@ -116,6 +121,7 @@ NumberPath = Annotated[
 ]
 READ_PROBLEMS = (NotFoundProblem, ValidationProblem, RateLimitedProblem)
 OPERATOR_PROBLEMS = (
+    UnauthorizedProblem,
     NotFoundProblem,
     OperatorTokenRefusedProblem,
     ValidationProblem,
@@ -154,11 +160,14 @@ ReadEventsDep = Annotated[EventService, Depends(get_read_events)]
 
 
 async def operator(request: Request, credential: OptionalBearerDep) -> None:
-    """The operator's token, or a 403; with none configured, the route is not there (404)."""
+    """The operator's token (401 without a bearer, 403 for another); with none configured,
+    the route is not there (404)."""
     token: str | None = request.app.state.settings.operator_token
     if token is None:
         raise NotFoundProblem(f"no route {request.url.path[:64]!r}")
-    if credential is None or not secret_matches(credential, request.app.state.operator_token_hash):
+    if credential is None:
+        raise UnauthorizedProblem("this call needs the operator's token: Authorization: Bearer")
+    if not secret_matches(credential, request.app.state.operator_token_hash):
         raise OperatorTokenRefusedProblem("this call needs the operator's token as the bearer")
 
 

@@ -224,7 +224,7 @@ async def follow_player(
     operation_id="unfollow_player",
     status_code=status.HTTP_204_NO_CONTENT,
     dependencies=[rate_limit(Budget.MOVE, needs_key=True)],
-    responses={204: OK_HEADERS, **problem_responses(*ME_PROBLEMS)},
+    responses={204: OK_HEADERS, **problem_responses(*ME_PROBLEMS, NotFoundProblem)},
     summary="Stop following a player",
     description="204 also when the caller did not follow them: the answer is the same.",
 )

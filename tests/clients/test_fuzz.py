@@ -58,7 +58,12 @@ def test_schemathesis_finds_nothing(tmp_path: Path) -> None:
     # Small solver budgets keep the fuzzing of hints and analyses quick.
     # An analysis (of a six peaks game, say) within 2 s, well inside the request timeout.
     with live_server(
-        database_url, HINT_BUDGET_MS="50", SOLVER_BUDGET_MS="300", ANALYSIS_BUDGET_MS="2000"
+        database_url,
+        HINT_BUDGET_MS="50",
+        SOLVER_BUDGET_MS="300",
+        ANALYSIS_BUDGET_MS="2000",
+        # The operator routes are there (answering 401 and 403 to the fuzzer's requests).
+        OPERATOR_TOKEN="fuzzing-operator-token-0123456789abcdef",
     ) as base_url:
         result = subprocess.run(
             [
