@@ -273,7 +273,8 @@ async def challenge_to_read(
         if stored is None:
             raise NotFoundProblem(f"no challenge {challenge_id[:48]!r}")
         challenge = stored
-    if is_closed(challenge, now) and challenge.best_searched_at is None:
+    # (An edition's board has no deal of its own: its rounds have theirs.)
+    if is_closed(challenge, now) and challenge.deal and challenge.best_searched_at is None:
         best = await writer.best_score(challenge, solver)  # no transaction is open yet
         challenge = await writer.keep_best(challenge.id, best)
     return challenge

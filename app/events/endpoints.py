@@ -236,18 +236,23 @@ async def _edition_view(
     database: DatabaseDep,
     now: datetime,
 ) -> EditionView:
-    """The edition (made first if need be), its closed rounds' best scores searched once
-    (with no transaction open), read through the writer."""
+    """The edition (made first if it is open and nobody needed it yet), its closed
+    rounds' best scores searched once (no transaction open, no connection held), then
+    kept through the writer."""
     edition = await edition_to_use(
         event, number, reader, writer, solver.pool, database.sessions, now
     )
-    view = await writer.view(edition)
-    if now >= edition.closes_at:
-        for challenge in view.rounds:
-            if challenge.best_searched_at is None:
-                best = await writer.challenges.best_score(challenge, solver.pool)
-                await writer.challenges.keep_best(challenge.id, best)
-        view = await writer.view(edition)
+    if now < edition.closes_at:
+        return await writer.view(edition, event.rounds)  # it may have been made just now
+    # Closed: made before (a closed edition is not made), and the writer has not begun.
+    view = await reader.view(edition, event.rounds)
+    await reader.session.close()  # no connection held while the solver searches
+    pending = [c for c in view.rounds if c.best_searched_at is None]
+    found = [(c.id, await reader.challenges.best_score(c, solver.pool)) for c in pending]
+    for challenge_id, best in found:
+        await writer.challenges.keep_best(challenge_id, best)
+    if found:
+        view = await writer.view(edition, event.rounds)
     return view
 
 
@@ -329,7 +334,7 @@ async def list_editions(
     before = decode_cursor(cursor, EDITIONS_CURSOR)[0] if cursor is not None else None
     rows = list(await events.events.editions(event.id, before, limit + 1))
     more = len(rows) > limit
-    views = [await events.view(e) for e in rows[:limit]]
+    views = [await events.view(e, event.rounds) for e in rows[:limit]]
     next_cursor = encode_cursor([views[-1].edition.number]) if more else None
     link_next(request, response, next_cursor)
     return EditionList(editions=[edition_out(v, now) for v in views], next=next_cursor)

@@ -378,12 +378,14 @@ class EventService:
     async def stored_edition(self, event: Event, number: int) -> Edition | None:
         return await self.events.edition(edition_id(event.id, number))
 
-    async def view(self, edition: Edition) -> EditionView:
+    async def view(self, edition: Edition, rounds: int) -> EditionView:
+        """The edition with its board's challenge and its ``rounds`` rounds'."""
         board = await self.challenges.stored(edition.id)
-        rounds = [await self.challenges.stored(round_id(edition.id, r)) for r in range(1, 32)]
-        found = [r for r in rounds if r is not None]
-        assert board is not None
-        return EditionView(edition, board, found)
+        found = [
+            await self.challenges.stored(round_id(edition.id, r)) for r in range(1, rounds + 1)
+        ]
+        assert board is not None and all(r is not None for r in found)
+        return EditionView(edition, board, [r for r in found if r is not None])
 
     async def derive_edition(
         self, event: Event, number: int, secret: bytes, solver: SolverPool
@@ -491,9 +493,10 @@ async def edition_to_use(
     now: datetime,
 ) -> Edition:
     """Edition ``number`` (the one open now when None: 409 event-not-open without one),
-    made first if nobody needed it yet: read through ``reader`` (its connection then given
-    back), its deals searched with no transaction open, stored through ``writer``. An
-    edition not begun is not made (its deals are committed when it opens)."""
+    made first if nobody needed it yet while it is open: read through ``reader`` (its
+    connection then given back), its deals searched with no transaction open, stored
+    through ``writer``. An edition not begun is not made (its deals are committed when it
+    opens), nor one that closed unplayed."""
     if number is None:
         number = current_edition(event, now)
         if number is None:
@@ -511,8 +514,10 @@ async def edition_to_use(
             f"edition {number} of event {event.id} opens at {window[0].isoformat()}",
             next_opens_at=window[0].isoformat(),
         )
-    if event.status is EventStatus.CANCELLED and window[0] >= event.updated_at:
-        raise NotFoundProblem(f"event {event.id} was cancelled before edition {number}")
+    if now >= window[1] or event.status is EventStatus.CANCELLED:
+        # Nobody needed it while it was open (or the event was cancelled first): it was
+        # never dealt, and is not dealt now.
+        raise NotFoundProblem(f"edition {number} of event {event.id} was not played")
     secret = await challenge_secret(reader.settings, sessions)
     row, rounds, board = await reader.derive_edition(event, number, secret, solver)
     return await writer.store_edition(row, rounds, board)
