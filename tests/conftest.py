@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
+from datetime import datetime
 from pathlib import Path
 
 import anyio.from_thread
@@ -37,6 +38,7 @@ from app.kit.database import Database, make_database, sessions_of
 from app.main import create_app
 from app.ops.migrations import upgrade
 from app.settings import Settings
+from tests.fixtures.clock import NOON
 from tests.fixtures.postgres import new_postgres_database
 from tests.fixtures.servers import ROOMY_RATE_LIMITS
 
@@ -172,3 +174,17 @@ def client(served: TestClient, isolation_database: Database) -> Iterator[TestCli
     finally:
         database.sessions, database.read_sessions = saved
         portal.call(end, connection)
+
+
+@pytest.fixture
+def set_clock(app: FastAPI) -> Iterator[Callable[[datetime], None]]:
+    """``set_clock(t)``: the run's app tells the time ``t`` until the test ends (``NOON``
+    from the start)."""
+    saved = app.state.clock
+
+    def set_to(moment: datetime) -> None:
+        app.state.clock = lambda: moment
+
+    set_to(NOON)
+    yield set_to
+    app.state.clock = saved

@@ -5,7 +5,6 @@ challenges (under /v1/players/me)."""
 from __future__ import annotations
 
 from datetime import date
-from enum import StrEnum
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Query, Request, Response, status
@@ -30,17 +29,17 @@ from app.challenges.schemas import (
 )
 from app.challenges.service import (
     START_PROBLEMS,
-    Board,
+    Among,
+    Around,
     ChallengeService,
-    board_cursor,
-    board_place,
+    board_page,
+    board_view,
     challenge_id,
     challenge_out,
     challenge_to_play,
     challenge_to_read,
     check_challenge_id,
     daily_of,
-    leaderboard_out,
     opens_at,
     window_of,
 )
@@ -74,15 +73,13 @@ from app.kit.ratelimit import (
     RateLimitedProblem,
     issued,
     rate_limit,
-    verified,
 )
 from app.kit.schemas import DEFAULT_LAYOUT, LayoutName
 from app.kit.workload import SolverDep
 from app.players.service import (
     PLAYER_PROBLEMS,
-    Player,
     PlayerForRead,
-    PlayerService,
+    player_when_needed,
 )
 
 router = APIRouter(prefix="/v1/challenges", tags=["challenges"])
@@ -116,14 +113,6 @@ READ_PROBLEMS = (
 )
 # list_my_challenges' cursor: the last challenge's creation time and id.
 MY_CHALLENGES_CURSOR = TypeAdapter(tuple[UtcTime, RowId])
-
-
-class Around(StrEnum):
-    ME = "me"
-
-
-class Among(StrEnum):
-    FOLLOWING = "following"
 
 
 def _day(text: str) -> date:
@@ -467,10 +456,9 @@ async def start_practice_game(
     response: Response,
 ) -> GameCreated:
     now = clock()
-    player: Player | None = None
-    if credential is not None:
-        player = await PlayerService(reader.session).resolve(credential)
-        verified(request)
+    player = None
+    if credential is not None:  # with a key, the game is the player's
+        player = await player_when_needed(credential, reader.session, request)
     challenge = await challenge_to_read(target, reader, writer, solver.pool, database.sessions, now)
     game, token = await writer.practice(challenge, player, now)
     issued(request, token)
@@ -558,26 +546,11 @@ async def get_leaderboard(
             raise NotFoundProblem(f"no challenge {challenge_id!r}")
         if now < challenge.opens_at:
             raise ChallengeNotOpenProblem(f"challenge {challenge_id} opens at {challenge.opens_at}")
-    if around is not None and among is not None:
-        raise ValidationProblem("around and among: one or the other", loc=("query", "among"))
-    after = board_place(cursor) if cursor is not None else None
-    board: Board
-    if around is Around.ME or among is Among.FOLLOWING:
-        players = PlayerService(reader.session)
-        if credential is None:
-            await players.resolve("")  # the 401 that says a player key is needed
-        assert credential is not None
-        player = await players.resolve(credential)
-        verified(request)
-        if around is Around.ME:
-            board = await reader.around(challenge_id, player, limit)
-        else:
-            board = await reader.among_following(challenge_id, player, limit, after)
-    else:
-        board = await reader.board(challenge_id, kind, limit, after)
-    next_cursor = board_cursor(board.next) if board.next is not None else None
+    view = board_view(around, among)
+    player = await player_when_needed(credential, reader.session, request) if view else None
+    page, next_cursor = await board_page(reader, challenge_id, kind, limit, cursor, view, player)
     link_next(request, response, next_cursor)
-    return leaderboard_out(challenge_id, board, next_cursor)
+    return page
 
 
 @player_challenges_router.get(

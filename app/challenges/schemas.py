@@ -17,6 +17,18 @@ from app.players.service import DisplayName
 MAX_ATTEMPTS = 3
 
 
+class Around(StrEnum):
+    ME = "me"
+
+
+class Among(StrEnum):
+    FOLLOWING = "following"
+
+
+class CohortOf(StrEnum):
+    MINE = "mine"
+
+
 class ChallengeStatus(StrEnum):
     UPCOMING = "upcoming"  # set to open later: nothing may start yet
     OPEN = "open"  # the window is under way: attempts may start

@@ -46,10 +46,13 @@ from app.challenges.errors import (
 from app.challenges.models import Challenge, ChallengeKind
 from app.challenges.repository import BoardKey, ChallengeRepository, MyChallenge, Place
 from app.challenges.schemas import (
+    Among,
+    Around,
     ChallengeCreate,
     ChallengeRead,
     ChallengeRevealRead,
     ChallengeStatus,
+    CohortOf,
     LeaderboardEntryRead,
     LeaderboardRead,
 )
@@ -804,6 +807,40 @@ def challenge_out(challenge: Challenge, now: datetime) -> ChallengeRead:
     )
 
 
+def board_view(
+    around: Around | None, among: Among | None, cohort: CohortOf | None = None
+) -> Around | Among | CohortOf | None:
+    """The one view of a board asked for (None: the whole board); a 422 for more."""
+    asked = [view for view in (around, among, cohort) if view is not None]
+    if len(asked) > 1:
+        raise ValidationProblem("around, among and cohort: one at a time", loc=("query", "among"))
+    return asked[0] if asked else None
+
+
+async def board_page(
+    reader: ChallengeService,
+    board_id: str,
+    kind: PlayerKind,
+    limit: int,
+    cursor: str | None,
+    view: Around | Among | CohortOf | None,
+    player: Player | None,
+) -> tuple[LeaderboardRead, str | None]:
+    """A page of a board (a challenge's, an edition's) and its next cursor: from the top
+    (after ``cursor``), around ``player``, among whom they follow, or in their cohort."""
+    after = board_place(cursor) if cursor is not None else None
+    if view is None or player is None:
+        board = await reader.board(board_id, kind, limit, after)
+    elif view is Around.ME:
+        board = await reader.around(board_id, player, limit)
+    elif view is Among.FOLLOWING:
+        board = await reader.among_following(board_id, player, limit, after)
+    else:
+        board = await reader.cohort_board(board_id, player, limit, after)
+    next_cursor = board_cursor(board.next) if board.next is not None else None
+    return leaderboard_out(board_id, board, next_cursor), next_cursor
+
+
 def leaderboard_out(challenge_id: str, board: Board, next_cursor: str | None) -> LeaderboardRead:
     return LeaderboardRead(
         challenge_id=challenge_id,
@@ -829,16 +866,21 @@ def leaderboard_out(challenge_id: str, board: Board, next_cursor: str | None) ->
 __all__ = [
     "BOARD_PROBLEMS",
     "START_PROBLEMS",
+    "Among",
+    "Around",
     "Board",
     "Challenge",
     "ChallengeKind",
     "ChallengeNotOpenProblem",
     "ChallengeRevealRead",
     "ChallengeService",
+    "CohortOf",
     "Entrant",
     "LeaderboardRead",
     "board_cursor",
+    "board_page",
     "board_place",
+    "board_view",
     "challenge_out",
     "challenge_secret",
     "leaderboard_out",

@@ -14,13 +14,14 @@ from pydantic import TypeAdapter
 from app.challenges.service import (
     BOARD_PROBLEMS,
     START_PROBLEMS,
-    Board,
+    Among,
+    Around,
     ChallengeService,
+    CohortOf,
     LeaderboardRead,
-    board_cursor,
-    board_place,
+    board_page,
+    board_view,
     challenge_out,
-    leaderboard_out,
 )
 from app.events.errors import (
     EventCancelledProblem,
@@ -88,11 +89,10 @@ from app.kit.ratelimit import (
     RateLimitedProblem,
     issued,
     rate_limit,
-    verified,
 )
 from app.kit.schemas import LayoutName, RulesRead
 from app.kit.workload import SolverDep
-from app.players.service import PLAYER_PROBLEMS, PlayerForRead, PlayerService
+from app.players.service import PLAYER_PROBLEMS, PlayerForRead, player_when_needed
 
 router = APIRouter(prefix="/v1/events", tags=["events"])
 operator_router = APIRouter(prefix="/v1/operator/events", tags=["operators"])
@@ -133,18 +133,6 @@ class StateFilter(StrEnum):
     UPCOMING = "upcoming"
     RUNNING = "running"
     FINISHED = "finished"
-
-
-class Around(StrEnum):
-    ME = "me"
-
-
-class Among(StrEnum):
-    FOLLOWING = "following"
-
-
-class Cohort(StrEnum):
-    MINE = "mine"
 
 
 async def get_events(session: SessionDep, request: Request) -> EventService:
@@ -508,10 +496,9 @@ async def get_event_leaderboard(
         Among | None, Query(description="following: the caller and the players they follow")
     ] = None,
     cohort: Annotated[
-        Cohort | None, Query(description="mine: the caller's cohort, ranked among itself")
+        CohortOf | None, Query(description="mine: the caller's cohort, ranked among itself")
     ] = None,
 ) -> LeaderboardRead:
-    now = clock()
     event = await reader.get(event_id)
     reader.window(event, number)
     edition = await reader.stored_edition(event, number)
@@ -520,31 +507,12 @@ async def get_event_leaderboard(
             f"edition {number} of event {event.id} has not been played",
             next_opens_at=None,
         )
-    views = [v for v in (around, among, cohort) if v is not None]
-    if len(views) > 1:
-        raise ValidationProblem("around, among and cohort: one at a time", loc=("query", "cohort"))
-    after = board_place(cursor) if cursor is not None else None
+    view = board_view(around, among, cohort)
+    player = await player_when_needed(credential, reader.session, request) if view else None
     boards = ChallengeService(reader.session, reader.settings)
-    board: Board
-    if views:
-        players = PlayerService(reader.session)
-        if credential is None:
-            await players.resolve("")  # the 401 that says a player key is needed
-        assert credential is not None
-        player = await players.resolve(credential)
-        verified(request)
-        if around is not None:
-            board = await boards.around(edition.id, player, limit)
-        elif among is not None:
-            board = await boards.among_following(edition.id, player, limit, after)
-        else:
-            board = await boards.cohort_board(edition.id, player, limit, after)
-    else:
-        board = await boards.board(edition.id, kind, limit, after)
-    next_cursor = board_cursor(board.next) if board.next is not None else None
+    page, next_cursor = await board_page(boards, edition.id, kind, limit, cursor, view, player)
     link_next(request, response, next_cursor)
-    del now
-    return leaderboard_out(edition.id, board, next_cursor)
+    return page
 
 
 # -- what operators do -----------------------------------------------------------------

@@ -45,6 +45,7 @@ from app.events.errors import (
 from app.events.models import Edition, Entrants, Event, EventChange, EventStatus, Schedule
 from app.events.repository import EventRepository
 from app.events.schedule import (
+    WEEKDAYS,
     aligned_start,
     edition_days,
     edition_window,
@@ -217,15 +218,7 @@ def _merged(event: Event, body: EventUpdate) -> EventCreate:
         "ends_at": event.ends_at,
     }
     if event.schedule is Schedule.WEEKLY:
-        current["weekday"] = (
-            "monday",
-            "tuesday",
-            "wednesday",
-            "thursday",
-            "friday",
-            "saturday",
-            "sunday",
-        )[event.starts_at.weekday()]
+        current["weekday"] = WEEKDAYS[event.starts_at.weekday()]
     given = body.model_dump(exclude_unset=True)
     if "rules" in given and body.rules is not None:
         given["rules"] = body.rules.model_dump(exclude_none=True)

@@ -317,6 +317,18 @@ async def player_for_write(credential: BearerDep, session: SessionDep, request: 
 
 
 PlayerForRead = Annotated[Player, Depends(player_for_read)]
+
+
+async def player_when_needed(
+    credential: str | None, session: AsyncSession, request: Request
+) -> Player:
+    """The player an optional bearer names, for a call that turns out to need one (a
+    board's view of the caller): 401 without a player key, 403 for a key of no account."""
+    player = await PlayerService(session).resolve(credential or "")
+    verified(request)
+    return player
+
+
 PlayerForWrite = Annotated[Player, Depends(player_for_write)]
 
 
@@ -336,4 +348,5 @@ __all__ = [
     "Profile",
     "count_ended_game",
     "is_player_key",
+    "player_when_needed",
 ]

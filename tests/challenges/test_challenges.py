@@ -4,37 +4,23 @@ server's clock set by the test (never by sleeping)."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
 import pytest
-from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from app.challenges.deals import find_daily_deal
 from app.challenges.service import SearchedCandidates
 from app.engine import commitment, parse_deal
+from tests.fixtures.clock import NOON
 from tests.fixtures.deals import verify_commitment
 from tests.fixtures.games import new_game, new_player
 from tests.fixtures.servers import live_server
 
-NOON = datetime(2030, 6, 15, 12, 0, tzinfo=UTC)
 DAY = "2030-06-15"
-
-
-@pytest.fixture
-def set_clock(app: FastAPI) -> Iterator[Callable[[datetime], None]]:
-    """``set_clock(t)``: the server's time is ``t`` until the test ends."""
-    saved = app.state.clock
-
-    def set_to(moment: datetime) -> None:
-        app.state.clock = lambda: moment
-
-    set_to(NOON)
-    yield set_to
-    app.state.clock = saved
 
 
 def start(client: TestClient, layout: str, auth: dict[str, str]) -> Any:

@@ -3,30 +3,16 @@ SQLite and PostgreSQL (the server's clock set by the test)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from datetime import UTC, datetime, timedelta
+from collections.abc import Callable
+from datetime import datetime, timedelta
 from typing import Any
 
-import pytest
-from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
+from tests.fixtures.clock import NOON
 from tests.fixtures.games import new_player
 
-NOON = datetime(2030, 6, 15, 12, 0, tzinfo=UTC)
 BOARD = "/v1/challenges/2030-06-15.golf/leaderboard"
-
-
-@pytest.fixture
-def set_clock(app: FastAPI) -> Iterator[Callable[[datetime], None]]:
-    saved = app.state.clock
-
-    def set_to(moment: datetime) -> None:
-        app.state.clock = lambda: moment
-
-    set_to(NOON)
-    yield set_to
-    app.state.clock = saved
 
 
 def play_golf_daily(client: TestClient, auth: dict[str, str], draws: int) -> None:
