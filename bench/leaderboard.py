@@ -32,6 +32,10 @@ strictly better among them, their global ranks in order), and the first page's p
 and global ranks against a window ``rank()`` over the whole board in SQL.
 
 Goals: first page <= 2 bare requests; around=me <= 5; among=following (500 followed) <= 5.
+
+Then, on the same database and server (which has an operator's token and a challenge
+secret for it), an event's edition board at 100,000 entrants and 7 rounds: its first page,
+``around=me`` and ``cohort=mine``, each <= 5 bare requests (``bench/event_board.py``).
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ from typing import Any
 import httpx
 from sqlalchemy import create_engine, text
 
+from bench import event_board
 from bench.http import Server, migrate, new_postgres_database
 from tests.fixtures.servers import ROOMY_RATE_LIMITS, free_port, server_process, uvicorn_command
 
@@ -62,7 +67,13 @@ FOLLOWING = f"among=following (20 of {FOLLOWED + 1})"
 @contextmanager
 def bench_server(database_url: str) -> Iterator[Server]:
     port = free_port()
-    env = {**os.environ, **ROOMY_RATE_LIMITS, "DATABASE_URL": database_url, "LOG_LEVEL": "warning"}
+    env = {
+        **os.environ,
+        **ROOMY_RATE_LIMITS,
+        **event_board.SERVER_ENV,
+        "DATABASE_URL": database_url,
+        "LOG_LEVEL": "warning",
+    }
     command = [*uvicorn_command("bench._app:create_bench_app", port), "--workers", "1"]
     with server_process(command, port, env) as proc:
         yield Server(f"http://127.0.0.1:{port}", proc.pid)
@@ -290,6 +301,8 @@ def run(argv: Sequence[str]) -> None:
                         r = call()
                         times[name].append(time.perf_counter() - t0)
                         assert r.status_code == 200, (name, r.status_code, r.text[:200])
+            entrants = 10_000 if "--quick" in argv else event_board.ENTRANTS
+            edition = event_board.measure(c, url, entrants, rounds, per_round)
     bare = statistics.median(times["bare GET (sync def)"])
     print(
         f"PostgreSQL, {entries + 1:,} ranked results in one challenge (loaded in "
@@ -320,4 +333,5 @@ def run(argv: Sequence[str]) -> None:
         f"goal: among=following <= {FOLLOWING_GOAL}x bare: {among:.2f}x "
         f"{'met' if among <= FOLLOWING_GOAL else 'MISSED'}"
     )
+    event_board.report(edition)
     print(f"(leaderboard bench took {time.perf_counter() - began:.0f} s)")

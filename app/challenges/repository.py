@@ -515,43 +515,66 @@ def _key_params(key: BoardKey) -> dict[str, Any]:
     }
 
 
-def _page(where: list[Any], *, descending: bool, limit: bool = True) -> Any:
-    """Board rows with their ranks and their players' names: the rank of each row is one
-    plus two sums read from the counts' tables (see the module's doc), the name comes from
-    the players' table. Built once (with bind parameters): building a statement this size
-    costs more than running it."""
-    e = ENTRIES.c
-    scores_ahead = (
-        select(func.coalesce(func.sum(SCORES.c.entries), 0))
-        .where(
-            SCORES.c.challenge_id == e.challenge_id,
-            SCORES.c.kind == e.kind,
-            SCORES.c.rank_score < e.rank_score,
-        )
-        .scalar_subquery()
+# Each score of a board (bound as challenge_id, kind) with the results of the better
+# scores: one running sum over its counts (a few hundred rows), made once a statement.
+_AHEAD = (
+    select(
+        SCORES.c.rank_score,
+        (func.sum(SCORES.c.entries).over(order_by=SCORES.c.rank_score) - SCORES.c.entries).label(
+            "before"
+        ),
     )
+    .where(SCORES.c.challenge_id == bindparam("challenge_id"), SCORES.c.kind == bindparam("kind"))
+    .subquery("ahead")
+)
+
+
+def _ranked(rows: Any, *columns: Any, descending: bool = False) -> Any:
+    """A page's rows (``rows``, a subquery of board rows already cut to the page) with
+    their ranks on the whole board and their players' names, in board order: a rank is
+    one plus the results of the better scores (``_AHEAD``, joined by score: one running
+    sum for the page, not a sum for each row) plus those of the same score in fewer moves
+    (``leaderboard_buckets``: the few move counts of that score)."""
+    r = rows.c
     moves_ahead = (
         select(func.coalesce(func.sum(BUCKETS.c.entries), 0))
         .where(
-            BUCKETS.c.challenge_id == e.challenge_id,
-            BUCKETS.c.kind == e.kind,
-            BUCKETS.c.rank_score == e.rank_score,
-            BUCKETS.c.moves < e.moves,
+            BUCKETS.c.challenge_id == bindparam("challenge_id"),
+            BUCKETS.c.kind == bindparam("kind"),
+            BUCKETS.c.rank_score == r.rank_score,
+            BUCKETS.c.moves < r.moves,
         )
         .scalar_subquery()
     )
-    statement = (
+    key = (r.rank_score, r.moves, r.finished_at, r.player_id)
+    return (
         select(
-            e.player_id,
-            e.score,
-            e.moves,
-            e.finished_at,
-            e.rank_score,
-            (1 + scores_ahead + moves_ahead).label("rank"),
+            r.player_id,
+            r.score,
+            r.moves,
+            r.finished_at,
+            r.rank_score,
+            (1 + func.coalesce(_AHEAD.c.before, 0) + moves_ahead).label("rank"),
             PLAYERS.c.name,
             PLAYERS.c.deleted_at,
+            *columns,
         )
-        .select_from(ENTRIES.outerjoin(PLAYERS, PLAYERS.c.id == e.player_id))
+        .select_from(
+            rows.outerjoin(_AHEAD, _AHEAD.c.rank_score == r.rank_score).outerjoin(
+                PLAYERS, PLAYERS.c.id == r.player_id
+            )
+        )
+        .order_by(*(c.desc() for c in key) if descending else key)
+    )
+
+
+def _page(where: list[Any], *, descending: bool, limit: bool = True) -> Any:
+    """Board rows after (or before) a place, cut to the page in the order of the board's
+    index (a range of it, never a scan), then ranked (``_ranked``). Built once (with bind
+    parameters): building a statement this size costs more than running it."""
+    e = ENTRIES.c
+    rows = (
+        select(e.player_id, e.score, e.moves, e.finished_at, e.rank_score)
         .where(
             e.challenge_id == bindparam("challenge_id"),
             e.kind == bindparam("kind"),
@@ -560,7 +583,9 @@ def _page(where: list[Any], *, descending: bool, limit: bool = True) -> Any:
         )
         .order_by(*(c.desc() for c in _BOARD_KEY) if descending else _BOARD_KEY)
     )
-    return statement.limit(bindparam("limit")) if limit else statement
+    if limit:
+        rows = rows.limit(bindparam("limit"))
+    return _ranked(rows.subquery("page"), descending=descending)
 
 
 def _place(r: Any) -> Place:
@@ -605,8 +630,7 @@ def _among(ids: Any, *, after: bool) -> tuple[Any, Any]:
     ``id``), and how many of them are ranked. The ids are joined by key to
     ``challenge_entries`` (challenge, player): one lookup each, never a scan of the board.
     They are ranked among themselves by a window over those rows alone; the page is cut
-    after the cursor, and only its rows get their rank on the whole board (the two sums
-    over the counts' tables, as ``_page``)."""
+    after the cursor, and only its rows get their rank on the whole board (``_ranked``)."""
     e = ENTRIES.c
     group = (
         select(
@@ -629,46 +653,12 @@ def _among(ids: Any, *, after: bool) -> tuple[Any, Any]:
         .subquery("among")
     )
     g = group.c
-    scores_ahead = (
-        select(func.coalesce(func.sum(SCORES.c.entries), 0))
-        .where(
-            SCORES.c.challenge_id == g.challenge_id,
-            SCORES.c.kind == g.kind,
-            SCORES.c.rank_score < g.rank_score,
-        )
-        .scalar_subquery()
-    )
-    moves_ahead = (
-        select(func.coalesce(func.sum(BUCKETS.c.entries), 0))
-        .where(
-            BUCKETS.c.challenge_id == g.challenge_id,
-            BUCKETS.c.kind == g.kind,
-            BUCKETS.c.rank_score == g.rank_score,
-            BUCKETS.c.moves < g.moves,
-        )
-        .scalar_subquery()
-    )
     key = (g.rank_score, g.moves, g.finished_at, g.player_id)
-    page = (
-        select(
-            g.player_id,
-            g.score,
-            g.moves,
-            g.finished_at,
-            g.rank_score,
-            g.local_rank,
-            g.ranked,
-            (1 + scores_ahead + moves_ahead).label("rank"),
-            PLAYERS.c.name,
-            PLAYERS.c.deleted_at,
-        )
-        .select_from(group.outerjoin(PLAYERS, PLAYERS.c.id == g.player_id))
-        .order_by(*key)
-        .limit(bindparam("limit"))
-    )
+    rows = select(group).order_by(*key).limit(bindparam("limit"))
     if after:
-        page = page.where(tuple_(*key) > _AT)
-    return page, select(func.count()).select_from(group)
+        rows = rows.where(tuple_(*key) > _AT)
+    page = rows.subquery("page")
+    return _ranked(page, page.c.local_rank, page.c.ranked), select(func.count()).select_from(group)
 
 
 def _group_statements(ids: Any) -> tuple[Any, Any, Any]:
