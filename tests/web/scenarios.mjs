@@ -936,6 +936,196 @@ export async function streak(run) {
   await context.close();
 }
 
+// ------------------------------------------------------------------ events
+
+/** What the event's page shows: title, when, facts, rules, the player's entry, rounds. */
+async function eventPage(page) {
+  return page.evaluate(() => {
+    const text = (id) => document.getElementById(id).textContent.replace(/\s+/g, " ").trim();
+    return {
+      title: text("ev-title"),
+      when: text("ev-when"),
+      facts: document.getElementById("ev-facts").innerText.replace(/\s+/g, " ").trim(),
+      rules: [...document.querySelectorAll("#ev-rules li")].map((li) => li.textContent),
+      entry: document.getElementById("ev-entry").hidden ? "" : text("ev-entry"),
+      join: !document.getElementById("ev-join").hidden,
+      rounds: [...document.querySelectorAll("#ev-rounds li")].map((li) => ({
+        round: Number(li.dataset.round),
+        text: li.innerText.replace(/\s+/g, " "),
+        mine: li.querySelector(".mine")?.textContent ?? null,
+        button: li.querySelector("button")?.textContent ?? null,
+      })),
+    };
+  });
+}
+
+/** The events the server runs (the test made them through the operator's API, the
+ * league with five entrants before this player): the list of those running; a weekly golf
+ * event whose rounds open one a day; then the league: joined (sixth, so in the second
+ * cohort of three), its first round played, the cohort's board at the end checked against
+ * the API's (and the whole board's), and back to the event with the round's best. */
+export async function events(run) {
+  const { base, screen, event: eventId, golf: golfId } = run.config;
+  const touch = screen !== "desktop";
+  const act = (page, sel) => (touch ? page.tap(sel) : page.click(sel));
+  const context = await run.context(screen);
+  const page = await run.page(context);
+  await page.goto(base);
+  await until(page, () => document.body.dataset.version === "0");
+  const me = await player(page);
+  await apiAs(base, me.key, "/v1/players/me", { method: "PATCH", body: { name: "Zoe" } });
+
+  // The events running now, from the new-game panel: the API's list, in its order.
+  await act(page, "#new-game-button");
+  await page.waitForSelector("dialog#new-game[open]");
+  await act(page, "#ng-events");
+  await page.waitForSelector('dialog#events[open][data-mode="list"]');
+  const listed = (await apiAs(base, null, "/v1/events?state=running&kind=human")).events;
+  const event = listed.find((e) => e.id === eventId);
+  assert(event && listed.some((e) => e.id === golfId), `both events are running: ${listed.map((e) => e.name)}`);
+  await until(page, (n) => document.querySelectorAll("#ev-list li[data-entrants]").length === n, listed.length);
+  const items = await page.$$eval("#ev-list li", (lis) => lis.map((li) => ({ id: li.dataset.event, text: li.innerText.replace(/\s+/g, " ") })));
+  assert(JSON.stringify(items.map((i) => i.id)) === JSON.stringify(listed.map((e) => e.id)), `the list is the API's: ${JSON.stringify(items)}`);
+  const number = event.current_edition;
+  let edition = await apiAs(base, null, `/v1/events/${eventId}/editions/${number}`);
+  const item = items.find((i) => i.id === eventId).text;
+  assert(
+    item.includes(event.name) && /TriPeaks · 3 rounds · ends in (48 hours|2 days)/.test(item) && item.includes(`${edition.entrants} players · cohorts of 3`),
+    `the league in the list: ${item} (${edition.entrants} entrants)`,
+  );
+  const golfItem = items.find((i) => i.id === golfId).text;
+  assert(/Golf · 3 rounds · ends in \d+ days/.test(golfItem) && /one board/.test(golfItem), `the golf week in the list: ${golfItem}`);
+  await run.shot(page, `${screen}-events.png`);
+  await axe(run, page, `${screen}, the events running`);
+  run.step(`events listed: ${items.map((i) => i.text).join(" | ")}`);
+
+  // The golf week: rounds open one a day, the later ones say when; no join (a round enters).
+  await act(page, `#ev-list button[data-event="${golfId}"]`);
+  await page.waitForSelector('dialog#events[data-mode="event"]');
+  await until(page, () => document.querySelectorAll("#ev-rounds li").length === 3);
+  const golfEvent = listed.find((e) => e.id === golfId);
+  const golfEdition = await apiAs(base, null, `/v1/events/${golfId}/editions/${golfEvent.current_edition}`);
+  let view = await eventPage(page);
+  assert(view.title === "Golf week" && !view.join && view.rules.includes("Your first round enters you."), `the golf week: ${JSON.stringify(view)}`);
+  assert(view.rules.some((r) => r.startsWith("3 rounds of Golf, one more opening each day")), `its rules: ${view.rules}`);
+  for (const r of golfEdition.rounds) {
+    const shownRound = view.rounds.find((x) => x.round === r.round);
+    if (new Date(r.opens_at) > Date.now()) {
+      const hours = Math.round((new Date(r.opens_at) - Date.now()) / 3600_000);
+      assert(shownRound.button === null && new RegExp(`opens in (${hours - 1}|${hours}|${hours + 1}) hours|opens in \\d days|opens tomorrow`).test(shownRound.text), `round ${r.round} opens later (${r.opens_at}): ${shownRound.text}`);
+    } else {
+      assert(shownRound.button === `Play round ${r.round}` && /open · 1 played it/.test(shownRound.text), `round ${r.round} is open: ${shownRound.text}`);
+    }
+  }
+  await page.locator("#ev-rounds").scrollIntoViewIfNeeded();
+  await run.shot(page, `${screen}-event-rounds-later.png`);
+  run.step(`golf week: ${view.rounds.map((r) => r.text).join(" | ")}`);
+  await act(page, "#ev-back");
+  await page.waitForSelector('dialog#events[data-mode="list"]');
+
+  // The league: its rules in words, then joined.
+  await until(page, (id) => document.querySelector(`#ev-list button[data-event="${id}"]`), eventId);
+  await act(page, `#ev-list button[data-event="${eventId}"]`);
+  await page.waitForSelector('dialog#events[data-mode="event"]');
+  await until(page, () => !document.getElementById("ev-join").hidden && document.querySelectorAll("#ev-rounds li").length === 3);
+  view = await eventPage(page);
+  assert(view.title === event.name && /^Open: ends in (48 hours|2 days)/.test(view.when), `the league's page: ${view.title}, ${view.when}`);
+  assert(/Layout TriPeaks/.test(view.facts) && /Rounds 3/.test(view.facts) && /Tries a round best of 2/.test(view.facts) && view.facts.includes(`Players ${edition.entrants}`) && /Cohorts 3 players/.test(view.facts), `its facts: ${view.facts}`);
+  for (const words of ["3 rounds of TriPeaks, all open at once", "Up to 2 tries at each round", "cohorts of 3", "Join, then play the rounds in any order."]) {
+    assert(view.rules.some((r) => r.includes(words)), `its rules say "${words}": ${view.rules}`);
+  }
+  assert(view.rounds.every((r) => r.button === null) && /Join to play/.test(view.entry), `no round to play before joining: ${JSON.stringify(view)}`);
+  await run.shot(page, `${screen}-event-page.png`);
+  await act(page, "#ev-join");
+  await until(page, () => /You have joined/.test(document.getElementById("ev-entry").textContent) && document.querySelectorAll("#ev-rounds button").length === 3);
+  const place = await apiAs(base, me.key, `/v1/events/${eventId}/join`, { method: "POST" }); // again: the same place
+  edition = await apiAs(base, null, `/v1/events/${eventId}/editions/${number}`);
+  assert(place.player_id === me.id && place.number === edition.entrants && place.cohort === Math.floor((place.number - 1) / 3), `the player's place: ${JSON.stringify(place)}`);
+  await until(page, () => /of your cohort ranked so far/.test(document.querySelector("#ev-board .board-text").textContent));
+  view = await eventPage(page);
+  assert(view.entry === `You have joined: number ${place.number} to join, in cohort ${place.cohort + 1}.` && !view.join, `the entry: ${view.entry}`);
+  assert(view.facts.includes(`Players ${edition.entrants}`), `the players counted: ${view.facts}`);
+  assert(JSON.stringify(view.rounds.map((r) => r.button)) === JSON.stringify(["Play round 1", "Play round 2", "Play round 3"]), `the rounds to play: ${JSON.stringify(view.rounds)}`);
+  const cohortButton = '#ev-board .board-toggle button[data-among="cohort"]';
+  assert(await page.isVisible(cohortButton) && (await page.getAttribute(cohortButton, "aria-pressed")) === "true", "the event's board opens on the player's cohort");
+  await run.shot(page, `${screen}-event-joined.png`);
+  await axe(run, page, `${screen}, an event's page, joined`);
+  run.step(`joined: ${view.entry}`);
+
+  // Round 1: an ordinary game, named in the header, ranked, no hints.
+  await act(page, '#ev-rounds li[data-round="1"] button');
+  await page.waitForSelector("dialog#events", { state: "hidden" });
+  await until(page, (name) => document.getElementById("game-sub").textContent.startsWith(`Event · ${name} · round 1`) && document.body.dataset.version === "0", event.name);
+  const state = await apiState(page);
+  assert(state.challenge?.id === `${edition.id}.1` && state.challenge.ranked && state.player_id === me.id, `the round's game: ${JSON.stringify(state.challenge)}`);
+  assert(await page.isHidden("#hint"), "no hints in an event's round");
+  await check(run, page, "an event's round");
+  await playThenConcede(page, 3, touch);
+
+  // The end: the edition's board, the player's cohort first, as the API ranks it.
+  await until(page, () => /ranked \d+ of \d+ in your cohort \(#\d+ overall\)/.test(document.getElementById("rank-text").textContent));
+  assert((await page.textContent("#rank-title")) === "The event's leaderboard" && (await page.textContent("#again")) === "Back to the event", "the end names the event and leads back to it");
+  const cohort = await apiAs(base, me.key, `/v1/events/${eventId}/editions/${number}/leaderboard?cohort=mine&limit=50`);
+  await until(page, (n) => document.querySelectorAll("#rank-list li").length === n, cohort.entries.length);
+  let lines = await boardLines(page, "#ranking");
+  assert(cohort.ranked === 3 && lines.length === 3, `the cohort of three: ${JSON.stringify(cohort)}`);
+  cohort.entries.forEach((e, i) => {
+    const l = lines[i];
+    assert(l.player === e.player_id && l.text.startsWith(`#${e.rank} | `) && l.text.includes(` | ${e.moves} moves · #${e.global_rank} overall | ${String(e.score).replace("-", "−")}`), `cohort line ${i}: ${l.text} for ${JSON.stringify(e)}`);
+  });
+  const mine = cohort.entries.find((e) => e.player_id === me.id);
+  const rankText = await page.textContent("#rank-text");
+  assert(rankText === `You are ranked ${mine.rank} of 3 in your cohort (#${mine.global_rank} overall).`, `the player's place: ${rankText}`);
+  assert(lines.find((l) => l.me)?.text.includes("You") && lines.filter((l) => !l.me).every((l) => l.button === "Follow"), `a follow button on the others' lines: ${JSON.stringify(lines)}`);
+  await run.shot(page, `${screen}-event-board.png`);
+  await axe(run, page, `${screen}, an event's board, the player's cohort`);
+  run.step(`cohort board: ${lines.map((l) => l.text).join(" | ")}`);
+
+  // Everyone: the whole board, the player's place on it.
+  await act(page, '#ranking .board-toggle button[data-among=""]');
+  await until(page, () => /^You are ranked \d+ of \d+\.$/.test(document.getElementById("rank-text").textContent));
+  const whole = await apiAs(base, null, `/v1/events/${eventId}/editions/${number}/leaderboard?limit=100`);
+  const overall = whole.entries.find((e) => e.player_id === me.id);
+  assert((await page.textContent("#rank-text")) === `You are ranked ${overall.rank} of ${whole.ranked}.` && overall.rank === mine.global_rank, `the whole board: ${await page.textContent("#rank-text")}`);
+  lines = await boardLines(page, "#ranking");
+  assert(lines.slice(0, 3).every((l, i) => l.player === whole.entries[i].player_id), "the top of the whole board");
+
+  // Back to the event: the round's best, a second try offered, the total.
+  await until(page, () => "armed" in document.getElementById("end").dataset);
+  await act(page, "#again");
+  await page.waitForSelector('dialog#events[open][data-mode="event"]');
+  await until(page, () => /Your best/.test(document.querySelector('#ev-rounds li[data-round="1"]')?.textContent ?? ""));
+  const entries = (await apiAs(base, me.key, "/v1/players/me/challenges?limit=100")).challenges;
+  const round1 = entries.find((c) => c.challenge.id === `${edition.id}.1`).entry;
+  const total = entries.find((c) => c.challenge.id === edition.id).entry;
+  view = await eventPage(page);
+  const first = view.rounds[0];
+  assert(first.mine === `Your best: ${round1.score} in ${round1.moves} moves · 1 of 2 tries` && first.button === "Play again (2 of 2)", `round 1 after a try: ${JSON.stringify(first)}`);
+  assert(view.entry.endsWith(`Your total: ${total.score} (${total.moves} moves).`) && total.score === overall.score, `the total: ${view.entry}`);
+  run.step(`back to the event: ${first.text}; ${view.entry}`);
+
+  // Under "Me": the edition is one line (its total), its rounds not listed apart; it opens
+  // the event's page.
+  await act(page, "#ev-done");
+  await act(page, "#player-button");
+  await page.waitForSelector("dialog#player-panel[open]");
+  await until(page, (name) => document.getElementById("pp-challenges").textContent.includes(`Event: ${name}`), event.name);
+  const listedMine = await page.$$eval("#pp-challenges li", (lis) => lis.map((li) => li.textContent));
+  assert(listedMine.length === 1 && listedMine[0].includes(`Event: ${event.name} · TriPeaks · open · total ${total.score}`), `the player's challenges: ${listedMine}`);
+  await act(page, `#pp-challenges button[data-event="${eventId}"]`);
+  await page.waitForSelector('dialog#events[open][data-mode="event"]');
+  await until(page, (name) => document.getElementById("ev-title").textContent === name && document.querySelectorAll("#ev-rounds li").length === 3, event.name);
+
+  // A link to the event opens its page over the saved game; closing it drops the query.
+  await page.goto(`${base}/?event=${eventId}`);
+  await page.waitForSelector('dialog#events[open][data-mode="event"]');
+  await until(page, (name) => document.getElementById("ev-title").textContent === name, event.name);
+  await act(page, "#ev-done");
+  await until(page, (id) => location.search === "" && JSON.parse(localStorage.getItem("tripeaks.game")).id === id && document.body.dataset.status === "conceded", state.id);
+  run.seen.player = me;
+  await context.close();
+}
+
 /** The interactive docs, /docs (Swagger UI) and /redoc (ReDoc), under their
  * Content-Security-Policy: each renders the API from the spec, with no violation (a
  * refused script, style, image or worker is a console error, which fails the run). */

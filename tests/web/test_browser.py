@@ -9,7 +9,8 @@ phone; a tapped button's colour on a touch screen; rapid taps on a slow network;
 link; every card of every layout on every screen; the daily challenge to its leaderboard;
 a challenge set among friends, its link copied and opened in another browser, played, its
 board read among the people followed, then closed and practised; the player page's daily
-streaks and badges.
+streaks and badges; events the operator made, listed, joined, a round played and the
+cohort's board.
 After each step it checks what the page shows against the API's state; axe-core checks
 the page at several states. Screenshots go to ``var/screenshots/`` (or
 ``$SCREENSHOT_DIR``; ``make screenshots`` runs these tests for them alone).
@@ -27,6 +28,7 @@ import re
 import shutil
 import subprocess
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +51,8 @@ DRIVER = HERE / "play.mjs"
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 SCREENSHOTS = Path(os.environ.get("SCREENSHOT_DIR", ROOT / "var" / "screenshots"))
 SCREENS = ("desktop", "portrait", "landscape")
+# The server's operator token: the tests make events through the operator's API.
+OPERATOR_TOKEN = "operator-token-of-the-browser-tests-0123456789"
 
 
 def _missing() -> str | None:
@@ -76,7 +80,7 @@ def server(browser_ready: None, tmp_path_factory: pytest.TempPathFactory) -> Ite
     """One live server for the module's scenarios, on a database of its own."""
     url = f"sqlite:///{tmp_path_factory.mktemp('web') / 'web.sqlite3'}"
     upgrade(url)
-    with live_server(url) as base:
+    with live_server(url, OPERATOR_TOKEN=OPERATOR_TOKEN) as base:
         yield base
 
 
@@ -254,6 +258,107 @@ def test_a_challenge_is_set_shared_played_by_a_friend_and_practised(
 @pytest.mark.parametrize("screen", PHONE_AND_DESKTOP)
 def test_the_player_page_shows_the_daily_streaks_and_badges(server: str, screen: str) -> None:
     drive(server, "streak", screen=screen)
+
+
+def call(base: str, method: str, path: str, key: str | None = None, **kw: Any) -> Any:
+    """The API, as a client with ``key`` (a player's, or the operator's token)."""
+    headers = kw.pop("headers", {})
+    if key is not None:
+        headers["Authorization"] = f"Bearer {key}"
+    r = httpx.request(method, f"{base}{path}", headers=headers, timeout=120, **kw)
+    assert r.is_success, f"{method} {path}: {r.status_code} {r.text}"
+    return r.json() if r.content else None
+
+
+def make_event(base: str, **fields: Any) -> dict[str, Any]:
+    event: dict[str, Any] = call(base, "POST", "/v1/operator/events", OPERATOR_TOKEN, json=fields)
+    return event
+
+
+def player_named(base: str, name: str) -> str:
+    key: str = call(base, "POST", "/v1/players", json={"kind": "human", "name": name})["key"]
+    return key
+
+
+def play_round(base: str, key: str, event_id: str, round_: int, moves: int) -> None:
+    """An attempt at a round by the API: a card that fits (else a draw), ``moves`` times,
+    then conceded."""
+    state = call(base, "POST", f"/v1/events/{event_id}/rounds/{round_}/games", key)
+    game, token = f"/v1/games/{state['id']}", state["token"]
+    for _ in range(moves):
+        legal = state["legal_moves"]
+        move = next((m for m in legal if m["kind"] == "play"), None) or next(
+            (m for m in legal if m["kind"] in ("draw", "redeal")), None
+        )
+        if state["status"] != "in_progress" or move is None:
+            break
+        version = {"If-Match": f'"v{state["version"]}"'}
+        state = call(base, "POST", f"{game}/moves", token, json=move, headers=version)
+    if state["status"] == "in_progress":
+        version = {"If-Match": f'"v{state["version"]}"'}
+        call(base, "POST", f"{game}/concede", token, headers=version)
+
+
+@pytest.fixture(scope="module")
+def golf_week(server: str) -> dict[str, Any]:
+    """A weekly golf event whose three rounds open one a day (from 00:00 UTC today): the
+    second and third open later. Its first round enters a player (no join)."""
+    now = datetime.now(UTC)
+    event = make_event(
+        server,
+        name="Golf week",
+        description="A round a day, a week to play them.",
+        layout="golf",
+        rounds=3,
+        round_opening="one_per_day",
+        join_required=False,
+        schedule="weekly",
+        weekday=now.strftime("%A").lower(),
+        starts_at=now.isoformat(),
+    )
+    play_round(server, player_named(server, "Gil"), event["id"], 1, moves=3)
+    return event
+
+
+LEAGUES = {"desktop": "Weekend league", "portrait": "Pocket league"}
+
+
+@pytest.mark.parametrize("screen", PHONE_AND_DESKTOP)
+def test_an_event_is_listed_joined_and_its_round_ranked_in_a_cohort(
+    server: str, golf_week: dict[str, Any], screen: str
+) -> None:
+    """The operator makes a league (3 rounds, 2 tries each, cohorts of 3); Ann, Ben and Cy
+    join and play (cohort 1), Dee and Eve too (cohort 2); the page lists the running
+    events, opens the golf week (rounds that open later), joins the league (the sixth:
+    cohort 2), plays round 1 and reads its cohort's board."""
+    now = datetime.now(UTC)
+    event = make_event(
+        server,
+        name=LEAGUES[screen],
+        description="Three deals for everyone this weekend; the best of two tries at each.",
+        rounds=3,
+        attempts=2,
+        cohort_size=3,
+        starts_at=(now - timedelta(hours=1)).isoformat(),
+        ends_at=(now + timedelta(days=2)).isoformat(),
+    )
+    for i, name in enumerate(["Ann", "Ben", "Cy", "Dee", "Eve"]):
+        key = player_named(server, name)
+        place = call(server, "POST", f"/v1/events/{event['id']}/join", key)
+        assert (place["number"], place["cohort"]) == (i + 1, i // 3)
+        play_round(server, key, event["id"], 1, moves=2 + 3 * i)
+        if i < 2:
+            play_round(server, key, event["id"], 2, moves=4)
+    seen = drive(server, "events", screen=screen, event=event["id"], golf=golf_week["id"])
+    me = seen["player"]
+    path = f"/v1/events/{event['id']}/editions/0"
+    edition = call(server, "GET", path)
+    assert edition["entrants"] == 6 and [r["entries"] for r in edition["rounds"]] == [6, 2, 0]
+    board = call(server, "GET", f"{path}/leaderboard?limit=100")
+    assert board["ranked"] == 6 and me["id"] in {e["player_id"] for e in board["entries"]}
+    cohort = call(server, "GET", f"{path}/leaderboard?cohort=mine", me["key"])
+    assert [e["name"] for e in cohort["entries"]].count("Zoe") == 1
+    assert {e["name"] for e in cohort["entries"]} == {"Dee", "Eve", "Zoe"}
 
 
 def test_the_docs_render_under_their_content_security_policy(server: str) -> None:

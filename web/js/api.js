@@ -21,6 +21,7 @@ export function newKey() {
 
 const game = (id) => `/v1/games/${encodeURIComponent(id)}`;
 const challenge = (id) => `/v1/challenges/${encodeURIComponent(id)}`;
+const event = (id) => `/v1/events/${encodeURIComponent(id)}`;
 
 export class Api {
   /** `base`: the server's address ("" for the page's own server). */
@@ -161,6 +162,47 @@ export class Api {
     if (around) q.set("around", "me");
     if (among) q.set("among", among);
     return this.request(`${challenge(challengeId)}/leaderboard?${q}`, { token: around || among ? key : null });
+  }
+
+  // Events the server's operators run: editions of rounds (each round a challenge), whose
+  // entrants are ranked by their totals, on one board or in cohorts by when they joined.
+  listEvents({ state = "running", kind = "human", cursor = null, limit = 20 } = {}) {
+    const q = new URLSearchParams({ state, kind, limit: String(limit) });
+    if (cursor) q.set("cursor", cursor);
+    return this.request(`/v1/events?${q}`);
+  }
+
+  getEvent(id) {
+    return this.request(event(id));
+  }
+
+  /** The newest editions first: the latest of an event with none open now. */
+  listEditions(id, limit = 1) {
+    return this.request(`${event(id)}/editions?limit=${limit}`);
+  }
+
+  getEdition(id, number) {
+    return this.request(`${event(id)}/editions/${number}`);
+  }
+
+  /** Join the edition open now: the player's number in the join order and cohort (the
+   * same answer again for a player who has joined). */
+  joinEvent(id, key) {
+    return this.request(`${event(id)}/join`, { method: "POST", token: key });
+  }
+
+  startEventRound(id, round, key) {
+    return this.request(`${event(id)}/rounds/${round}/games`, { method: "POST", token: key });
+  }
+
+  /** An edition's board of totals, as getLeaderboard's; `cohort`: "mine", the caller's
+   * cohort ranked among itself (each entry's `global_rank` its place on the whole board). */
+  getEventLeaderboard(id, number, { key = null, around = false, among = null, cohort = null, limit = 5 } = {}) {
+    const q = new URLSearchParams({ limit: String(limit) });
+    if (around) q.set("around", "me");
+    if (among) q.set("among", among);
+    if (cohort) q.set("cohort", cohort);
+    return this.request(`${event(id)}/editions/${number}/leaderboard?${q}`, { token: around || among || cohort ? key : null });
   }
 
   // Challenges players set: the server draws the deal and commits to it; the id (or the

@@ -1,30 +1,34 @@
-// A challenge's leaderboard (the daily's, or one set among friends), drawn in a
-// `.board` element: "Everyone" is the top of the board and the player's place on it
-// (around=me), "People I follow" the player and the players they follow ranked among
-// themselves (among=following), each with their place on the whole board (global_rank).
-// Every other player's line has a button to follow them, or to stop.
+// A leaderboard (the daily's, a challenge's set among friends, or an event's edition:
+// each entrant's total over its rounds), drawn in a `.board` element: "Everyone" is the top
+// of the board and the player's place on it (around=me), "People I follow" the player and
+// the players they follow ranked among themselves (among=following), and on an event of
+// cohorts "My cohort" the player's cohort ranked among itself (cohort=mine); each of the
+// last two with every line's place on the whole board (global_rank). Every other player's
+// line has a button to follow them, or to stop.
 
 import { explain } from "./messages.js";
 
 const TOP = 3; // lines from the top of the whole board
 const AROUND = 2; // lines either side of the player's own
-const AMONG = 50; // lines among the people followed
+const AMONG = 50; // lines among the people followed, or in a cohort
 
 export class Board {
-  /** `root`: the element holding a `.board-toggle` of two buttons (`data-among` "" and
-   * "following"), a `.board-text` and a `.board-list`. */
+  /** `root`: the element holding a `.board-toggle` of buttons (`data-among` "" for
+   * everyone, "following", and where a board may have cohorts "cohort"), a `.board-text`
+   * and a `.board-list`. */
   constructor(root, { api, players, following }) {
     Object.assign(this, { root, api, players, following });
     this.text = root.querySelector(".board-text");
     this.list = root.querySelector(".board-list");
     this.toggles = [...root.querySelectorAll(".board-toggle button")];
-    this.among = false;
+    this.view = ""; // "", "following" or "cohort": the player's choice, kept between boards
     this.id = null;
+    this.event = null;
     this.fallback = null;
     this.asked = 0; // the latest render: an older answer is not drawn over it
     for (const b of this.toggles) {
       b.addEventListener("click", () => {
-        this.among = b.dataset.among === "following";
+        this.view = b.dataset.among;
         this.render();
       });
     }
@@ -32,10 +36,18 @@ export class Board {
 
   /** Show the board of `challengeId`. `mine`: whether the player has a result on it (its
    * place is asked for only then: around=me answers 404 without one); `fallback` says why
-   * they have none. */
-  show(challengeId, { mine = false, fallback = null } = {}) {
-    Object.assign(this, { id: challengeId, mine, fallback });
+   * they have none. `event`: {id, number} for an edition's board (`challengeId` its id),
+   * and `cohorts` whether the player has a cohort on it (its board is then shown first). */
+  show(challengeId, { mine = false, fallback = null, event = null, cohorts = false } = {}) {
+    if (cohorts && !(this.cohorts && challengeId === this.id)) this.view = "cohort";
+    if (!cohorts && this.view === "cohort") this.view = "";
+    Object.assign(this, { id: challengeId, mine, fallback, event, cohorts });
     return this.render();
+  }
+
+  /** A page of the board: a challenge's, or an edition's. */
+  read(options) {
+    return this.event ? this.api.getEventLeaderboard(this.event.id, this.event.number, options) : this.api.getLeaderboard(this.id, options);
   }
 
   /** Draw the board as it is now; `focus`: the player whose follow button had the focus. */
@@ -43,12 +55,12 @@ export class Board {
     const asked = ++this.asked;
     const key = this.players.key;
     for (const b of this.toggles) {
-      b.setAttribute("aria-pressed", String((b.dataset.among === "following") === this.among));
-      b.hidden = !key;
+      b.setAttribute("aria-pressed", String(b.dataset.among === this.view));
+      b.hidden = !key || (b.dataset.among === "cohort" && !this.cohorts);
     }
     this.text.textContent = "Reading the leaderboard…";
     try {
-      const lines = this.among ? await this.amongFollowing(key) : await this.everyone(key);
+      const lines = this.view === "following" ? await this.amongFollowing(key) : this.view === "cohort" ? await this.cohort(key) : await this.everyone(key);
       if (asked !== this.asked) return;
       this.text.textContent = lines.text;
       this.list.replaceChildren(...lines.items);
@@ -63,8 +75,8 @@ export class Board {
   /** The top of the board, then the player's place with its neighbours (a gap between). */
   async everyone(key) {
     const [top, around] = await Promise.all([
-      this.api.getLeaderboard(this.id, { limit: TOP }),
-      key && this.mine ? this.api.getLeaderboard(this.id, { key, around: true, limit: AROUND }).catch(() => null) : null,
+      this.read({ limit: TOP }),
+      key && this.mine ? this.read({ key, around: true, limit: AROUND }).catch(() => null) : null,
       key ? this.following.list().catch(() => []) : null,
     ]);
     const me = around?.entries.find((e) => e.player_id === this.players.id);
@@ -88,7 +100,7 @@ export class Board {
   /** The player and the people they follow, ranked among themselves. */
   async amongFollowing(key) {
     const [board, people] = await Promise.all([
-      this.api.getLeaderboard(this.id, { key, among: "following", limit: AMONG }),
+      this.read({ key, among: "following", limit: AMONG }),
       this.following.list(),
     ]);
     const n = people.length;
@@ -102,8 +114,21 @@ export class Board {
     return { text, items };
   }
 
+  /** The player's cohort, ranked among itself (rank), each with their place overall. */
+  async cohort(key) {
+    const [board] = await Promise.all([this.read({ key, cohort: "mine", limit: AMONG }), this.following.list().catch(() => [])]);
+    const me = board.entries.find((e) => e.player_id === this.players.id);
+    let text;
+    if (me) text = `You are ranked ${me.rank} of ${board.ranked} in your cohort (#${me.global_rank} overall).`;
+    else if (board.ranked) text = `${board.ranked} of your cohort ranked so far: ${this.fallback ?? "play a round to join them."}`;
+    else text = "Nobody in your cohort has a result yet.";
+    const items = board.entries.map((e) => this.line(e, true));
+    if (board.next) items.push(Object.assign(document.createElement("li"), { className: "gap", textContent: "…" }));
+    return { text, items };
+  }
+
   /** One result: rank, who (with the moves, and among those followed the place on the
-   * whole board), score, and a button to follow or unfollow them. */
+   * whole board, or in a cohort), score, and a button to follow or unfollow them. */
   line(e, among = false) {
     const li = document.createElement("li");
     const mine = e.player_id === this.players.id;

@@ -11,7 +11,7 @@ import { explain } from "./messages.js";
 
 const $ = (id) => document.getElementById(id);
 const HOUR = 3600_000;
-const LAYOUT_TITLE = { tripeaks: "TriPeaks", six_peaks: "Six Peaks", golf: "Golf" };
+export const LAYOUT_TITLE = { tripeaks: "TriPeaks", six_peaks: "Six Peaks", golf: "Golf" };
 const RELATIVE = new Intl.RelativeTimeFormat("en", { numeric: "auto" });
 
 /** A daily challenge's id is its day and layout ("2026-12-01.tripeaks"). */
@@ -23,14 +23,18 @@ export const titleOf = (c) => c.name ?? `Daily challenge ${c.date ?? String(c.id
 /** The page's own link to a challenge: opening it shows the challenge. */
 export const linkTo = (id) => `${location.origin}${location.pathname}?challenge=${encodeURIComponent(id)}`;
 
-/** "in 23 hours", "2 days ago" (and the local time, "Fri 5 Dec, 20:00"). */
-function when(iso) {
-  const at = new Date(iso);
-  const s = (at - Date.now()) / 1000;
+/** "in 23 hours", "2 days ago". */
+export function relative(iso) {
+  const s = (new Date(iso) - Date.now()) / 1000;
   const a = Math.abs(s);
   const [value, unit] = a < 5400 ? [s / 60, "minute"] : a < 48 * 3600 ? [s / 3600, "hour"] : [s / 86400, "day"];
-  const local = at.toLocaleString("en", { weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" });
-  return `${RELATIVE.format(Math.round(value), unit)} (${local})`;
+  return RELATIVE.format(Math.round(value), unit);
+}
+
+/** "in 23 hours (Fri 5 Dec, 20:00)": and the local time. */
+export function when(iso) {
+  const local = new Date(iso).toLocaleString("en", { weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" });
+  return `${relative(iso)} (${local})`;
 }
 
 export class Challenges {

@@ -1,7 +1,8 @@
 // The end of a game: what the score was made of, whether the deal could have been won
 // and where the win slipped away (GET /v1/games/{id}/analysis, shown on the table
 // replayed to that move), the challenge's leaderboard for a challenge's attempt (the
-// daily's, or one set among friends: board.js), where a practice of a closed challenge's
+// daily's, or one set among friends: board.js), the edition's board of totals for an
+// event's round (by cohort where it has them), where a practice of a closed challenge's
 // deal would have ranked, and the check of the revealed deal against the commitment.
 //
 // The panel is a modal <dialog>: a tap meant for the table cannot reach a game behind it.
@@ -13,6 +14,7 @@ import { ApiError } from "./api.js";
 import { Board } from "./board.js";
 import { pretty } from "./cards.js";
 import { isDaily } from "./challenges.js";
+import { roundOf } from "./events.js";
 import { fit } from "./fit.js";
 import { explain } from "./messages.js";
 import { replay } from "./replay.js";
@@ -24,8 +26,9 @@ const ARM_MS = 600;
 const TITLES = { won: "You won!", lost: "No moves left", conceded: "Conceded" };
 
 export class EndPanel {
-  constructor(api, { again, players, layoutOf, sessionOf, shareLink }) {
-    Object.assign(this, { api, againAction: again, players, layoutOf, sessionOf, shareLink });
+  /** `eventOf(id)`: the event (a promise), for an event's round. */
+  constructor(api, { again, players, eventOf, layoutOf, sessionOf, shareLink }) {
+    Object.assign(this, { api, againAction: again, players, eventOf, layoutOf, sessionOf, shareLink });
     this.el = $("end");
     this.board = new Board($("ranking"), { api, players, following: players.following });
     this.shownFor = null; // the game whose extras (analysis, board, check) were asked for
@@ -61,7 +64,7 @@ export class EndPanel {
     $("end-title").textContent = TITLES[game.status] ?? game.status;
     $("end-detail").textContent = this.detail(game, layout);
     this.breakdown(game);
-    $("again").textContent = !game.challenge ? "New deal, same rules" : isDaily(game.challenge.id) ? "New game" : "Back to the challenge";
+    $("again").textContent = !game.challenge ? "New deal, same rules" : isDaily(game.challenge.id) ? "New game" : roundOf(game.challenge.id) ? "Back to the event" : "Back to the challenge";
     if (game.reveal) $("replay-link").href = this.shareLink({ deal: game.reveal.deal });
     $("replay-link").hidden = !game.reveal;
     if (!this.el.open) {
@@ -119,7 +122,7 @@ export class EndPanel {
       const when = new Date(game.challenge.reveal_after);
       el.textContent = isDaily(game.challenge.id)
         ? `The day's deal is revealed after ${when.toUTCString().slice(17, 22)} UTC; the page checks it against the commitment then.`
-        : `The deal is revealed after the challenge closes (${when.toLocaleString("en", { weekday: "short", hour: "2-digit", minute: "2-digit" })}); the page checks it against the commitment then.`;
+        : `The deal is revealed after the ${roundOf(game.challenge.id) ? "edition" : "challenge"} closes (${when.toLocaleString("en", { weekday: "short", hour: "2-digit", minute: "2-digit" })}); the page checks it against the commitment then.`;
       return;
     }
     el.textContent = "checking the deal…";
@@ -140,7 +143,9 @@ export class EndPanel {
     $("replay-wrap").hidden = true;
     if (!game.reveal) {
       box.hidden = !game.challenge;
-      text.textContent = isDaily(game.challenge?.id) ? "The analysis of a daily challenge comes once its day is over." : "The analysis comes once the challenge has closed.";
+      text.textContent = isDaily(game.challenge?.id)
+        ? "The analysis of a daily challenge comes once its day is over."
+        : `The analysis comes once the ${roundOf(game.challenge?.id) ? "edition" : "challenge"} has closed.`;
       return;
     }
     box.hidden = false;
@@ -219,7 +224,8 @@ export class EndPanel {
   }
 
   /** A challenge's attempt or a practice of its deal: the challenge's board (board.js),
-   * and for a practice where its result would have ranked. */
+   * and for a practice where its result would have ranked. An event's round: its
+   * edition's board of totals, the player's cohort first where the event has cohorts. */
   rank(game) {
     const id = game.challenge?.id ?? game.practice?.challenge_id;
     $("ranking").hidden = !id;
@@ -227,9 +233,16 @@ export class EndPanel {
     if (game.practice) $("practice-text").textContent = practiceText(game.practice);
     if (!id) return;
     const today = new Date().toISOString().slice(0, 10);
-    $("rank-title").textContent = !isDaily(id) ? "The challenge's leaderboard" : id.startsWith(today) ? "Today's leaderboard" : "The day's leaderboard";
-    const unranked = game.challenge && !game.challenge.ranked ? "This game is not ranked: it did not end before the challenge closed." : null;
-    this.board.show(id, { mine: !!game.challenge?.ranked, fallback: unranked });
+    const round = game.challenge && roundOf(id);
+    $("rank-title").textContent = round ? "The event's leaderboard" : !isDaily(id) ? "The challenge's leaderboard" : id.startsWith(today) ? "Today's leaderboard" : "The day's leaderboard";
+    const unranked = game.challenge && !game.challenge.ranked ? `This game is not ranked: it did not end before the ${round ? "edition" : "challenge"} closed.` : null;
+    if (!round) {
+      this.board.show(id, { mine: !!game.challenge?.ranked, fallback: unranked });
+      return;
+    }
+    // The player entered the edition to play the round: their total is on its board.
+    const show = (cohorts) => this.board.show(round.edition, { mine: !!game.challenge.ranked, fallback: unranked, event: { id: round.event, number: round.number }, cohorts });
+    this.eventOf(round.event).then((e) => show(e.cohort_size > 0), () => show(false));
   }
 }
 

@@ -4,6 +4,7 @@ import { Api, ApiError } from "./api.js";
 import { card, parseDealText, pretty, whyNot } from "./cards.js";
 import { Challenges, isDaily, titleOf } from "./challenges.js";
 import { EndPanel } from "./end.js";
+import { Events, roundOf } from "./events.js";
 import { chanceText, explain } from "./messages.js";
 import * as motion from "./motion.js";
 import { Players } from "./players.js";
@@ -61,6 +62,8 @@ const players = new Players(api, {
   onResume: (id) => resumeGame(id),
   onChallenge: (id) => challenges.show(id),
   onSetChallenge: () => challenges.openSet(),
+  onEvent: (id) => events.show(id),
+  eventName: (id) => events.get(id).then((e) => e.name),
   say,
 });
 const challenges = new Challenges(api, {
@@ -75,9 +78,18 @@ const challenges = new Challenges(api, {
   inPlay: () => !!game && game.status === "in_progress" && game.version > 0,
   say,
 });
+const events = new Events(api, {
+  players,
+  begin: (created, extra) => begin(created, extra),
+  resume: (id) => resumeGame(id),
+  patiently: (call) => patiently(call),
+  inPlay: () => !!game && game.status === "in_progress" && game.version > 0,
+  say,
+});
 const end = new EndPanel(api, {
   again: () => newDealSameRules(),
   players,
+  eventOf: (id) => events.get(id),
   layoutOf: () => layout,
   sessionOf: () => session,
   shareLink: (args) => shareLink(args),
@@ -265,6 +277,8 @@ function render() {
 
 function dealName() {
   const ranked = rankedNow() ? " · ranked" : "";
+  const round = roundOf(game.challenge?.id ?? game.practice?.challenge_id);
+  if (round) return `${game.challenge ? "Event" : "Practice"} · ${session?.challengeName ?? "an event"} · round ${round.round}${ranked}`;
   if (game.challenge && isDaily(game.challenge.id)) return `Daily challenge · ${game.challenge.id.slice(0, 10)}${ranked}`;
   if (game.challenge) return `Challenge · ${session?.challengeName ?? "with friends"}${ranked}`;
   if (game.practice) return `Practice · ${session?.challengeName ?? "a closed challenge"}`;
@@ -572,12 +586,14 @@ async function begin(created, extra = {}) {
   if (usingKeyboard) table.focusFirst();
 }
 
-/** A game of a challenge set among friends (an attempt, or a practice) is named by its
- * challenge: asked for when the game was opened without its name (from the games list). */
+/** A game of a challenge set among friends or of an event's round (an attempt, or a
+ * practice) is named by its challenge or event: asked for when the game was opened without
+ * its name (from the games list). */
 function nameChallenge(state) {
   const id = state.challenge?.id ?? state.practice?.challenge_id;
   if (!id || session.challengeName || (state.challenge && isDaily(id))) return;
-  api.getChallenge(id).then(
+  const round = roundOf(id);
+  (round ? events.get(round.event) : api.getChallenge(id)).then(
     (c) => {
       if (session?.id !== state.id) return;
       session.challengeName = titleOf(c);
@@ -644,6 +660,8 @@ function newDealSameRules() {
   delete rules.layout;
   const request = { layout: game.layout, rules };
   if (session?.winnable) request.winnable_only = true;
+  const round = roundOf(game.challenge?.id);
+  if (round) return events.show(round.event);
   if (game.challenge) return isDaily(game.challenge.id) ? openPanel() : challenges.show(game.challenge.id);
   return startGame(request).catch((e) => say(explain(e), "error"));
 }
@@ -819,6 +837,10 @@ $("ng-challenge").addEventListener("click", () => {
   dialog.close();
   challenges.openSet();
 });
+$("ng-events").addEventListener("click", () => {
+  dialog.close();
+  events.openList();
+});
 // Closed with no game on the table (a bad link, then Cancel): never leave a dead page.
 dialog.addEventListener("close", () => {
   if (!game) startAnyGame();
@@ -865,11 +887,14 @@ $("pan-left").addEventListener("click", () => pan(-1));
 $("pan-right").addEventListener("click", () => pan(1));
 $("table-wrap").addEventListener("scroll", () => updatePan(), { passive: true });
 $("end").addEventListener("close", () => render());
-// The challenge's page closed: the address no longer names it, and the table has a game.
-$("challenge").addEventListener("close", () => {
-  if (new URLSearchParams(location.search).has("challenge")) history.replaceState(null, "", location.pathname);
-  if (!game) startAnyGame();
-});
+// A challenge's or an event's page closed: the address no longer names it, and the table
+// has a game.
+for (const [id, param] of [["challenge", "challenge"], ["events", "event"]]) {
+  $(id).addEventListener("close", () => {
+    if (new URLSearchParams(location.search).has(param)) history.replaceState(null, "", location.pathname);
+    if (!game) startAnyGame();
+  });
+}
 $("commitment").addEventListener("click", () => {
   const el = $("commitment");
   el.textContent = el.textContent.endsWith("…") ? el.dataset.full : el.dataset.full.slice(0, 16) + "…";
@@ -952,12 +977,13 @@ async function main() {
   });
   await players.ensure();
   const params = new URLSearchParams(location.search);
-  if (params.has("challenge")) {
-    // A link to a challenge: its page, over the saved game (if any: none is dealt). The
-    // address keeps naming the challenge while its page is open.
-    await challenges.show(params.get("challenge"));
+  if (params.has("challenge") || params.has("event")) {
+    // A link to a challenge or an event: its page, over the saved game (if any: none is
+    // dealt). The address keeps naming it while its page is open.
+    const which = params.has("challenge") ? "challenge" : "events";
+    await (which === "challenge" ? challenges.show(params.get("challenge")) : events.show(params.get("event")));
     if (await resumeSaved({ endPanel: false })) return;
-    if ($("challenge").open) $("status").textContent = "No game yet";
+    if ($(which).open) $("status").textContent = "No game yet";
     else await startAnyGame();
     return;
   }

@@ -3,11 +3,12 @@
 // list of them (GET /v1/players/me/games, a page at a time by its cursor) resumes any of
 // them, here or on another device given the key; GET /v1/players/me has the statistics,
 // the daily challenge's streaks (days in a row played and won, a layout each) and the
-// monthly badges. The panel also lists the player's challenges (GET …/me/challenges) and
-// the people they follow (following.js).
+// monthly badges. The panel also lists the player's challenges and the editions of events
+// they entered (GET …/me/challenges) and the people they follow (following.js).
 
 import { ApiError } from "./api.js";
 import { isDaily, titleOf } from "./challenges.js";
+import { editionOf, roundOf } from "./events.js";
 import { Following } from "./following.js";
 import { explain } from "./messages.js";
 
@@ -28,8 +29,9 @@ function load() {
 }
 
 export class Players {
-  constructor(api, { onResume, onChallenge, onSetChallenge, say }) {
-    Object.assign(this, { api, onResume, onChallenge, say });
+  /** `onEvent(id)` opens an event's page; `eventName(id)` answers its name (a promise). */
+  constructor(api, { onResume, onChallenge, onSetChallenge, onEvent, eventName, say }) {
+    Object.assign(this, { api, onResume, onChallenge, onEvent, eventName, say });
     this.me = load();
     this.following = new Following(api, () => this.key);
     this.making = null;
@@ -194,24 +196,34 @@ export class Players {
     );
   }
 
-  /** The challenges the player set or entered (the first page), each opened by a tap. */
+  /** The challenges the player set or entered (the first page), each opened by a tap; an
+   * event's edition is one line (its total), its rounds not listed apart. */
   async listChallenges() {
     if (!this.me) return;
     const list = $("pp-challenges");
     try {
       const page = await this.api.listMyChallenges(this.me.key, null, 20);
       list.replaceChildren(
-        ...page.challenges.map(({ challenge: c, created, entry }) => {
+        ...page.challenges.filter(({ challenge: c }) => !roundOf(c.id)).map(({ challenge: c, created, entry }) => {
           const li = document.createElement("li");
-          const parts = [titleOf(c), LAYOUT_TITLE[c.layout] ?? c.layout, CHALLENGE_STATUS[c.status] ?? c.status];
+          const edition = c.kind === "edition" ? editionOf(c.id) : null;
+          const parts = [edition ? "Event" : titleOf(c), LAYOUT_TITLE[c.layout] ?? c.layout, CHALLENGE_STATUS[c.status] ?? c.status];
           if (created) parts.push("set by you");
-          if (entry?.ranked) parts.push(`best ${entry.score}`);
-          li.append(Object.assign(document.createElement("span"), { textContent: parts.join(" · ") }));
+          if (entry?.ranked) parts.push(`${edition ? "total" : "best"} ${entry.score}`);
+          const text = Object.assign(document.createElement("span"), { textContent: parts.join(" · ") });
+          if (edition) {
+            this.eventName(edition.event).then((name) => {
+              parts[0] = `Event: ${name}`;
+              text.textContent = parts.join(" · ");
+            }, () => {});
+          }
+          li.append(text);
           const button = Object.assign(document.createElement("button"), { type: "button", textContent: "Open" });
-          button.dataset.challenge = c.id;
+          button.dataset[edition ? "event" : "challenge"] = edition ? edition.event : c.id;
           button.addEventListener("click", () => {
             this.el.close();
-            this.onChallenge(c.id);
+            if (edition) this.onEvent(edition.event);
+            else this.onChallenge(c.id);
           });
           li.append(button);
           return li;
@@ -274,7 +286,7 @@ export class Players {
     const li = document.createElement("li");
     const when = new Date(g.updated_at);
     const score = g.scoring === "cards_left" ? `${g.cards_left} left` : `score ${g.score}`;
-    const kind = g.challenge_id ? (isDaily(g.challenge_id) ? " (daily)" : " (challenge)") : g.practice_of ? " (practice)" : "";
+    const kind = g.challenge_id ? (isDaily(g.challenge_id) ? " (daily)" : roundOf(g.challenge_id) ? " (event)" : " (challenge)") : g.practice_of ? " (practice)" : "";
     const what = `${LAYOUT_TITLE[g.layout] ?? g.layout}${kind} · ${STATUS[g.status] ?? g.status} · ${score}`;
     li.append(Object.assign(document.createElement("span"), { textContent: `${what} · ${when.toLocaleDateString()}` }));
     const button = Object.assign(document.createElement("button"), { type: "button", textContent: g.status === "in_progress" ? "Resume" : "View" });
