@@ -133,6 +133,8 @@ def _my_entry(entry: ChallengeEntry | None) -> MyEntryRead | None:
         score=entry.score,
         moves=entry.moves,
         ranked=entry.rank_score is not None,
+        number=entry.number,
+        cohort=entry.cohort,
     )
 
 

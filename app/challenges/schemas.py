@@ -261,6 +261,12 @@ class MyEntryRead(BaseModel):
     )
     moves: int | None = Field(description="Its move count, else null")
     ranked: bool = Field(description="Whether that result is on the board")
+    number: int | None = Field(
+        description="An event's edition: the caller's place in its join order; else null"
+    )
+    cohort: int | None = Field(
+        description="An event's edition with cohorts: the caller's cohort; else null"
+    )
 
 
 class MyChallengeRead(BaseModel):

@@ -148,6 +148,10 @@ def test_a_weekly_event_across_two_editions(server: Server) -> None:
     assert [p[2]["cohort"] for p in players.values()] == [0, 0, 1, 1, 2]
     assert [p[2]["number"] for p in players.values()] == [1, 2, 3, 4, 5]
     assert server.join(event, players["ann"][1]) == players["ann"][2]  # again: the same
+    # The player's place, read again: the edition among their challenges.
+    mine = server.client.get("/v1/players/me/challenges", headers=players["eve"][1]).json()
+    place = next(m for m in mine["challenges"] if m["challenge"]["kind"] == "edition")
+    assert (place["entry"]["number"], place["entry"]["cohort"]) == (5, 2)
     edition = server.client.get(f"/v1/events/{event['id']}/editions/0").json()
     assert edition["state"] == "open" and edition["entrants"] == 5
     assert [r["challenge_id"] for r in edition["rounds"]] == [
