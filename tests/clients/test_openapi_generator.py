@@ -236,7 +236,15 @@ def test_the_typescript_fetch_client_compiles_under_strict(tmp_path: Path) -> No
         pytest.skip(reason)
     out = generate.typescript_fetch_client(tmp_path / "typescript-fetch")
     apis = {p.stem for p in (out / "src" / "apis").glob("*Api.ts")}
-    assert apis == {"GamesApi", "LayoutsApi", "PlayersApi", "ChallengesApi", "OperationsApi"}
+    assert apis == {
+        "GamesApi",
+        "LayoutsApi",
+        "PlayersApi",
+        "ChallengesApi",
+        "EventsApi",
+        "OperatorsApi",
+        "OperationsApi",
+    }
     games_api = (out / "src" / "apis" / "GamesApi.ts").read_text(encoding="utf-8")
     for method in ("createGame", "makeMove", "playCard", "drawCard", "listLegalMoves"):
         assert f"async {method}Raw(" in games_api, method
