@@ -42,6 +42,7 @@ from app.events.schemas import (
     EventList,
     EventRead,
     EventUpdate,
+    FieldChangeRead,
     RoundRead,
 )
 from app.events.service import (
@@ -595,7 +596,12 @@ async def list_event_changes(event_id: EventIdPath, events: ReadEventsDep) -> Ev
     """Who changed what and when: the operator's API, or the events file."""
     return EventChangesRead(
         changes=[
-            EventChangeRead(at=c.at, action=c.action, source=c.source, changes=c.changes)
+            EventChangeRead(
+                at=c.at,
+                action=c.action,
+                source=c.source,
+                changes=[FieldChangeRead(field=k, value=v) for k, v in c.changes.items()],
+            )
             for c in await events.changes(event_id)
         ]
     )

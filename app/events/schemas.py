@@ -251,11 +251,16 @@ class EntrantRead(BaseModel):
     )
 
 
+class FieldChangeRead(BaseModel):
+    field: str = Field(description="The field set", examples=["rounds"])
+    value: Any = Field(description="Its new value (RFC 3339 for a time; null: none)")
+
+
 class EventChangeRead(BaseModel):
     at: datetime = Field(description="When")
     action: str = Field(description="created, updated or cancelled")
     source: str = Field(description="operator (the API) or file (EVENTS_FILE)")
-    changes: dict[str, Any] = Field(description="The fields set, with their new values")
+    changes: list[FieldChangeRead] = Field(description="The fields set, with their new values")
 
 
 class EventChangesRead(BaseModel):

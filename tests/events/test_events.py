@@ -303,8 +303,11 @@ def test_updates_keep_a_started_edition_fair_and_every_change_is_logged(server: 
         ("updated", "operator"),
         ("cancelled", "operator"),
     ]
-    assert changes[1]["changes"] == {"rounds": 3}
-    assert changes[2]["changes"] == {"name": "Renamed", "max_size": 10}
+    assert changes[1]["changes"] == [{"field": "rounds", "value": 3}]
+    assert changes[2]["changes"] == [
+        {"field": "name", "value": "Renamed"},
+        {"field": "max_size", "value": 10},
+    ]
 
 
 EVENTS_FILE = """
