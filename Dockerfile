@@ -22,7 +22,9 @@ RUN apt-get update \
     && rm -rf /var/lib/apt/lists/*
 RUN python -m venv /opt/venv
 ENV PATH=/opt/venv/bin:$PATH
-# Only pyproject.toml: the dependency layer is rebuilt when the dependencies change.
+# Only pyproject.toml: the dependency layer is rebuilt when the dependencies change. The
+# packages' own test suites (greenlet's, aiosqlite's, certifi's) are left out: nothing
+# imports them, and they would count against the image's size.
 COPY pyproject.toml ./
 # BUILD_CA_CERTS: PEM certificates this stage alone trusts besides the usual ones, for a
 # build behind a TLS-intercepting proxy (the image test sets it). The runtime stage below
@@ -36,6 +38,7 @@ RUN python -c "import tomllib; deps = tomllib.load(open('pyproject.toml', 'rb'))
        fi \
     && pip install --no-cache-dir -r requirements.txt \
     && pip uninstall --yes pip setuptools \
+    && rm -rf /opt/venv/lib/python3*/site-packages/*/tests \
     && find /opt/venv -name '*.so' -exec sh -c \
        'for f; do if readelf -S "$f" | grep -q "\.debug_"; then strip --strip-debug "$f"; fi; done' \
        sh {} +
