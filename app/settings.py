@@ -150,7 +150,6 @@ class Settings(BaseSettings):
     )
     operator_token: str | None = Field(
         default=None,
-        min_length=32,
         description="The operators' token (32+ characters) for the event routes under "
         "/v1/operator; unset: those routes answer 404 and no event is created but by "
         "EVENTS_FILE",
@@ -270,6 +269,13 @@ class Settings(BaseSettings):
         if len(value) < 16:
             raise ValueError("must be at least 16 characters")
         return value
+
+    @field_validator("operator_token")
+    @classmethod
+    def _operator_token(cls, value: str | None) -> str | None:
+        if value is not None and 0 < len(value) < 32:
+            raise ValueError("must be at least 32 characters")
+        return cls._bearer_token(value)
 
     @field_validator("prometheus_multiproc_dir")
     @classmethod
