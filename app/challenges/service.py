@@ -56,6 +56,7 @@ from app.challenges.schemas import (
     LeaderboardEntryRead,
     LeaderboardRead,
 )
+from app.engine.equivalence import game_key
 from app.engine.solver import SearchBudget, solve_best
 from app.games.service import GameService, LoadedGame, record_practice, winnable_deal
 from app.kit.database import Sessions
@@ -360,8 +361,10 @@ class ChallengeService:
                 "the day's deal was not proved winnable in time; retry", retry_after=1
             )
         salt = daily_salt(secret, key, layout)
+        rules = daily_rules(layout)
         return {
             "id": challenge_id(day, layout),
+            "deal_key": game_key(deal, rules, engine.get_layout(layout)),
             "kind": ChallengeKind.DAILY,
             "day": day,
             "layout": layout,
@@ -448,6 +451,7 @@ class ChallengeService:
             "layout": rules.layout,
             "rules": rules.to_dict(),
             "deal": engine.format_deal(deal),
+            "deal_key": game_key(deal, rules, engine.get_layout(rules.layout)),
             "salt": salt,
             "commitment": engine.commitment(deal, salt),
             "entries": 0,
@@ -567,8 +571,10 @@ class ChallengeService:
                 "a round's deal was not proved winnable in time; retry", retry_after=1
             )
         salt = round_salt(secret, round_id)
+        game_rules = engine.Rules.from_dict(rules)
         return {
             "id": round_id,
+            "deal_key": game_key(deal, game_rules, engine.get_layout(game_rules.layout)),
             "kind": ChallengeKind.ROUND,
             "day": None,
             "layout": rules["layout"],

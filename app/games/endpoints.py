@@ -28,6 +28,7 @@ from app.games.errors import (
     IdempotencyMismatchProblem,
     IllegalMoveProblem,
     MoveLimitProblem,
+    OpenChallengeDealProblem,
     PreconditionFailedProblem,
     RankedGameProblem,
 )
@@ -233,6 +234,7 @@ async def moved(
         **problem_responses(
             PayloadTooLargeProblem,
             ValidationProblem,
+            OpenChallengeDealProblem,
             *PLAYER_PROBLEMS,
             RateLimitedProblem,
             ServiceUnavailableProblem,
@@ -245,7 +247,10 @@ async def moved(
     description=(
         "Anonymous, or with a player key in `Authorization: Bearer`: the game is then the "
         "player's (in list_my_games, in their statistics when it ends), and every call on "
-        "it accepts the key as well as the game's token."
+        "it accepts the key as well as the game's token. A chosen deal (`deal` or "
+        "`deal_number`) that is the deal of a challenge still open, or the same game "
+        "(suits, ranks reversed or turned, the table mirrored), is 409 open-challenge-deal "
+        "until it closes."
     ),
 )
 async def create_game(

@@ -11,6 +11,21 @@ from app.engine import GameStatus
 from app.kit.errors import Member, ProblemError, ValidationProblem
 
 
+class OpenChallengeDealProblem(ProblemError):
+    status = 409
+    slug = "open-challenge-deal"
+    title = "The deal is an open challenge's (or the same game): it is dealt once it closes"
+    members: ClassVar[dict[str, Member]] = {
+        "closes_at": (
+            str,
+            Field(
+                description="When that challenge closes (RFC 3339): the deal may be dealt then",
+                examples=["2026-12-03T00:00:00Z"],
+            ),
+        ),
+    }
+
+
 class IllegalMoveProblem(ProblemError):
     status = 400
     slug = "illegal-move"

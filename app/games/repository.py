@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 from psycopg.errors import ForeignKeyViolation
 from sqlalchemy import (
@@ -18,11 +18,13 @@ from sqlalchemy import (
     Table,
     and_,
     bindparam,
+    column,
     delete,
     exists,
     func,
     or_,
     select,
+    table,
     update,
 )
 from sqlalchemy.dialects import postgresql, sqlite
@@ -35,11 +37,14 @@ from app.engine import GameStatus
 from app.games.errors import ConflictProblem
 from app.games.models import Analysis, Game, Move
 from app.kit.errors import NotFoundProblem
-from app.kit.models import utcnow
+from app.kit.models import UTCDateTime, utcnow
 
 GAMES: Table = Game.__table__  # type: ignore[assignment]
 MOVES: Table = Move.__table__  # type: ignore[assignment]
 _GAME = select(Game).where(Game.id == bindparam("game_id"))
+# The challenges' table, as far as a new game's copy check reads it (its columns named
+# here, not its model imported: the domains meet through their services only).
+_CHALLENGES = table("challenges", column("deal_key"), column("closes_at", UTCDateTime()))
 _MOVES = select(Move.move).where(Move.game_id == bindparam("game_id")).order_by(Move.seq)
 _MOVES_UPTO = _MOVES.where(Move.seq <= bindparam("upto"))
 _GAME_COLUMNS = ("version", "line", "status", "score", "cards_left", "updated_at")
@@ -316,6 +321,17 @@ class GameRepository:
         ]
         ids = select(Game.id).where(*stale).order_by(Game.updated_at).limit(limit)
         return await self._deleted(delete(Game).where(Game.id.in_(ids.scalar_subquery()), *stale))
+
+    async def open_challenge_closing(self, keys: frozenset[str], now: datetime) -> datetime | None:
+        """When the last open challenge whose deal key is one of ``keys`` closes; None
+        when no open challenge has one (by ``ix_challenges_deal_key_closes_at``)."""
+        c = _CHALLENGES.c
+        closes: datetime | None = await self.session.scalar(
+            select(func.max(c.closes_at)).where(c.deal_key.in_(sorted(keys)), c.closes_at > now)
+        )
+        if closes is None:
+            return None
+        return closes if closes.tzinfo is not None else closes.replace(tzinfo=UTC)
 
     async def reveal_challenge_games(self, challenge_id: str, at: datetime) -> None:
         """The attempts at ``challenge_id`` stay secret until ``at`` only."""

@@ -29,6 +29,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app import engine
 from app.engine import GameState, GameStatus, Play
+from app.engine.equivalence import deal_keys
 from app.games.errors import (
     ConflictProblem,
     GameInProgressProblem,
@@ -36,6 +37,7 @@ from app.games.errors import (
     IdempotencyMismatchProblem,
     IllegalMoveProblem,
     MoveLimitProblem,
+    OpenChallengeDealProblem,
     PreconditionFailedProblem,
 )
 from app.games.models import Analysis, Game, Move
@@ -264,7 +266,23 @@ class GameService:
         rules = self._rules(request)
         layout = engine.get_layout(rules.layout)
         deal, number, chosen = await self._deal(request, rules, layout, solver)
+        if chosen:
+            await self._refuse_open_challenge_deal(deal, layout)
         return await self.start(deal, rules, layout, number, chosen=chosen, player_id=player_id)
+
+    async def _refuse_open_challenge_deal(self, deal: engine.Deal, layout: engine.Layout) -> None:
+        """A deal the player chose (explicit or numbered) is refused while it is, or is the
+        same game as, the deal of a challenge still open, under any rules: its hint and
+        analysis would preview that challenge. Compared by the keys of its classes
+        (engine.equivalence), looked up in an index: one statement."""
+        closes = await self.games.open_challenge_closing(deal_keys(deal, layout), self.clock())
+        if closes is not None:
+            raise OpenChallengeDealProblem(
+                "this deal is an open challenge's, or the same game as one (suits, ranks "
+                "reversed or turned, the table mirrored): it may be dealt once that "
+                f"challenge closes, at {closes.isoformat()}",
+                closes_at=closes.isoformat(),
+            )
 
     async def start(
         self,
