@@ -386,9 +386,7 @@ async def close_challenge(
     clock: ClockDep,
 ) -> ChallengeRead:
     now = clock()
-    challenge = await writer.stored(target)
-    if challenge is None:
-        raise NotFoundProblem(f"no challenge {target!r}")
+    challenge = await writer.get(target)
     return challenge_out(await writer.close(challenge, player, now), now)
 
 
@@ -410,10 +408,7 @@ async def close_challenge(
 async def delete_challenge(
     target: ChallengeOfPath, player: PlayerForRead, writer: ChallengesDep
 ) -> Response:
-    challenge = await writer.stored(target)
-    if challenge is None:
-        raise NotFoundProblem(f"no challenge {target!r}")
-    await writer.delete(challenge, player)
+    await writer.delete(await writer.get(target), player)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 
@@ -543,9 +538,7 @@ async def get_leaderboard(
         if now < opens_at(daily[0]):
             raise ChallengeNotOpenProblem(f"challenge {challenge_id} opens at {opens_at(daily[0])}")
     else:
-        challenge = await reader.stored(challenge_id)
-        if challenge is None:
-            raise NotFoundProblem(f"no challenge {challenge_id!r}")
+        challenge = await reader.get(challenge_id)
         if now < challenge.opens_at:
             raise ChallengeNotOpenProblem(f"challenge {challenge_id} opens at {challenge.opens_at}")
     view = board_view(around, among)

@@ -239,10 +239,8 @@ async def challenge_to_play(
         day, layout = daily
         check_day_open(day, now)
         return await ensure_challenge(day, layout, reader, writer, solver, sessions)
-    stored = await reader.stored(challenge_id)
+    stored = await reader.get(challenge_id)
     await reader.session.close()
-    if stored is None:
-        raise NotFoundProblem(f"no challenge {challenge_id[:48]!r}")
     if stored.kind is not ChallengeKind.SET:
         raise NotFoundProblem(
             f"challenge {challenge_id[:48]!r} is an event's: its rounds start with "
@@ -272,11 +270,8 @@ async def challenge_to_read(
         # A daily that is over has the challenge it had: one that nobody asked for while
         # it lasted was never dealt (and is not dealt now: a day's deal is made once).
         check_challenge_id(challenge_id)
-        stored = await reader.stored(challenge_id)
+        challenge = await reader.get(challenge_id)
         await reader.session.close()  # before the best score is searched for
-        if stored is None:
-            raise NotFoundProblem(f"no challenge {challenge_id[:48]!r}")
-        challenge = stored
     # (An edition's board has no deal of its own: its rounds have theirs.)
     if is_closed(challenge, now) and challenge.deal and challenge.best_searched_at is None:
         best = await writer.best_score(challenge, solver)  # no transaction is open yet
@@ -335,6 +330,13 @@ class ChallengeService:
     # -- the day's challenge ----------------------------------------------------------
     async def stored(self, challenge_id: str) -> Challenge | None:
         return await self.challenges.get(challenge_id)
+
+    async def get(self, challenge_id: str) -> Challenge:
+        """The stored challenge, or a 404."""
+        challenge = await self.challenges.get(challenge_id)
+        if challenge is None:
+            raise NotFoundProblem(f"no challenge {challenge_id[:48]!r}")
+        return challenge
 
     async def by_invite(self, text: str) -> Challenge:
         """The challenge an invite code names (as a person typed it); a 404 else."""

@@ -208,9 +208,9 @@ def edition_out(view: EditionView, now: datetime) -> EditionRead:
         id=view.edition.id,
         event_id=view.edition.event_id,
         number=view.edition.number,
-        state=edition_state(view.edition, now),
-        opens_at=view.edition.opens_at,
-        closes_at=view.edition.closes_at,
+        state=edition_state(view.board, now),
+        opens_at=view.board.opens_at,
+        closes_at=view.board.closes_at,
         entrants=view.board.entries,
         rounds=rounds,
     )
@@ -228,20 +228,17 @@ async def _edition_view(
     """The edition (made first if it is open and nobody needed it yet), its closed
     rounds' best scores searched once (no transaction open, no connection held), then
     kept through the writer."""
-    edition = await edition_to_use(
-        event, number, reader, writer, solver.pool, database.sessions, now
-    )
-    if now < edition.closes_at:
-        return await writer.view(edition, event.rounds)  # it may have been made just now
-    # Closed: made before (a closed edition is not made), and the writer has not begun.
-    view = await reader.view(edition, event.rounds)
-    await reader.session.close()  # no connection held while the solver searches
+    view = await edition_to_use(event, number, reader, writer, solver.pool, database.sessions, now)
+    if now < view.board.closes_at:
+        return view
+    # Closed: read by the reader, whose connection is given back (a closed edition is not
+    # made), so no connection is held while the solver searches.
     pending = [c for c in view.rounds if c.best_searched_at is None]
     found = [(c.id, await reader.challenges.best_score(c, solver.pool)) for c in pending]
     for challenge_id, best in found:
         await writer.challenges.keep_best(challenge_id, best)
     if found:
-        view = await writer.view(edition, event.rounds)
+        view = await writer.view(view.edition, event.rounds)
     return view
 
 
@@ -402,7 +399,7 @@ async def join_event(
     edition = await edition_to_use(event, None, reader, writer, solver.pool, database.sessions, now)
     entrant = await writer.join(event, edition, player, now)
     return EntrantRead(
-        edition_id=edition.id,
+        edition_id=edition.board.id,
         player_id=player.id,
         kind=player.kind,
         number=entrant.number,

@@ -86,7 +86,8 @@ class Event(Base):
 
 class Edition(Base):
     """An occurrence of an event, made on first need (no background job): its rounds
-    are the challenges ``<id>.<round>`` and its board the challenge ``id``."""
+    are the challenges ``<id>.<round>`` and its board the challenge ``id``, whose window
+    is the edition's (kept there alone: cancelling an event closes it there)."""
 
     __tablename__ = "event_editions"
 
@@ -95,8 +96,6 @@ class Edition(Base):
         String(32), ForeignKey("events.id", ondelete="CASCADE"), index=True
     )
     number: Mapped[int] = mapped_column(Integer)  # 0, 1, 2, ... from the event's start
-    opens_at: Mapped[datetime] = mapped_column(UTCDateTime())
-    closes_at: Mapped[datetime] = mapped_column(UTCDateTime())
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 

@@ -120,10 +120,11 @@ def event_state(event: Event, now: datetime) -> EventState:
     return EventState.RUNNING
 
 
-def edition_state(edition: Edition, now: datetime) -> EditionState:
-    if now < edition.opens_at:
+def edition_state(board: Challenge, now: datetime) -> EditionState:
+    """An edition's state, by its board's window (which cancelling closes)."""
+    if now < board.opens_at:
         return EditionState.UPCOMING
-    return EditionState.OPEN if now < edition.closes_at else EditionState.CLOSED
+    return EditionState.OPEN if now < board.closes_at else EditionState.CLOSED
 
 
 def current_edition(event: Event, now: datetime) -> int | None:
@@ -249,8 +250,9 @@ class EventService:
         self.challenges = ChallengeService(session, settings)
 
     # -- events -------------------------------------------------------------------------
-    async def get(self, event_id: str) -> Event:
-        event = await self.events.get(event_id) if is_id(event_id) else None
+    async def get(self, event_id: str, *, for_update: bool = False) -> Event:
+        """The event (its row locked for this transaction with ``for_update``), or a 404."""
+        event = await self.events.get(event_id, for_update=for_update) if is_id(event_id) else None
         if event is None:
             raise NotFoundProblem(f"no event {event_id[:32]!r}")
         return event
@@ -281,9 +283,7 @@ class EventService:
         self, event_id: str, body: EventUpdate, now: datetime, *, source: str = "operator"
     ) -> Event:
         """Apply ``body`` (see ``EventUpdate``), the event's row locked; logged."""
-        event = await self.events.get(event_id, for_update=True) if is_id(event_id) else None
-        if event is None:
-            raise NotFoundProblem(f"no event {event_id[:32]!r}")
+        event = await self.get(event_id, for_update=True)
         if event.status is EventStatus.CANCELLED:
             raise EventCancelledProblem(f"event {event_id} was cancelled")
         given = body.model_dump(exclude_unset=True)
@@ -338,20 +338,17 @@ class EventService:
     async def cancel(self, event_id: str, now: datetime, *, source: str = "operator") -> Event:
         """Cancel the event: no edition opens from now on; one open closes now (its deals
         revealed, its board as it stands)."""
-        event = await self.events.get(event_id, for_update=True) if is_id(event_id) else None
-        if event is None:
-            raise NotFoundProblem(f"no event {event_id[:32]!r}")
+        event = await self.get(event_id, for_update=True)
         if event.status is EventStatus.CANCELLED:
             return event
         open_number = current_edition(event, now)
         event.status = EventStatus.CANCELLED
         event.finishes_at = now
         event.updated_at = now
-        if open_number is not None:
-            edition = await self.events.edition(edition_id(event.id, open_number))
-            if edition is not None:
-                edition.closes_at = now
-                await self.challenges.close_edition(edition.id, event.rounds, now)
+        if open_number is not None:  # (an edition never made has nothing to close)
+            await self.challenges.close_edition(
+                edition_id(event.id, open_number), event.rounds, now
+            )
         await self.session.flush()
         await self.events.log(event.id, "cancelled", source, {"status": "cancelled"})
         log.info("event cancelled", extra={"event_id": event.id, "source": source})
@@ -415,13 +412,7 @@ class EventService:
             "max_entries": event.max_size,
             "winnable_only": event.winnable_only,
         }
-        row = {
-            "id": edition,
-            "event_id": event.id,
-            "number": number,
-            "opens_at": window[0],
-            "closes_at": window[1],
-        }
+        row = {"id": edition, "event_id": event.id, "number": number}
         return row, rounds, board
 
     async def store_edition(
@@ -435,35 +426,29 @@ class EventService:
         return stored
 
     # -- entrants -----------------------------------------------------------------------
-    async def join(self, event: Event, edition: Edition, player: Player, now: datetime) -> Entrant:
+    async def join(
+        self, event: Event, edition: EditionView, player: Player, now: datetime
+    ) -> Entrant:
         """The player's place in the edition (made if they had none: refused when the
         edition is full or not open, or the event does not admit their kind)."""
         self._admit(event, player)
-        board = await self.challenges.stored(edition.id)
-        assert board is not None
-        return await self.challenges.enter(board, player, now, event.cohort_size)
-
-    async def entrant(self, edition: Edition, player: Player) -> Entrant | None:
-        return await self.challenges.entrant(edition.id, player.id)
+        return await self.challenges.enter(edition.board, player, now, event.cohort_size)
 
     async def start_round(
-        self, event: Event, edition: Edition, number: int, player: Player, now: datetime
+        self, event: Event, edition: EditionView, number: int, player: Player, now: datetime
     ) -> tuple[LoadedGame, str]:
         """An attempt of the player's at round ``number`` of the edition: joined first
         where the event needs it (else joined by it)."""
         self._admit(event, player)
-        if not 1 <= number <= event.rounds:
-            raise NotFoundProblem(f"event {event.id} has rounds 1 to {event.rounds}")
-        challenge = await self.challenges.stored(round_id(edition.id, number))
-        board = await self.challenges.stored(edition.id)
-        assert challenge is not None and board is not None
-        if await self.challenges.entrant(edition.id, player.id) is None:
+        if not 1 <= number <= len(edition.rounds):
+            raise NotFoundProblem(f"event {event.id} has rounds 1 to {len(edition.rounds)}")
+        if await self.challenges.entrant(edition.board.id, player.id) is None:
             if event.join_required:
                 raise NotJoinedProblem(
                     f"event {event.id} needs a player to join (join_event) before playing"
                 )
-            await self.challenges.enter(board, player, now, event.cohort_size)
-        return await self.challenges.start(challenge, player, now)
+            await self.challenges.enter(edition.board, player, now, event.cohort_size)
+        return await self.challenges.start(edition.rounds[number - 1], player, now)
 
     @staticmethod
     def _admit(event: Event, player: Player) -> None:
@@ -484,24 +469,26 @@ async def edition_to_use(
     solver: SolverPool,
     sessions: Sessions,
     now: datetime,
-) -> Edition:
-    """Edition ``number`` (the one open now when None: 409 event-not-open without one),
-    made first if nobody needed it yet while it is open: read through ``reader`` (its
-    connection then given back), its deals searched with no transaction open, stored
-    through ``writer``. An edition not begun is not made (its deals are committed when it
-    opens), nor one that closed unplayed."""
+) -> EditionView:
+    """Edition ``number`` (the one open now when None: 409 event-not-open without one)
+    with its board and rounds, made first if nobody needed it yet while it is open: read
+    through ``reader`` (its connection then given back), its deals searched with no
+    transaction open, stored and read back through ``writer``. An edition not begun is not
+    made (its deals are committed when it opens), nor one that closed unplayed."""
     if number is None:
         number = current_edition(event, now)
         if number is None:
+            upcoming = next_opens_at(event, now)
             raise EventNotOpenProblem(
                 f"event {event.id} has no edition open now",
-                next_opens_at=(lambda t: t.isoformat() if t else None)(next_opens_at(event, now)),
+                next_opens_at=upcoming.isoformat() if upcoming is not None else None,
             )
     window = reader.window(event, number)
     stored = await reader.stored_edition(event, number)
+    view = await reader.view(stored, event.rounds) if stored is not None else None
     await reader.session.close()
-    if stored is not None:
-        return stored
+    if view is not None:
+        return view
     if now < window[0]:
         raise EventNotOpenProblem(
             f"edition {number} of event {event.id} opens at {window[0].isoformat()}",
@@ -513,7 +500,7 @@ async def edition_to_use(
         raise NotFoundProblem(f"edition {number} of event {event.id} was not played")
     secret = await challenge_secret(reader.settings, sessions)
     row, rounds, board = await reader.derive_edition(event, number, secret, solver)
-    return await writer.store_edition(row, rounds, board)
+    return await writer.view(await writer.store_edition(row, rounds, board), event.rounds)
 
 
 async def total_round_result(session: AsyncSession, ended: GameEnded) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
 from psycopg.errors import ForeignKeyViolation
 from sqlalchemy import (
@@ -329,9 +329,7 @@ class GameRepository:
         closes: datetime | None = await self.session.scalar(
             select(func.max(c.closes_at)).where(c.deal_key.in_(sorted(keys)), c.closes_at > now)
         )
-        if closes is None:
-            return None
-        return closes if closes.tzinfo is not None else closes.replace(tzinfo=UTC)
+        return closes  # aware: the column is typed as UTCDateTime
 
     async def reveal_challenge_games(self, challenge_id: str, at: datetime) -> None:
         """The attempts at ``challenge_id`` stay secret until ``at`` only."""

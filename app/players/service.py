@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import calendar
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Annotated
 
 from fastapi import Depends, Request
@@ -190,7 +190,7 @@ class PlayerService:
                 player_id=r.followed_id,
                 name=r.name,
                 kind=r.kind,
-                since=_aware(r.created_at),
+                since=r.created_at,
             )
             for r in rows
         ]
@@ -260,11 +260,6 @@ def _badge(wins: MonthlyWins) -> BadgeRead:
     return BadgeRead(
         layout=wins.layout, month=wins.month.strftime("%Y-%m"), tier=tier, wins=wins.wins
     )
-
-
-def _aware(moment: datetime) -> datetime:
-    """Core rows skip the ORM's type: SQLite gives back naive UTC."""
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def _line(stats: PlayerStats | None, layout: str, scoring: str) -> StatLineRead:

@@ -74,8 +74,6 @@ def upgrade() -> None:
         sa.Column("id", sa.String(length=48), nullable=False),
         sa.Column("event_id", sa.String(length=32), nullable=False),
         sa.Column("number", sa.Integer(), nullable=False),
-        sa.Column("opens_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("closes_at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
         sa.ForeignKeyConstraint(
             ["event_id"],
