@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
 .DEFAULT_GOAL := help
-.PHONY: help setup web-setup lint format typecheck test test-only test-fast bench fuzz
+.PHONY: help setup web-setup lint format typecheck test test-only test-fast bench fuzz openapi openapi-check
 
 help: ## List the targets and what they do
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \

@@ -145,6 +145,21 @@ class Settings(BaseSettings):
         le=1000000,
         description="Entrants a challenge a player sets may take",
     )
+    challenge_account_min_hours: int = Field(
+        default=24,
+        ge=0,
+        le=8760,
+        description="An account enters a challenge that opened before it was made (for the "
+        "daily: a day that began before it) only once it is this many hours old (fair play: "
+        "no throwaway accounts of the day); 0 lets any account enter any open challenge",
+    )
+    fair_play_threshold: float = Field(
+        default=0.01,
+        gt=0,
+        lt=1,
+        description="A ranked result whose fair-play measure (a p-value against honest "
+        "play) is under this is flagged and ranked apart; the measure is always shown",
+    )
     following_max: int = Field(
         default=500, ge=1, le=100000, description="Players one player may follow"
     )

@@ -11,7 +11,17 @@ from __future__ import annotations
 import importlib
 import sys
 
-MODULES = ("engine", "solver", "analysis", "hints", "http", "abuse", "leaderboard", "ratelimit")
+MODULES = (
+    "engine",
+    "solver",
+    "analysis",
+    "hints",
+    "fairplay",
+    "http",
+    "abuse",
+    "leaderboard",
+    "ratelimit",
+)
 
 
 def main(argv: list[str]) -> int:

@@ -34,3 +34,30 @@ def test_hints_side_by_side_kept_and_resumed(
 def test_an_unknown_strategy_is_refused() -> None:
     with pytest.raises(SystemExit, match="clairvoyant"):
         hints.run(["hints", "--deals", "1", "--strategies", "clairvoyant"])
+
+
+def test_fairplay_flags_and_keeps_its_games(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``python -m bench fairplay``: every player's games measured and kept; a second run
+    with the same file plays none again."""
+    from bench import fairplay
+
+    out = tmp_path / "fairplay.jsonl"
+    argv = ["fairplay", "--deals", "2", "--players", "greedy,exact", "--samples", "8"]
+    fairplay.run([*argv, "--workers", "1", "--out", str(out)])
+    text = capsys.readouterr().out
+    assert "rules wrap, 2 daily-like deals from seed 777" in text
+    assert "needs 4 telling decisions to flag" in text
+    kept = [json.loads(line) for line in out.read_text().splitlines()]
+    assert sorted((g["player"], g["seed"]) for g in kept) == [
+        ("exact", 777),
+        ("exact", 778),
+        ("greedy", 777),
+        ("greedy", 778),
+    ]
+    assert all(g["resolved"] == g["telling"] for g in kept if g["player"] == "exact")
+    fairplay.run([*argv, "--workers", "1", "--out", str(out)])
+    assert len(out.read_text().splitlines()) == 4
+    with pytest.raises(SystemExit, match="clairvoyant"):
+        fairplay.run(["fairplay", "--players", "clairvoyant"])

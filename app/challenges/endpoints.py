@@ -18,10 +18,11 @@ from app.challenges.errors import (
     NotChallengeCreatorProblem,
     TooManyOpenChallengesProblem,
 )
-from app.challenges.models import ChallengeEntry
+from app.challenges.models import ChallengeEntry, FairPlay
 from app.challenges.schemas import (
     ChallengeCreate,
     ChallengeRead,
+    FairPlayView,
     LeaderboardRead,
     MyChallengeRead,
     MyChallengesRead,
@@ -40,6 +41,10 @@ from app.challenges.service import (
     challenge_to_read,
     check_challenge_id,
     daily_of,
+    entry_measure,
+    fair_play_out,
+    fair_play_reason,
+    needs_player,
     opens_at,
     window_of,
 )
@@ -127,6 +132,8 @@ def _day(text: str) -> date:
 def _my_entry(entry: ChallengeEntry | None) -> MyEntryRead | None:
     if entry is None:
         return None
+    has_result = entry.rank_score is not None or entry.flagged_rank_score is not None
+    measure = entry_measure(entry)
     return MyEntryRead(
         attempts=entry.attempts,
         game_id=entry.game_id,
@@ -135,6 +142,8 @@ def _my_entry(entry: ChallengeEntry | None) -> MyEntryRead | None:
         ranked=entry.rank_score is not None,
         number=entry.number,
         cohort=entry.cohort,
+        fair_play=fair_play_out(entry.fair_play, measure) if has_result else None,
+        fair_play_reason=fair_play_reason(measure) if entry.fair_play is FairPlay.FLAGGED else None,
     )
 
 
@@ -489,7 +498,9 @@ async def start_practice_game(
         "`around=me`, with a player key, answers the caller's result with `limit` results "
         "either side; `among=following`, with a player key, the board of the caller and "
         "the players they follow, ranked among themselves (`rank`) with each one's rank on "
-        "the whole board (`global_rank`), paged as the whole board is."
+        "the whole board (`global_rank`), paged as the whole board is. Each result carries "
+        "its fair-play measure (`fair_play`: pending until the challenge has closed and it "
+        "was measured); flagged results are ranked apart: `fair_play=flagged` lists them."
     ),
 )
 async def get_leaderboard(
@@ -530,6 +541,13 @@ async def get_leaderboard(
             "follow, ranked among themselves; not with around"
         ),
     ] = None,
+    fair_play: Annotated[
+        FairPlayView | None,
+        Query(
+            description="flagged: the results the fair-play measure flagged, ranked among "
+            "themselves (the board leaves them out); not with around or among"
+        ),
+    ] = None,
 ) -> LeaderboardRead:
     check_challenge_id(challenge_id)
     now = clock()
@@ -541,8 +559,12 @@ async def get_leaderboard(
         challenge = await reader.get(challenge_id)
         if now < challenge.opens_at:
             raise ChallengeNotOpenProblem(f"challenge {challenge_id} opens at {challenge.opens_at}")
-    view = board_view(around, among)
-    player = await player_when_needed(credential, reader.session, request) if view else None
+    view = board_view(around, among, fair_play=fair_play)
+    player = (
+        await player_when_needed(credential, reader.session, request)
+        if needs_player(view)
+        else None
+    )
     page, next_cursor = await board_page(reader, challenge_id, kind, limit, cursor, view, player)
     link_next(request, response, next_cursor)
     return page

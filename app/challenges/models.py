@@ -13,6 +13,7 @@ from sqlalchemy import (
     Boolean,
     Date,
     Enum,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -25,6 +26,14 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from app.engine import GameStatus
 from app.kit.models import Base, PlayerKind, UTCDateTime, kind_column, utcnow
+
+
+class FairPlay(StrEnum):
+    """A ranked result's fair-play status (``app.engine.fairplay``)."""
+
+    PENDING = "pending"  # not measured yet: its challenge is open, or the measure is queued
+    OK = "ok"  # measured, not flagged
+    FLAGGED = "flagged"  # measured, flagged: ranked apart (``flagged_rank_score``)
 
 
 class ChallengeKind(StrEnum):
@@ -122,6 +131,25 @@ class ChallengeEntry(Base):
     cohort: Mapped[int | None] = mapped_column(Integer)
     started_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    # The attempt whose result is ranked (the best of them), for its fair-play measure.
+    result_game_id: Mapped[str | None] = mapped_column(
+        String(32), ForeignKey("games.id", ondelete="SET NULL")
+    )
+    # The fair-play measure of the ranked result, once its challenge has closed (an
+    # edition's entry: flagged when a round's is, ok once every round's is measured).
+    # A flagged result leaves the board (``rank_score`` None, its counts taken back) for
+    # the flagged one, in the same order (``flagged_rank_score``): ranked apart, kept.
+    fair_play: Mapped[FairPlay] = mapped_column(
+        Enum(FairPlay, native_enum=False, length=8, values_callable=lambda e: [m.value for m in e]),
+        default=FairPlay.PENDING,
+        server_default=FairPlay.PENDING.value,
+    )
+    fair_play_telling: Mapped[int | None] = mapped_column(Integer)
+    fair_play_resolved: Mapped[int | None] = mapped_column(Integer)
+    fair_play_expected: Mapped[float | None] = mapped_column(Float)
+    fair_play_p: Mapped[float | None] = mapped_column(Float)
+    fair_play_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    flagged_rank_score: Mapped[int | None] = mapped_column(Integer)
 
     __table_args__ = (
         # The board, in its order: a page is a range of this index.
@@ -135,6 +163,25 @@ class ChallengeEntry(Base):
             "player_id",
             postgresql_where=text("rank_score IS NOT NULL"),
             sqlite_where=text("rank_score IS NOT NULL"),
+        ),
+        # The flagged board, in the board's order.
+        Index(
+            "ix_challenge_entries_flagged",
+            "challenge_id",
+            "kind",
+            "flagged_rank_score",
+            "moves",
+            "finished_at",
+            "player_id",
+            postgresql_where=text("flagged_rank_score IS NOT NULL"),
+            sqlite_where=text("flagged_rank_score IS NOT NULL"),
+        ),
+        # The ranked results not measured yet (the fair-play measure's queue).
+        Index(
+            "ix_challenge_entries_unmeasured",
+            "challenge_id",
+            postgresql_where=text("fair_play = 'pending' AND rank_score IS NOT NULL"),
+            sqlite_where=text("fair_play = 'pending' AND rank_score IS NOT NULL"),
         ),
         # A player's entries (list_my_challenges; retention asks whether there are any).
         Index("ix_challenge_entries_player_id", "player_id", "challenge_id"),

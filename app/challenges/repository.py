@@ -36,6 +36,7 @@ from app.challenges.models import (
     Challenge,
     ChallengeEntry,
     ChallengeKind,
+    FairPlay,
     LeaderboardBucket,
     LeaderboardScore,
     ServerSecret,
@@ -58,6 +59,15 @@ FOLLOWS = table("follows", column("follower_id"), column("followed_id"))
 # A place on a board: (rank_score, moves, finished_at, player_id).
 BoardKey = tuple[int, int, datetime, str]
 _BOARD_KEY = (ENTRIES.c.rank_score, ENTRIES.c.moves, ENTRIES.c.finished_at, ENTRIES.c.player_id)
+# A result's fair-play status and measure, shown with it.
+_MEASURE = (
+    ENTRIES.c.fair_play,
+    ENTRIES.c.fair_play_telling,
+    ENTRIES.c.fair_play_resolved,
+    ENTRIES.c.fair_play_expected,
+    ENTRIES.c.fair_play_p,
+    ENTRIES.c.fair_play_at,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +77,17 @@ class MyChallenge:
     challenge: Challenge
     created: bool
     entry: ChallengeEntry | None
+
+
+@dataclass(frozen=True, slots=True)
+class Measure:
+    """A result's fair-play measure as stored (``app.engine.fairplay.FairPlay``)."""
+
+    telling: int
+    resolved: int
+    expected: float
+    p_value: float
+    measured_at: datetime
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +103,8 @@ class Place:
     name: str | None
     deleted: bool
     global_rank: int  # on the whole board
+    fair_play: FairPlay
+    measure: Measure | None
 
     @property
     def key(self) -> BoardKey:
@@ -247,14 +270,16 @@ class ChallengeRepository:
     async def results_of(
         self, challenge_ids: list[str], player_id: str
     ) -> list[tuple[int, int, datetime]]:
-        """The player's ranked results (rank score, moves, finish) in these challenges:
-        each entry found by its primary key."""
+        """The player's ranked results (rank score, moves, finish) in these challenges,
+        flagged ones included (an edition's total counts them; the total is flagged with
+        them): each entry found by its primary key."""
         e = ENTRIES.c
+        rank_score = func.coalesce(e.rank_score, e.flagged_rank_score)
         rows = await self.session.execute(
-            select(e.rank_score, e.moves, e.finished_at).where(
+            select(rank_score, e.moves, e.finished_at).where(
                 e.challenge_id.in_(challenge_ids),
                 e.player_id == player_id,
-                e.rank_score.is_not(None),
+                rank_score.is_not(None),
             )
         )
         return [(r[0], r[1], _aware(r[2])) for r in rows]
@@ -270,31 +295,30 @@ class ChallengeRepository:
         finish, and its score as shown; None: none yet), moving its board's counts from
         the old one to the new.
         The entry's row is locked first (two of the player's rounds ending at once)."""
-        entry = (
-            await self.session.scalars(
-                select(ChallengeEntry)
-                .where(
-                    ChallengeEntry.challenge_id == challenge_id,
-                    ChallengeEntry.player_id == player_id,
-                )
-                .with_for_update()
-                .execution_options(populate_existing=True)
-            )
-        ).one_or_none()
+        entry = await self._locked(challenge_id, player_id)
         if entry is None:
             return
+        # A flagged total stays on the flagged board (no counts); an ok one has a result
+        # not measured yet again.
+        flagged = entry.fair_play is FairPlay.FLAGGED
+        current = entry.flagged_rank_score if flagged else entry.rank_score
         old = (
-            (entry.rank_score, entry.moves, entry.finished_at)
-            if entry.rank_score is not None and entry.moves is not None
+            (current, entry.moves, entry.finished_at)
+            if current is not None and entry.moves is not None
             else None
         )
         if old == total and entry.score == score:
             return
-        if old is not None:
+        if old is not None and not flagged:
             await self._count(challenge_id, entry.kind, old[0], old[1], -1)
         if total is not None:
-            await self._count(challenge_id, entry.kind, total[0], total[1], 1)
-            entry.rank_score, entry.moves, entry.finished_at = total
+            if flagged:
+                entry.flagged_rank_score = total[0]
+            else:
+                await self._count(challenge_id, entry.kind, total[0], total[1], 1)
+                entry.rank_score = total[0]
+                entry.fair_play = FairPlay.PENDING
+            entry.moves, entry.finished_at = total[1], total[2]
             entry.score = score
         await self.session.flush()
 
@@ -400,6 +424,7 @@ class ChallengeRepository:
                 await self._count(entry.challenge_id, entry.kind, best[0], best[1], -1)
             await self._count(entry.challenge_id, entry.kind, rank_score, moves, 1)
             entry.rank_score = rank_score
+            entry.result_game_id = game_id
             entry.score, entry.moves, entry.finished_at = score, moves, finished_at
         elif best is None and entry.score is None:
             entry.score, entry.moves, entry.finished_at = score, moves, finished_at
@@ -488,6 +513,117 @@ class ChallengeRepository:
         ranked = rows[0].ranked if rows else await self.session.scalar(count, params)
         return [_among_place(r) for r in rows], int(ranked or 0)
 
+    async def flagged_after(
+        self, challenge_id: str, kind: PlayerKind, after: BoardKey | None, limit: int
+    ) -> tuple[list[Place], int]:
+        """The flagged results of a board, ranked among themselves in the board's order:
+        ``limit`` after ``after`` (from the top without), and how many there are."""
+        params = {"challenge_id": challenge_id, "kind": kind, "limit": limit}
+        if after is None:
+            rows = (await self.session.execute(_FLAGGED_FIRST, params)).all()
+        else:
+            rows = (
+                await self.session.execute(_FLAGGED_AFTER, {**params, **_key_params(after)})
+            ).all()
+        count = rows[0].ranked if rows else await self.session.scalar(_FLAGGED_COUNT, params)
+        return [_place(r) for r in rows], int(count or 0)
+
+    # -- fair play ----------------------------------------------------------------------
+    async def unmeasured(
+        self, now: datetime, limit: int, challenge_id: str | None = None
+    ) -> list[Unmeasured]:
+        """Up to ``limit`` ranked results not measured yet, of challenges closed by ``now``
+        (not an edition's board: its entries follow their rounds'), newest close first;
+        only ``challenge_id``'s when given."""
+        e, c = ENTRIES.c, CHALLENGES.c
+        only = [e.challenge_id == challenge_id] if challenge_id is not None else []
+        rows = await self.session.execute(
+            select(e.challenge_id, e.player_id, e.result_game_id, c.kind, c.deal, c.rules, c.layout)
+            .select_from(ENTRIES.join(CHALLENGES, c.id == e.challenge_id))
+            .where(
+                e.fair_play == FairPlay.PENDING,
+                e.rank_score.is_not(None),
+                c.closes_at <= now,
+                c.kind != ChallengeKind.EDITION,
+                *only,
+            )
+            .order_by(c.closes_at.desc(), e.challenge_id, e.player_id)
+            .limit(limit)
+        )
+        return [Unmeasured(*r) for r in rows]
+
+    async def keep_measure(
+        self, challenge_id: str, player_id: str, measure: Measure, flagged: bool
+    ) -> bool:
+        """Keep a result's measure: ok, or flagged, which takes it off the board (its counts
+        taken back) onto the flagged one. False when it was measured already (another run)
+        or is no longer ranked. The entry's row is locked first."""
+        entry = await self._locked(challenge_id, player_id)
+        if entry is None or entry.fair_play is not FairPlay.PENDING or entry.rank_score is None:
+            return False
+        _keep(entry, measure)
+        if flagged:
+            await self._flag(entry)
+        else:
+            entry.fair_play = FairPlay.OK
+        await self.session.flush()
+        return True
+
+    async def settle_edition(self, board_id: str, player_id: str) -> None:
+        """An edition's entry after one of its rounds' results was measured: flagged (and
+        off its board) when one of them is, ok when none is still pending; it shows the
+        measure of its least likely round."""
+        entry = await self._locked(board_id, player_id)
+        if entry is None or entry.fair_play is FairPlay.FLAGGED:
+            return
+        e, c = ENTRIES.c, CHALLENGES.c
+        rounds = (
+            await self.session.execute(
+                select(e.challenge_id, *_MEASURE)
+                .select_from(ENTRIES.join(CHALLENGES, c.id == e.challenge_id))
+                .where(
+                    e.player_id == player_id,
+                    c.kind == ChallengeKind.ROUND,
+                    c.id.startswith(board_id + ".", autoescape=True),
+                    or_(e.rank_score.is_not(None), e.flagged_rank_score.is_not(None)),
+                )
+            )
+        ).all()
+        rounds = [r for r in rounds if r.challenge_id.rpartition(".")[0] == board_id]
+        measured = [r for r in rounds if r.fair_play_at is not None]
+        if measured:
+            least = min(measured, key=lambda r: r.fair_play_p)
+            measure = _measure(least)
+            assert measure is not None
+            _keep(entry, measure)
+        if any(r.fair_play == FairPlay.FLAGGED for r in rounds):
+            await self._flag(entry)
+        elif rounds and len(measured) == len(rounds):
+            entry.fair_play = FairPlay.OK
+        await self.session.flush()
+
+    async def _locked(self, challenge_id: str, player_id: str) -> ChallengeEntry | None:
+        """The entry, its row locked for this transaction (read again, not from the
+        session's identity map)."""
+        return (
+            await self.session.scalars(
+                select(ChallengeEntry)
+                .where(
+                    ChallengeEntry.challenge_id == challenge_id,
+                    ChallengeEntry.player_id == player_id,
+                )
+                .with_for_update()
+                .execution_options(populate_existing=True)
+            )
+        ).one_or_none()
+
+    async def _flag(self, entry: ChallengeEntry) -> None:
+        """Move a ranked result to the flagged board."""
+        if entry.rank_score is not None and entry.moves is not None:
+            await self._count(entry.challenge_id, entry.kind, entry.rank_score, entry.moves, -1)
+            entry.flagged_rank_score, entry.rank_score = entry.rank_score, None
+        entry.fair_play = FairPlay.FLAGGED
+
     async def rank_of(
         self, challenge_id: str, kind: PlayerKind, rank_score: int, moves: int
     ) -> int:
@@ -503,6 +639,27 @@ class ChallengeRepository:
             select(_RANKED), {"challenge_id": challenge_id, "kind": kind}
         )
         return int(ranked or 0)
+
+
+@dataclass(frozen=True, slots=True)
+class Unmeasured:
+    """A ranked result to measure, with what the measure needs of its challenge."""
+
+    challenge_id: str
+    player_id: str
+    game_id: str | None
+    kind: ChallengeKind
+    deal: str
+    rules: dict[str, Any]
+    layout: str
+
+
+def _keep(entry: ChallengeEntry, measure: Measure) -> None:
+    entry.fair_play_telling = measure.telling
+    entry.fair_play_resolved = measure.resolved
+    entry.fair_play_expected = measure.expected
+    entry.fair_play_p = measure.p_value
+    entry.fair_play_at = measure.measured_at
 
 
 def _key_params(key: BoardKey) -> dict[str, Any]:
@@ -557,6 +714,7 @@ def _ranked(rows: Any, *columns: Any, descending: bool = False) -> Any:
             (1 + func.coalesce(_AHEAD.c.before, 0) + moves_ahead).label("rank"),
             PLAYERS.c.name,
             PLAYERS.c.deleted_at,
+            *(r[c.name] for c in _MEASURE),
             *columns,
         )
         .select_from(
@@ -574,7 +732,7 @@ def _page(where: list[Any], *, descending: bool, limit: bool = True) -> Any:
     parameters): building a statement this size costs more than running it."""
     e = ENTRIES.c
     rows = (
-        select(e.player_id, e.score, e.moves, e.finished_at, e.rank_score)
+        select(e.player_id, e.score, e.moves, e.finished_at, e.rank_score, *_MEASURE)
         .where(
             e.challenge_id == bindparam("challenge_id"),
             e.kind == bindparam("kind"),
@@ -599,6 +757,20 @@ def _place(r: Any) -> Place:
         name=r.name,
         deleted=r.deleted_at is not None,
         global_rank=int(r.rank),
+        fair_play=FairPlay(r.fair_play),
+        measure=_measure(r),
+    )
+
+
+def _measure(r: Any) -> Measure | None:
+    if r.fair_play_at is None:
+        return None
+    return Measure(
+        r.fair_play_telling,
+        r.fair_play_resolved,
+        r.fair_play_expected,
+        r.fair_play_p,
+        _aware(r.fair_play_at),
     )
 
 
@@ -641,6 +813,7 @@ def _among(ids: Any, *, after: bool) -> tuple[Any, Any]:
             e.moves,
             e.finished_at,
             e.rank_score,
+            *_MEASURE,
             func.rank().over(order_by=(e.rank_score, e.moves)).label("local_rank"),
             func.count().over().label("ranked"),
         )
@@ -719,3 +892,42 @@ def _moves_ahead(rank_score: int, moves: int) -> Any:
 def _aware(moment: datetime) -> datetime:
     """Core rows skip the ORM's type: SQLite gives back naive UTC."""
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def _flagged(*, after: bool) -> tuple[Any, Any]:
+    """A board's flagged results (``ix_challenge_entries_flagged``: a range of it, few
+    rows), ranked among themselves by a window, in the board's order; and their count."""
+    e = ENTRIES.c
+    group = (
+        select(
+            e.player_id,
+            e.score,
+            e.moves,
+            e.finished_at,
+            e.flagged_rank_score.label("rank_score"),
+            *_MEASURE,
+            func.rank().over(order_by=(e.flagged_rank_score, e.moves)).label("rank"),
+            func.count().over().label("ranked"),
+        )
+        .where(
+            e.challenge_id == bindparam("challenge_id"),
+            e.kind == bindparam("kind"),
+            e.flagged_rank_score.is_not(None),
+        )
+        .subquery("flagged")
+    )
+    g = group.c
+    key = (g.rank_score, g.moves, g.finished_at, g.player_id)
+    rows = (
+        select(group, PLAYERS.c.name, PLAYERS.c.deleted_at)
+        .select_from(group.outerjoin(PLAYERS, PLAYERS.c.id == g.player_id))
+        .order_by(*key)
+        .limit(bindparam("limit"))
+    )
+    if after:
+        rows = rows.where(tuple_(*key) > _AT)
+    return rows, select(func.count()).select_from(group)
+
+
+_FLAGGED_FIRST, _FLAGGED_COUNT = _flagged(after=False)
+_FLAGGED_AFTER = _flagged(after=True)[0]

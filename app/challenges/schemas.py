@@ -8,7 +8,7 @@ from typing import Annotated, Any, Final
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StrictBool
 
-from app.challenges.models import ChallengeKind
+from app.challenges.models import ChallengeKind, FairPlay
 from app.games.service import RulesCreate
 from app.kit.models import PlayerKind
 from app.kit.schemas import DEFAULT_LAYOUT, LayoutName, RulesRead, Strict
@@ -27,6 +27,10 @@ class Among(StrEnum):
 
 class CohortOf(StrEnum):
     MINE = "mine"
+
+
+class FairPlayView(StrEnum):
+    FLAGGED = "flagged"
 
 
 class ChallengeStatus(StrEnum):
@@ -187,6 +191,32 @@ class ChallengeRead(BaseModel):
     )
 
 
+class FairPlayRead(BaseModel):
+    """A ranked result's fair-play measure (README: Fair play), taken once its challenge
+    has closed: at each of the player's decisions, whether the move the hint would choose
+    from the player's view is one of the best with every card known; where it is not (a
+    telling decision), whether the player chose one of those anyway."""
+
+    status: FairPlay = Field(
+        description="pending (its challenge is open, or the measure is queued), ok, or "
+        "flagged (p_value under the server's threshold: ranked apart)"
+    )
+    telling: int | None = Field(description="Telling decisions in the game; null while pending")
+    resolved: int | None = Field(
+        description="Those the player resolved as only a player seeing the hidden cards "
+        "would choose; null while pending"
+    )
+    expected: float | None = Field(
+        description="How many of them honest play resolves so, at most, on average; null "
+        "while pending"
+    )
+    p_value: float | None = Field(
+        description="How likely honest play resolves at least as many so: the smaller, the "
+        "less likely the player chose from what they saw; null while pending"
+    )
+    measured_at: datetime | None = Field(description="When it was measured; null while pending")
+
+
 class LeaderboardEntryRead(BaseModel):
     rank: int = Field(
         description="1 + the results strictly better (ties share a rank), on this board: the "
@@ -201,6 +231,7 @@ class LeaderboardEntryRead(BaseModel):
     score: int = Field(description="The final score (cards_left: cards left, fewer ranks first)")
     moves: int = Field(description="Moves the game took, undos included")
     finished_at: datetime = Field(description="When the game ended")
+    fair_play: FairPlayRead = Field(description="The result's fair-play measure")
 
 
 class LeaderboardRead(BaseModel):
@@ -223,6 +254,14 @@ class LeaderboardRead(BaseModel):
                             "score": 164,
                             "moves": 41,
                             "finished_at": "2026-12-01T08:14:09Z",
+                            "fair_play": {
+                                "status": "ok",
+                                "telling": 6,
+                                "resolved": 1,
+                                "expected": 2.1,
+                                "p_value": 0.91,
+                                "measured_at": "2026-12-02T00:10:04Z",
+                            },
                         },
                         {
                             "rank": 2,
@@ -233,6 +272,14 @@ class LeaderboardRead(BaseModel):
                             "score": 120,
                             "moves": 38,
                             "finished_at": "2026-12-01T11:40:51Z",
+                            "fair_play": {
+                                "status": "pending",
+                                "telling": None,
+                                "resolved": None,
+                                "expected": None,
+                                "p_value": None,
+                                "measured_at": None,
+                            },
                         },
                     ],
                     "next": "MTIwLjM4LjIwMjYtMTItMDE",
@@ -244,7 +291,8 @@ class LeaderboardRead(BaseModel):
     challenge_id: str = Field(description="The challenge's id")
     kind: PlayerKind = Field(description="Whose board: human or bot players'")
     ranked: int = Field(
-        description="Ranked results on this board (among=following: among those players)"
+        description="Ranked results on this board (among=following: among those players; "
+        "fair_play=flagged: the flagged results)"
     )
     entries: list[LeaderboardEntryRead] = Field(description="This page of results, best first")
     next: str | None = Field(description="The cursor of the next page (also in Link), or null")
@@ -266,6 +314,12 @@ class MyEntryRead(BaseModel):
     )
     cohort: int | None = Field(
         description="An event's edition with cohorts: the caller's cohort; else null"
+    )
+    fair_play: FairPlayRead | None = Field(
+        description="The ranked result's fair-play measure; null without a ranked result"
+    )
+    fair_play_reason: str | None = Field(
+        description="Why a flagged result is ranked apart, in words; else null"
     )
 
 

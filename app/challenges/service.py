@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 import secrets
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
@@ -33,6 +33,7 @@ from app.challenges.deals import (
     round_salt,
 )
 from app.challenges.errors import (
+    AccountTooNewProblem,
     AlreadyEnteredProblem,
     ChallengeClosedProblem,
     ChallengeEnteredProblem,
@@ -43,8 +44,8 @@ from app.challenges.errors import (
     NotChallengeCreatorProblem,
     TooManyOpenChallengesProblem,
 )
-from app.challenges.models import Challenge, ChallengeKind
-from app.challenges.repository import BoardKey, ChallengeRepository, MyChallenge, Place
+from app.challenges.models import Challenge, ChallengeEntry, ChallengeKind, FairPlay
+from app.challenges.repository import BoardKey, ChallengeRepository, Measure, MyChallenge, Place
 from app.challenges.schemas import (
     Among,
     Around,
@@ -53,6 +54,8 @@ from app.challenges.schemas import (
     ChallengeRevealRead,
     ChallengeStatus,
     CohortOf,
+    FairPlayRead,
+    FairPlayView,
     LeaderboardEntryRead,
     LeaderboardRead,
 )
@@ -68,13 +71,20 @@ from app.kit.paging import Count32, Int32, RowId, UtcTime, decode_cursor, encode
 from app.kit.ratelimit import RateLimitedProblem
 from app.kit.schemas import RulesRead
 from app.kit.workload import Searches, SolverPool
-from app.players.service import PLAYER_PROBLEMS, Player, PlayerService
+from app.players.service import (
+    PLAYER_PROBLEMS,
+    Player,
+    PlayerService,
+    challenges_from,
+    may_enter,
+)
 from app.settings import Settings
 
 SECRET_NAME = "challenge"
 # What starting an attempt may answer instead of the game (besides the player's key).
 START_PROBLEMS = (
     NotFoundProblem,
+    AccountTooNewProblem,
     AlreadyEnteredProblem,
     ChallengeNotOpenProblem,
     ChallengeClosedProblem,
@@ -510,8 +520,18 @@ class ChallengeService:
         """An attempt of the player's at the challenge: a game of its deal, under its
         rules, committed to with its salt (its commitment is the challenge's). A player's
         first makes their entry (counted against the challenge's bound); a later one needs
-        an attempt left and none in progress."""
+        an attempt left and none in progress. An account made after the challenge opened
+        may not enter it until it is ``CHALLENGE_ACCOUNT_MIN_HOURS`` old."""
         check_open(challenge, now)
+        hours = self.settings.challenge_account_min_hours
+        if not may_enter(player, challenge.opens_at, hours, now):
+            eligible = challenges_from(player, hours)
+            raise AccountTooNewProblem(
+                f"player {player.id} was made at {player.created_at.isoformat()}, after "
+                f"{challenge.id} opened ({challenge.opens_at.isoformat()}): it enters the "
+                f"challenges that open after it was made, and any from {eligible.isoformat()}",
+                eligible_from=eligible.isoformat(),
+            )
         if await self.challenges.add_entry(challenge.id, player.id, player.kind, now):
             if await self.challenges.count_entry(challenge.id) is None:
                 raise ChallengeFullProblem(
@@ -613,9 +633,7 @@ class ChallengeService:
         places, ranked = await self.challenges.among_cohort(
             board_id, player.kind, entry.cohort, after, limit + 1
         )
-        more = len(places) > limit
-        places = places[:limit]
-        return Board(board_id, player.kind, ranked, places, places[-1].key if more else None)
+        return _cut(Board(board_id, player.kind, ranked, places, None), limit)
 
     async def practice(
         self, challenge: Challenge, player: Player | None, now: datetime
@@ -655,9 +673,14 @@ class ChallengeService:
         self, challenge_id: str, kind: PlayerKind, limit: int, after: BoardKey | None
     ) -> Board:
         places, ranked = await self.challenges.board_after(challenge_id, kind, after, limit + 1)
-        more = len(places) > limit
-        places = places[:limit]
-        return Board(challenge_id, kind, ranked, places, places[-1].key if more else None)
+        return _cut(Board(challenge_id, kind, ranked, places, None), limit)
+
+    async def flagged_board(
+        self, challenge_id: str, kind: PlayerKind, limit: int, after: BoardKey | None
+    ) -> Board:
+        """The board's flagged results, ranked among themselves."""
+        places, count = await self.challenges.flagged_after(challenge_id, kind, after, limit + 1)
+        return _cut(Board(challenge_id, kind, count, places, None), limit)
 
     async def around(self, challenge_id: str, player: Player, neighbours: int) -> Board:
         """The player's ranked result with ``neighbours`` results either side of it."""
@@ -679,9 +702,15 @@ class ChallengeService:
         places, ranked = await self.challenges.among_following(
             challenge_id, player.kind, player.id, after, limit + 1
         )
-        more = len(places) > limit
-        places = places[:limit]
-        return Board(challenge_id, player.kind, ranked, places, places[-1].key if more else None)
+        return _cut(Board(challenge_id, player.kind, ranked, places, None), limit)
+
+
+def _cut(board: Board, limit: int) -> Board:
+    """A board read with one place more than its page: the page, and its next cursor's
+    place when there was more."""
+    places = board.places[:limit]
+    more = len(board.places) > limit
+    return replace(board, places=places, next=places[-1].key if more else None)
 
 
 def _check_creator(challenge: Challenge, player: Player) -> None:
@@ -815,14 +844,27 @@ def challenge_out(challenge: Challenge, now: datetime) -> ChallengeRead:
     )
 
 
+BoardView = Around | Among | CohortOf | FairPlayView
+
+
 def board_view(
-    around: Around | None, among: Among | None, cohort: CohortOf | None = None
-) -> Around | Among | CohortOf | None:
+    around: Around | None,
+    among: Among | None,
+    cohort: CohortOf | None = None,
+    fair_play: FairPlayView | None = None,
+) -> BoardView | None:
     """The one view of a board asked for (None: the whole board); a 422 for more."""
-    asked = [view for view in (around, among, cohort) if view is not None]
+    asked = [view for view in (around, among, cohort, fair_play) if view is not None]
     if len(asked) > 1:
-        raise ValidationProblem("around, among and cohort: one at a time", loc=("query", "among"))
+        raise ValidationProblem(
+            "around, among, cohort and fair_play: one at a time", loc=("query", "among")
+        )
     return asked[0] if asked else None
+
+
+def needs_player(view: BoardView | None) -> bool:
+    """Whether the view is the caller's own (around, among, cohort): it needs their key."""
+    return view is not None and not isinstance(view, FairPlayView)
 
 
 async def board_page(
@@ -831,13 +873,16 @@ async def board_page(
     kind: PlayerKind,
     limit: int,
     cursor: str | None,
-    view: Around | Among | CohortOf | None,
+    view: BoardView | None,
     player: Player | None,
 ) -> tuple[LeaderboardRead, str | None]:
     """A page of a board (a challenge's, an edition's) and its next cursor: from the top
-    (after ``cursor``), around ``player``, among whom they follow, or in their cohort."""
+    (after ``cursor``), around ``player``, among whom they follow, in their cohort, or
+    its flagged results."""
     after = board_place(cursor) if cursor is not None else None
-    if view is None or player is None:
+    if view is FairPlayView.FLAGGED:
+        board = await reader.flagged_board(board_id, kind, limit, after)
+    elif view is None or player is None:
         board = await reader.board(board_id, kind, limit, after)
     elif view is Around.ME:
         board = await reader.around(board_id, player, limit)
@@ -847,6 +892,52 @@ async def board_page(
         board = await reader.cohort_board(board_id, player, limit, after)
     next_cursor = board_cursor(board.next) if board.next is not None else None
     return leaderboard_out(board_id, board, next_cursor), next_cursor
+
+
+def entry_measure(entry: ChallengeEntry) -> Measure | None:
+    """An entry's stored fair-play measure (None before it was measured)."""
+    if entry.fair_play_at is None:
+        return None
+    return Measure(
+        entry.fair_play_telling or 0,
+        entry.fair_play_resolved or 0,
+        entry.fair_play_expected or 0.0,
+        entry.fair_play_p if entry.fair_play_p is not None else 1.0,
+        entry.fair_play_at,
+    )
+
+
+def fair_play_out(status: FairPlay, measure: Measure | None) -> FairPlayRead:
+    if measure is None:
+        return FairPlayRead(
+            status=status,
+            telling=None,
+            resolved=None,
+            expected=None,
+            p_value=None,
+            measured_at=None,
+        )
+    return FairPlayRead(
+        status=status,
+        telling=measure.telling,
+        resolved=measure.resolved,
+        expected=round(measure.expected, 3),
+        p_value=measure.p_value,
+        measured_at=measure.measured_at,
+    )
+
+
+def fair_play_reason(measure: Measure | None) -> str:
+    """Why a flagged result is ranked apart, for its player."""
+    if measure is None:
+        return "one of the rounds of this total was flagged"
+    return (
+        f"at {measure.telling} decisions of the game, the move best with every card known "
+        "was not the one a player seeing only their cards would choose, and you chose it "
+        f"{measure.resolved} times where honest play does about {measure.expected:.1f}: "
+        f"honest play does so that often with a probability of {measure.p_value:.2g}. The "
+        "result is kept, ranked on the flagged side of the board."
+    )
 
 
 def leaderboard_out(challenge_id: str, board: Board, next_cursor: str | None) -> LeaderboardRead:
@@ -864,6 +955,7 @@ def leaderboard_out(challenge_id: str, board: Board, next_cursor: str | None) ->
                 score=p.score,
                 moves=p.moves,
                 finished_at=p.finished_at,
+                fair_play=fair_play_out(p.fair_play, p.measure),
             )
             for p in board.places
         ],
@@ -884,6 +976,7 @@ __all__ = [
     "ChallengeService",
     "CohortOf",
     "Entrant",
+    "FairPlayView",
     "LeaderboardRead",
     "board_cursor",
     "board_page",
@@ -892,5 +985,6 @@ __all__ = [
     "challenge_out",
     "challenge_secret",
     "leaderboard_out",
+    "needs_player",
     "total_rounds",
 ]

@@ -18,10 +18,12 @@ from app.challenges.service import (
     Around,
     ChallengeService,
     CohortOf,
+    FairPlayView,
     LeaderboardRead,
     board_page,
     board_view,
     challenge_out,
+    needs_player,
 )
 from app.events.errors import (
     EventCancelledProblem,
@@ -496,6 +498,13 @@ async def get_event_leaderboard(
     cohort: Annotated[
         CohortOf | None, Query(description="mine: the caller's cohort, ranked among itself")
     ] = None,
+    fair_play: Annotated[
+        FairPlayView | None,
+        Query(
+            description="flagged: the totals with a round's result flagged by the fair-play "
+            "measure, ranked among themselves (the board leaves them out)"
+        ),
+    ] = None,
 ) -> LeaderboardRead:
     event = await reader.get(event_id)
     reader.window(event, number)
@@ -505,8 +514,12 @@ async def get_event_leaderboard(
             f"edition {number} of event {event.id} has not been played",
             next_opens_at=None,
         )
-    view = board_view(around, among, cohort)
-    player = await player_when_needed(credential, reader.session, request) if view else None
+    view = board_view(around, among, cohort, fair_play)
+    player = (
+        await player_when_needed(credential, reader.session, request)
+        if needs_player(view)
+        else None
+    )
     boards = ChallengeService(reader.session, reader.settings)
     page, next_cursor = await board_page(boards, edition.id, kind, limit, cursor, view, player)
     link_next(request, response, next_cursor)

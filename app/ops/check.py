@@ -8,12 +8,15 @@ server's format.
 
 from __future__ import annotations
 
+import argparse
 import logging
 import sys
+from datetime import datetime
 
 from pydantic import ValidationError
 
 from app.kit.logs import FIELDS_ATTR, configure_logging
+from app.kit.models import utcnow
 from app.settings import Settings, describe_error
 
 
@@ -27,6 +30,14 @@ def command_settings() -> Settings | None:
         return None
     configure_logging(settings.log_level, settings.log_format)
     return settings
+
+
+def as_of(parser: argparse.ArgumentParser, value: datetime | None) -> datetime:
+    """A command's ``--as-of`` (now without one); a time without a zone is its error."""
+    now = value or utcnow()
+    if now.tzinfo is None:
+        parser.error("--as-of needs a time zone (e.g. +00:00)")
+    return now
 
 
 def main(argv: list[str]) -> int:

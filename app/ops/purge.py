@@ -53,9 +53,8 @@ from app.kit import metrics
 from app.kit.database import Database, Sessions, make_database
 from app.kit.errors import ServiceUnavailableProblem
 from app.kit.logs import FIELDS_ATTR
-from app.kit.models import utcnow
 from app.kit.workload import SolverPool
-from app.ops.check import command_settings
+from app.ops.check import as_of, command_settings
 from app.players.service import PlayerService
 from app.settings import Settings
 
@@ -131,9 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     settings = command_settings()
     if settings is None:
         return 2
-    now = args.as_of or utcnow()
-    if now.tzinfo is None:
-        parser.error("--as-of needs a time zone (e.g. +00:00)")
+    now = as_of(parser, args.as_of)
     counts, derived = asyncio.run(_purge_with(settings, now))
     fields = {"deleted": counts, "as_of": now.isoformat(), "derived": derived}
     log.info("purged", extra={FIELDS_ATTR: fields})

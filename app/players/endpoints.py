@@ -50,12 +50,16 @@ ME_PROBLEMS = (*PLAYER_PROBLEMS, ValidationProblem, RateLimitedProblem)
 OK_HEADERS = {"headers": RATE_LIMIT_HEADERS}
 
 
-async def get_players(session: SessionDep, listeners: ListenersDep) -> PlayerService:
-    return PlayerService(session, listeners)
+async def get_players(
+    session: SessionDep, listeners: ListenersDep, request: Request
+) -> PlayerService:
+    hours = request.app.state.settings.challenge_account_min_hours
+    return PlayerService(session, listeners, account_min_hours=hours)
 
 
-async def get_read_players(session: ReadSessionDep) -> PlayerService:
-    return PlayerService(session)
+async def get_read_players(session: ReadSessionDep, request: Request) -> PlayerService:
+    hours = request.app.state.settings.challenge_account_min_hours
+    return PlayerService(session, account_min_hours=hours)
 
 
 PlayersDep = Annotated[PlayerService, Depends(get_players)]
@@ -69,6 +73,7 @@ def player_out(profile: Profile) -> dict[str, Any]:
         "name": p.name,
         "kind": p.kind,
         "created_at": p.created_at,
+        "challenges_from": profile.challenges_from,
         "stats": profile.stats,
         "daily": profile.daily,
         "badges": profile.badges,

@@ -88,6 +88,7 @@ PLAYER_EXAMPLE: Final[dict[str, Any]] = {
     "name": "Ada",
     "kind": "human",
     "created_at": "2026-11-20T18:02:11Z",
+    "challenges_from": "2026-11-21T18:02:11Z",
     "stats": {
         "overall": _LINE,
         "by_layout": [{**_LINE, "layout": "tripeaks", "scoring": "classic"}],
@@ -198,6 +199,11 @@ class PlayerRead(BaseModel):
     name: str | None = Field(description="The display name, or null")
     kind: PlayerKind = Field(description="human or bot")
     created_at: datetime = Field(description="When the account was made")
+    challenges_from: datetime = Field(
+        description="From when the account may enter any challenge (CHALLENGE_ACCOUNT_MIN_"
+        "HOURS after it was made); before then it enters only the challenges that open "
+        "after it was made: for the daily, the days that begin after it was made"
+    )
     stats: StatsRead = Field(description="Statistics of the games that ended")
     daily: list[DailyRecordRead] = Field(
         description="The daily challenge's streaks, a layout each (bots have their own: "

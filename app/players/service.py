@@ -62,6 +62,7 @@ SILVER_WINS = 20
 @dataclass(frozen=True, slots=True)
 class Profile:
     player: Player
+    challenges_from: datetime
     stats: StatsRead
     daily: list[DailyRecordRead]
     badges: list[BadgeRead]
@@ -74,11 +75,31 @@ class FollowingPage:
     next: tuple[datetime, str] | None
 
 
+def challenges_from(player: Player, account_min_hours: int) -> datetime:
+    """From when ``player`` may enter any challenge: ``account_min_hours`` after it was
+    made (``CHALLENGE_ACCOUNT_MIN_HOURS``). Before then it enters only the challenges that
+    open after it was made (for the daily, the days that begin after): an account made to
+    look at the day's deal plays other days, not this one."""
+    return player.created_at + timedelta(hours=account_min_hours)
+
+
+def may_enter(player: Player, opens_at: datetime, account_min_hours: int, now: datetime) -> bool:
+    """Whether ``player`` may enter, at ``now``, a challenge that opens at ``opens_at``."""
+    return player.created_at < opens_at or now >= challenges_from(player, account_min_hours)
+
+
 class PlayerService:
-    def __init__(self, session: AsyncSession, listeners: Listeners | None = None) -> None:
+    def __init__(
+        self,
+        session: AsyncSession,
+        listeners: Listeners | None = None,
+        *,
+        account_min_hours: int | None = None,
+    ) -> None:
         self.session = session
         self.players = PlayerRepository(session)
         self.listeners = listeners if listeners is not None else Listeners()
+        self.account_min_hours = account_min_hours  # for ``profile``
 
     async def create(self, request: PlayerCreate) -> tuple[Player, str]:
         player = Player(id=new_id(), name=request.name, kind=request.kind)
@@ -146,11 +167,14 @@ class PlayerService:
         return await self.players.get(player_id, for_update=True)
 
     async def profile(self, player: Player, now: datetime) -> Profile:
-        """The player's statistics, daily streaks (as they stand at ``now``) and badges."""
+        """The player's statistics, daily streaks (as they stand at ``now``), badges, and
+        from when it may enter any challenge."""
+        assert self.account_min_hours is not None, "a profile needs account_min_hours"
         lines = {(s.layout, s.scoring): s for s in await self.players.stats(player.id)}
         overall = lines.pop((ALL, ALL), None)
         return Profile(
             player,
+            challenges_from(player, self.account_min_hours),
             StatsRead(
                 overall=_line(overall, ALL, ALL),
                 by_layout=[_line(s, layout, scoring) for (layout, scoring), s in lines.items()],

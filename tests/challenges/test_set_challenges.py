@@ -188,14 +188,15 @@ def test_bounds_on_entrants_and_open_challenges(
 ) -> None:
     client = client_with(challenge_max_entries=2, challenge_open_per_player=2)
     _, host = new_player(client)
+    entrants = [new_player(client)[1] for _ in range(3)]  # made before the challenge opens
     closes = iso(datetime.now(UTC) + 2 * HOUR)
     c = set_challenge(client, host, closes_at=closes, winnable_only=False)
     set_challenge(client, host, closes_at=closes, winnable_only=False)
     third = set_challenge(client, host, expect=409, closes_at=closes, winnable_only=False)
     assert third["type"] == "/problems/too-many-open-challenges" and third["limit"] == 2
-    for _ in range(2):
-        enter(client, c["id"], new_player(client)[1])
-    r = client.post(f"/v1/challenges/{c['id']}/games", headers=new_player(client)[1])
+    for auth in entrants[:2]:
+        enter(client, c["id"], auth)
+    r = client.post(f"/v1/challenges/{c['id']}/games", headers=entrants[2])
     assert r.status_code == 409 and r.json()["type"] == "/problems/challenge-full"
     assert client.get(f"/v1/challenges/{c['id']}").json()["entries"] == 2
     # Closing one makes room for another.
@@ -327,6 +328,7 @@ def test_entrants_racing_for_the_last_place_get_one_place(database_url: str) -> 
         httpx.Client(base_url=base, timeout=60) as c,
     ):
         _, host = new_player(c)
+        keys = [new_player(c)[1] for _ in range(4)]  # made before the challenge opens
         closes = iso(datetime.now(UTC) + 2 * HOUR)
         made = c.post(
             "/v1/challenges",
@@ -335,7 +337,6 @@ def test_entrants_racing_for_the_last_place_get_one_place(database_url: str) -> 
         )
         challenge = made.json()["id"]
         assert c.post(f"/v1/challenges/{challenge}/games", headers=host).status_code == 201
-        keys = [new_player(c)[1] for _ in range(4)]
         start_line = threading.Barrier(4)
         outcomes: list[str] = []
 

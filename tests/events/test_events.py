@@ -8,7 +8,9 @@ wins it with the solver's line where it needs a winner."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
+import zlib
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -21,8 +23,10 @@ from sqlalchemy import create_engine, select
 
 from app.challenges.deals import find_round_deal
 from app.engine import Rules, get_layout, new_game
-from app.engine.solver import solve_clear
+from app.engine.fairplay import measure
+from app.engine.solver import solve_best, solve_clear
 from app.events.models import Event
+from app.ops.fairplay import run
 from tests.fixtures.games import new_player
 from tests.fixtures.servers import live_server
 
@@ -415,3 +419,52 @@ def test_joins_racing_at_the_edge_of_a_cohort_and_of_max_size(database_url: str)
         == ["/problems/challenge-full"] * 3
     )
     assert edition["entrants"] == 3
+
+
+def test_a_flagged_round_flags_the_edition_s_total(server: Server) -> None:
+    """A round's fair-play measure settles the entrant's total on the edition's board:
+    flagged (ranked apart) with its round, ok once its rounds are measured. The threshold
+    is set near 1 (any telling decision resolved the clairvoyant way flags), and the test
+    measures the line itself to know which to expect."""
+    start = datetime(2045, 3, 3, tzinfo=UTC)
+    event = server.create(starts_at=iso(start), ends_at=iso(start + timedelta(days=1)))
+    server.at(start + timedelta(hours=1))
+    cheat, cheat_auth = new_player(server.client, name="clair")
+    honest, honest_auth = new_player(server.client, name="honor")
+    for auth in (cheat_auth, honest_auth):
+        server.join(event, auth)
+    rules = server.client.get(f"/v1/events/{event['id']}").json()["rules"]
+    round_id = f"{event['id']}.0.1"
+    deal, _ = find_round_deal(SECRET.encode(), round_id, rules, True, 60)
+    assert deal is not None
+    game_rules = Rules.from_dict(rules)
+    layout = get_layout(game_rules.layout)
+    line = [m for m in solve_best(new_game(deal, game_rules, layout)).line if m != "concede"]
+    ended = server.play(server.start(event, 1, cheat_auth), cheat_auth, tuple(line))
+    if ended["status"] == "in_progress":
+        server.play(ended, cheat_auth, ("concede",))
+    server.play(server.start(event, 1, honest_auth), honest_auth, ("concede",))
+    threshold = 0.999999
+    expected = measure(deal, game_rules, line, layout, seed=zlib.crc32(round_id.encode()))
+    flags = expected.p_value < threshold
+
+    board = server.board(event, 0)
+    assert {e["fair_play"]["status"] for e in board["entries"]} == {"pending"}
+    settings = server.client.app.state.settings.model_copy(  # type: ignore[attr-defined]
+        update={"fair_play_threshold": threshold}
+    )
+    done = asyncio.run(run(settings, start + timedelta(days=1, minutes=5), 100, round_id))
+    assert (done.ok, done.flagged) == (2 - flags, int(flags))
+    server.at(start + timedelta(days=1, hours=1))
+    board = server.board(event, 0)
+    apart = server.board(event, 0, "?fair_play=flagged")
+    if flags:
+        assert [e["name"] for e in board["entries"]] == ["honor"]
+        [entry] = apart["entries"]
+        assert entry["player_id"] == cheat["id"] and entry["fair_play"]["status"] == "flagged"
+        assert entry["fair_play"]["p_value"] == pytest.approx(expected.p_value)
+    else:
+        assert [e["name"] for e in board["entries"]] == ["clair", "honor"]
+        assert apart["entries"] == []
+    assert board["entries"][-1]["player_id"] == honest["id"]
+    assert board["entries"][-1]["fair_play"]["status"] == "ok"

@@ -76,7 +76,10 @@ def test_the_purge_deletes_what_is_kept_no_longer_in_batches(
 ) -> None:
     url = empty_database_url
     upgrade(url)
-    app = create_app(Settings(database_url=url, rate_limits_enabled=False))
+    # Its players are made today and play today's challenge (the real clock's).
+    app = create_app(
+        Settings(database_url=url, rate_limits_enabled=False, challenge_account_min_hours=0)
+    )
     games: dict[str, str] = {}
     with TestClient(app) as client:
         made_by(client, games)

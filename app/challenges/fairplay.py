@@ -1,0 +1,100 @@
+"""The fair-play measure of ranked results, once their challenge has closed.
+
+A challenge's deal is public once it has closed, and so nothing is lost by measuring its
+results then (``app.engine.fairplay``): ``measure_closed`` takes the ranked results not
+measured yet of the challenges closed by ``now``, newest close first, and for each one
+reads its game's moves (a short read), measures it in the solver pool (no transaction
+and no connection held while it searches), then keeps the measure (a short write that
+locks the entry): ``ok``, or ``flagged`` when its p-value is under
+``FAIR_PLAY_THRESHOLD``, which moves the result to the board's flagged side (ranked apart,
+never deleted). A round's measure settles its edition's entry too. Two runs at once
+measure a result twice at worst and keep one (the write keeps only a pending entry's).
+
+``python -m app.ops.fairplay`` runs it (a CronJob every 10 minutes: docs/fairplay.md).
+"""
+
+from __future__ import annotations
+
+import logging
+import zlib
+from dataclasses import dataclass
+from datetime import datetime
+
+from app import engine
+from app.challenges.models import ChallengeKind
+from app.challenges.repository import ChallengeRepository, Measure, Unmeasured
+from app.engine.fairplay import FairPlay, measure
+from app.games.service import GameService
+from app.kit.database import Database
+from app.kit.workload import SolverPool
+from app.settings import Settings
+
+log = logging.getLogger("app.fairplay")
+
+MEASURE_SECONDS = 120  # a game's measure (most take 1-3 s: bench/fairplay.py)
+
+
+@dataclass(frozen=True, slots=True)
+class Measured:
+    ok: int = 0
+    flagged: int = 0
+    missing: int = 0  # results whose game was purged: measured as no decision (ok)
+
+
+def _measure_game(result: Unmeasured, moves: list[str]) -> FairPlay:
+    rules = engine.Rules.from_dict(result.rules)
+    return measure(
+        engine.parse_cards(result.deal),
+        rules,
+        moves,
+        engine.get_layout(result.layout),
+        seed=zlib.crc32(result.challenge_id.encode()),  # the same for every entrant
+        seconds=MEASURE_SECONDS,
+    )
+
+
+async def measure_closed(
+    database: Database,
+    settings: Settings,
+    solver: SolverPool,
+    now: datetime,
+    limit: int,
+    challenge_id: str | None = None,
+) -> Measured:
+    """Measure up to ``limit`` ranked results of the challenges closed by ``now`` (of
+    ``challenge_id`` only, when given)."""
+    async with database.read_sessions() as reading:
+        results = await ChallengeRepository(reading).unmeasured(now, limit, challenge_id)
+    ok = flagged = missing = 0
+    for result in results:
+        async with database.read_sessions() as reading:
+            games = GameService(reading, settings)
+            row = await games.get(result.game_id) if result.game_id is not None else None
+            moves = await games.move_log(row) if row is not None else []
+        if row is None:
+            missing += 1
+        fair = await solver.run("fair_play", MEASURE_SECONDS, _measure_game, result, moves)
+        figures = Measure(fair.telling, fair.resolved, fair.expected, fair.p_value, now)
+        is_flagged = fair.flagged(settings.fair_play_threshold)
+        async with database.sessions() as writing:
+            repository = ChallengeRepository(writing)
+            kept = await repository.keep_measure(
+                result.challenge_id, result.player_id, figures, is_flagged
+            )
+            if kept and result.kind is ChallengeKind.ROUND:
+                board_id = result.challenge_id.rpartition(".")[0]
+                await repository.settle_edition(board_id, result.player_id)
+            await writing.commit()
+        if kept:
+            flagged += is_flagged
+            ok += not is_flagged
+            if is_flagged:
+                log.info(
+                    "flagged %s on %s: %d of %d telling decisions resolved as clairvoyant, p=%.2g",
+                    result.player_id,
+                    result.challenge_id,
+                    fair.resolved,
+                    fair.telling,
+                    fair.p_value,
+                )
+    return Measured(ok, flagged, missing)

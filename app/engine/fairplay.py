@@ -1,0 +1,249 @@
+"""Fair play: how often a player's choices needed cards they could not see.
+
+A result on a board is worth something only if it was played from what the player saw.
+With the whole deal known (once the challenge has closed) the measure looks at each of the
+player's decisions (a position with more than one move, undo and concede aside):
+
+- the clairvoyant best: the moves after which the best final score still reachable is the
+  best from the position (``solve_best``, every card known: what a board ranks);
+- the hidden-information best: the move the hint suggests from the player's view alone
+  (``app.engine.hints.hint``, ``samples`` samples, a fixed seed: the same answer on every
+  run), which cannot depend on a hidden card;
+- the decision is *telling* when the hint's move is not a clairvoyant best: a player who
+  cannot see had no reason, from what they saw, to prefer the clairvoyant move;
+- it is *resolved the clairvoyant way* when the player's move is a clairvoyant best.
+
+Against honest play: a player who cannot see resolves a telling decision the clairvoyant
+way with a probability ``q`` of at most ``max(c / m, HONEST_RATE)``, ``c`` of its ``m``
+moves being clairvoyant bests: a player choosing at random does it ``c / m`` of the time,
+and the players who choose well from the view (the hint bot at 8 and 32 samples, the
+greedy player) at most ``HONEST_RATE``: fitted on honest play, classic rules with wrap,
+daily-like deals (37 deals, 6.4-8.0 telling decisions a game; resolved 15%, 20%, 22% of
+the time; a random player 46%, its ``c / m``), and rounded up. The measure is the
+probability, under that null, of resolving at least as many of the game's telling
+decisions the clairvoyant way as the player did: a p-value (each decision an independent
+Bernoulli(q), their sum Poisson-binomial, computed exactly). A small one says the player
+chose as only someone seeing the hidden cards would; ``FAIR_PLAY_THRESHOLD`` (0.01 by
+default) flags it. Since ``q >= HONEST_RATE``, a game needs at least
+``ceil(log(threshold) / log(HONEST_RATE))`` telling decisions (4 at 0.01), every one
+resolved the clairvoyant way, before it can be flagged: a short game is never flagged.
+
+What it catches (``python -m bench fairplay``, docs/fairplay.md): a player who plays the
+deal's best line; not yet a partial cheater who knows only the stock or only the face-down
+cards and plays for the win (their choices look like the hint's).
+
+Pure engine: it runs in the solver's processes, with no database and no clock but the
+searches' budgets.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from app.engine.cards import Card
+from app.engine.game import GameState, apply, legal_moves, new_game
+from app.engine.hints import (
+    DEFAULT_SAMPLE_NODES,
+    TIE_SHARE,
+    _move_code,
+    _race_samples,
+    _sight,
+    hint,
+)
+from app.engine.layouts import Layout
+from app.engine.moves import Concede, Move, Undo, parse_move
+from app.engine.rules import Rules, Scoring
+from app.engine.solver import NO_TOP, SearchBudget, _Start, solve_best
+from app.engine.view import player_view
+
+HONEST_RATE: Final = 0.3
+DEFAULT_THRESHOLD: Final = 0.01
+DEFAULT_SAMPLES: Final = 64
+DEFAULT_NODES: Final = 2_000_000  # a search of the best score after one move
+
+
+@dataclass(frozen=True, slots=True)
+class FairPlay:
+    """The measure of one game: its decisions, the telling ones, how many of those the
+    player resolved the clairvoyant way, ``expected`` of them under the honest null, and
+    the p-value. ``complete`` is False when a search ran out of its budget (that
+    decision is left out: the measure can only be weaker, never stronger)."""
+
+    decisions: int
+    telling: int
+    resolved: int
+    expected: float
+    p_value: float
+    complete: bool
+
+    def flagged(self, threshold: float) -> bool:
+        return self.p_value < threshold
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "decisions": self.decisions,
+            "telling": self.telling,
+            "resolved": self.resolved,
+            "expected": round(self.expected, 3),
+            "p_value": self.p_value,
+            "complete": self.complete,
+        }
+
+
+def needed(threshold: float, honest_rate: float = HONEST_RATE) -> int:
+    """The fewest telling decisions, all resolved the clairvoyant way, that can flag."""
+    return max(1, math.ceil(math.log(threshold) / math.log(honest_rate)))
+
+
+def tail(chances: Sequence[float], k: int) -> float:
+    """P(at least ``k`` successes) of independent Bernoulli trials of these chances (the
+    Poisson-binomial upper tail, by its exact distribution)."""
+    dist = [1.0]
+    for q in chances:
+        nxt = [0.0] * (len(dist) + 1)
+        for j, p in enumerate(dist):
+            nxt[j] += p * (1 - q)
+            nxt[j + 1] += p * q
+        dist = nxt
+    return min(1.0, max(0.0, sum(dist[k:])))
+
+
+def _choices(state: GameState) -> list[Move]:
+    return [m for m in legal_moves(state) if not isinstance(m, Undo | Concede)]
+
+
+def _clairvoyant(
+    state: GameState, moves: Sequence[Move], nodes: int, deadline: float | None
+) -> set[str] | None:
+    """The moves after which the best final score reachable is the position's best; None
+    when a search ran out of budget (nodes, or the time left before ``deadline``)."""
+    scores: dict[str, int] = {}
+    for move in moves:
+        left = None if deadline is None else max(0.0, deadline - time.perf_counter())
+        best = solve_best(apply(state, move), SearchBudget(max_nodes=nodes, seconds=left)).score
+        if best is None:
+            return None
+        scores[str(move)] = best
+    lower = state.rules.scoring is Scoring.CARDS_LEFT
+    top = min(scores.values()) if lower else max(scores.values())
+    return {m for m, s in scores.items() if s == top}
+
+
+def measure(
+    deal: Sequence[Card],
+    rules: Rules,
+    moves: Sequence[Move | str],
+    layout: Layout | None = None,
+    *,
+    samples: int = DEFAULT_SAMPLES,
+    seed: int = 0,
+    nodes: int = DEFAULT_NODES,
+    honest_rate: float = HONEST_RATE,
+    seconds: float | None = None,
+) -> FairPlay:
+    """The fair-play measure of the game ``moves`` played on ``deal`` (module doc). The
+    hint at decision ``i`` is seeded ``seed * 1000 + i``: the measure of a game is the same
+    on every run. Within ``seconds`` when given: the decisions not measured by then are
+    left out (``complete`` False)."""
+    deadline = None if seconds is None else time.perf_counter() + seconds
+    state = new_game(deal, rules, layout)
+    decisions = telling = resolved = 0
+    chances: list[float] = []
+    complete = True
+    for i, raw in enumerate(moves):
+        move = parse_move(raw) if isinstance(raw, str) else raw
+        choices = _choices(state)
+        if len(choices) > 1 and not isinstance(move, Undo | Concede):
+            decisions += 1
+            best = _clairvoyant(state, choices, nodes, deadline)
+            if best is None:
+                complete = False
+            elif len(best) < len(choices):
+                suggested = hint(
+                    player_view(state),
+                    rules,
+                    state.layout,
+                    seed=seed * 1000 + i,
+                    time_budget=None,
+                    max_samples=samples,
+                ).move
+                if suggested not in best:
+                    telling += 1
+                    chances.append(max(len(best) / len(choices), honest_rate))
+                    resolved += str(move) in best
+        state = apply(state, move)
+    return FairPlay(decisions, telling, resolved, sum(chances), tail(chances, resolved), complete)
+
+
+# -- players to calibrate it on (bench/fairplay.py) -------------------------------------
+
+
+class _Peeking:
+    """The hint's sampling with some hidden cards known: ``stock`` (the stock's order,
+    the face-down cards dealt at random) or ``face_down`` (the face-down cards, the stock
+    dealt at random). A cheater's sight, for calibrating the measure only."""
+
+    def __init__(self, sight: Any, state: GameState, knows: str) -> None:
+        self.sight, self.state, self.knows = sight, state, knows
+        self.layout, self.rules, self.exact = sight.layout, sight.rules, sight.exact
+
+    def sample(self, rng: random.Random) -> _Start:
+        sight, state = self.sight, self.state
+        hidden = {p: state.tableau[p] for p in sight.hidden}
+        ranks = [0] * sight.layout.size
+        for p, card in sight.visible.items():
+            ranks[p] = card.rank
+        rest = Counter(sight.pool)
+        if self.knows == "stock":
+            rest.subtract(state.stock)
+            dealt = list(rest.elements())
+            rng.shuffle(dealt)
+            for p, card in zip(sight.hidden, dealt, strict=True):
+                ranks[p] = card.rank
+            stock = tuple(c.rank for c in state.stock)
+        else:
+            for p, card in hidden.items():
+                assert card is not None
+                ranks[p] = card.rank
+            rest.subtract(c for c in hidden.values() if c is not None)
+            dealt = list(rest.elements())
+            rng.shuffle(dealt)
+            stock = tuple(c.rank for c in dealt)
+        w = sight.waste
+        top = w[-1] if w else NO_TOP
+        return _Start(
+            tuple(ranks),
+            sight.mask,
+            top,
+            w[:-1],
+            stock,
+            sight.redeals_left,
+            sight.streak,
+            sight.total,
+        )
+
+
+def peeking_move(state: GameState, knows: str, *, samples: int, seed: int) -> str:
+    """The hint's move when it knows the ``knows`` cards (``stock`` or ``face_down``): a
+    partial cheater's. For calibration only; nothing the server answers calls it."""
+    view = player_view(state)
+    sight = _sight(view, state.rules, state.layout)
+    lines = [(str(m), code) for m in sight.candidates if (code := _move_code(m)) is not None]
+    won, alive, count, _ = _race_samples(
+        _Peeking(sight, state, knows),  # type: ignore[arg-type]
+        [(code,) for _, code in lines],
+        seed,
+        0.0,
+        None,
+        SearchBudget(max_nodes=DEFAULT_SAMPLE_NODES),
+        samples,
+    )
+    wins = {i: sum(won[i]) for i in alive}
+    most = max(wins.values())
+    return next(lines[i][0] for i in alive if wins[i] >= most - int(TIE_SHARE * count))

@@ -1,0 +1,59 @@
+"""``python -m app.ops.fairplay``: measure the ranked results of closed challenges.
+
+Each run measures up to ``--limit`` ranked results not measured yet (default 500), of the
+challenges closed by now (or ``--as-of``), newest close first, in a niced process pool of
+its own (``SOLVER_NICENESS``), one result at a time (``app.challenges.fairplay``): run it
+often (the Kubernetes CronJob: every 10 minutes), so that a board's results are measured
+soon after it closes. ``--challenge ID`` measures that challenge's only. A run logs one line
+with its counts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+from datetime import datetime
+
+from app.challenges.fairplay import Measured, measure_closed
+from app.kit.database import make_database
+from app.kit.logs import FIELDS_ATTR
+from app.kit.workload import SolverPool
+from app.ops.check import as_of, command_settings
+from app.settings import Settings
+
+SEARCH_MODULES = ("app.engine.fairplay",)
+
+log = logging.getLogger("app.fairplay")
+
+
+async def run(
+    settings: Settings, now: datetime, limit: int, challenge_id: str | None = None
+) -> Measured:
+    database = make_database(settings)
+    solver = SolverPool(1, preload=SEARCH_MODULES, niceness=settings.solver_niceness, kept={})
+    try:
+        return await measure_closed(database, settings, solver, now, limit, challenge_id)
+    finally:
+        solver.close()
+        await database.dispose()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m app.ops.fairplay", description=__doc__)
+    parser.add_argument("--as-of", type=datetime.fromisoformat, default=None)
+    parser.add_argument("--limit", type=int, default=500)
+    parser.add_argument("--challenge", default=None, help="measure this challenge's only")
+    args = parser.parse_args(argv)
+    settings = command_settings()
+    if settings is None:
+        return 2
+    now = as_of(parser, args.as_of)
+    measured = asyncio.run(run(settings, now, args.limit, args.challenge))
+    fields = {"ok": measured.ok, "flagged": measured.flagged, "missing": measured.missing}
+    log.info("measured", extra={FIELDS_ATTR: {**fields, "as_of": now.isoformat()}})
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

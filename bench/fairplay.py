@@ -1,0 +1,158 @@
+"""The fair-play measure against cheaters and honest players, on daily-like deals.
+
+``python -m bench fairplay`` deals daily-like deals (numbered deals drawn at random from a
+seed, each proved winnable under the rules, as the daily's candidates are), plays each with
+every player below, measures every game (``app.engine.fairplay.measure``) and prints, per
+player: games, the share flagged at the threshold with its 95% interval, the mean number
+of telling decisions and the share of them resolved the clairvoyant way.
+
+Players. Honest (they see only the player's view): ``hint32`` and ``hint8`` (the hint bot,
+32 and 8 samples a decision, no time budget), ``greedy``, ``random``. Cheaters: ``exact``
+(the deal's best line, from the solver), ``stock`` (the hint knowing the stock's order:
+draws never surprise it) and ``face_down`` (the hint knowing the face-down cards).
+
+Options: ``--deals N`` (default 300; ``--quick``: 10) from ``--seed S`` (default 777: the
+measure's ``HONEST_RATE`` was fitted on seeds 0-39); ``--rules wrap|nowrap``;
+``--threshold`` (default the server's); ``--samples`` of the measure's hint (default the
+server's); ``--workers W`` processes (default 2); ``--out FILE`` keeps each game's measure
+as a JSON line, and a later run with the same FILE plays only the deals not yet there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from app.engine import Rules, apply, get_layout, legal_moves, new_game, numbered_deal
+from app.engine.bots import STRATEGIES, HintSettings
+from app.engine.calibration import wilson
+from app.engine.fairplay import (
+    DEFAULT_SAMPLES,
+    DEFAULT_THRESHOLD,
+    measure,
+    needed,
+    peeking_move,
+)
+from app.engine.game import GameState
+from app.engine.moves import Concede, Undo
+from app.engine.solver import SearchBudget, solve_best, solve_clear
+from app.engine.view import player_view
+
+HONEST = ("hint32", "hint8", "greedy", "random")
+CHEATERS = ("exact", "stock", "face_down")
+WINNABLE_NODES = 200_000  # as the daily's proof (app.challenges.deals.NODES_PER_DEAL)
+
+
+def daily_like(seed: int, rules: Rules) -> int:
+    """A numbered deal drawn from ``seed`` and proved winnable under ``rules``."""
+    rng = random.Random(seed)
+    layout = get_layout(rules.layout)
+    while True:
+        number = rng.randrange(10**9)
+        deal = numbered_deal(number, layout.decks, rules.jokers)
+        game = new_game(deal, rules, layout)
+        if solve_clear(game, SearchBudget(max_nodes=WINNABLE_NODES)).winnable:
+            return number
+
+
+def _choices(state: GameState) -> list[str]:
+    return [str(m) for m in legal_moves(state) if not isinstance(m, Undo | Concede)]
+
+
+def play(player: str, state: GameState, number: int) -> list[str]:
+    """The moves ``player`` makes on the game ``state`` begins."""
+    if player == "exact":
+        line = solve_best(state, SearchBudget(max_nodes=None, seconds=60)).line
+        return [m for m in line if m != "concede"]
+    if player in ("stock", "face_down"):
+        strategy = None
+    else:
+        name, samples = ("hint", int(player[4:])) if player.startswith("hint") else (player, 0)
+        strategy = STRATEGIES[name](
+            state.rules, state.layout, HintSettings(samples=samples, seconds=None)
+        )
+    moves: list[str] = []
+    while not state.is_over:
+        choices = _choices(state)
+        if len(choices) == 1:
+            move = choices[0]
+        elif strategy is None:
+            move = peeking_move(state, player, samples=32, seed=number * 1000 + len(moves))
+        else:
+            move = strategy(player_view(state), number).move
+        moves.append(move)
+        state = apply(state, move)
+    return moves
+
+
+def _game(job: tuple[str, int, str, int]) -> dict[str, Any]:
+    rule_set, seed, player, samples = job
+    rules = Rules.for_layout("tripeaks", undo=False, wrap=rule_set == "wrap")
+    number = daily_like(seed, rules)
+    layout = get_layout(rules.layout)
+    deal = numbered_deal(number, layout.decks, rules.jokers)
+    moves = play(player, new_game(deal, rules, layout), number)
+    fair = measure(deal, rules, moves, layout, samples=samples, seed=number)
+    return {"seed": seed, "deal": number, "player": player, **fair.to_dict()}
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m bench fairplay")
+    p.add_argument("--deals", type=int, default=300)
+    p.add_argument("--seed", type=int, default=777)
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--rules", choices=("wrap", "nowrap"), default="wrap")
+    p.add_argument("--threshold", type=float, default=DEFAULT_THRESHOLD)
+    p.add_argument("--samples", type=int, default=DEFAULT_SAMPLES)
+    p.add_argument("--players", default=",".join(HONEST + CHEATERS))
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--out", type=Path, default=None)
+    return p
+
+
+def run(argv: list[str]) -> None:
+    args, _ = _parser().parse_known_args([a for a in argv if a != "fairplay"])
+    deals = 10 if args.quick else args.deals
+    players = args.players.split(",")
+    unknown = sorted(set(players) - set(HONEST + CHEATERS))
+    if unknown:
+        raise SystemExit(f"unknown players {unknown}: choose from {HONEST + CHEATERS}")
+    kept: list[dict[str, Any]] = []
+    if args.out is not None and args.out.exists():
+        kept = [json.loads(line) for line in args.out.read_text().splitlines() if line]
+    done = {(g["seed"], g["player"]) for g in kept}
+    seeds = range(args.seed, args.seed + deals)
+    jobs = [(args.rules, s, p, args.samples) for s in seeds for p in players if (s, p) not in done]
+    with ProcessPoolExecutor(args.workers) as pool:
+        for game in pool.map(_game, jobs):
+            kept.append(game)
+            if args.out is not None:
+                with args.out.open("a") as f:
+                    f.write(json.dumps(game) + "\n")
+    games: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for g in kept:
+        if g["seed"] in seeds and g["player"] in players:
+            games[g["player"]].append(g)
+    print(
+        f"rules {args.rules}, {deals} daily-like deals from seed {args.seed}, threshold "
+        f"{args.threshold} (a game needs {needed(args.threshold)} telling decisions to flag), "
+        f"the measure's hint at {args.samples} samples"
+    )
+    head = f"  {'player':<10} {'games':>6} {'flagged':>8} {'95% CI':>15}"
+    print(f"{head} {'telling':>8} {'resolved':>9}")
+    for player in players:
+        rows = games[player]
+        flagged = sum(g["p_value"] < args.threshold for g in rows)
+        low, high = wilson(flagged, len(rows))
+        telling = sum(g["telling"] for g in rows)
+        share = sum(g["resolved"] for g in rows) / telling if telling else 0.0
+        print(
+            f"  {player:<10} {len(rows):>6} {100 * flagged / max(1, len(rows)):>7.1f}%"
+            f" {100 * low:>6.1f}-{100 * high:>5.1f}% {telling / max(1, len(rows)):>8.1f}"
+            f" {100 * share:>8.1f}%"
+        )

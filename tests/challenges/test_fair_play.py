@@ -1,0 +1,160 @@
+"""The fair-play measure on the board (issue 32), through HTTP on SQLite and PostgreSQL:
+measured by ``python -m app.ops.fairplay``'s run once the challenge has closed and not
+before; a player who plays the deal's best line is flagged and ranked apart, a greedy
+player is not; ``fair_play=flagged`` lists the flagged; the player's own view says why;
+the operator's threshold decides. The test knows the server's secret, so it derives the
+day's deal (and its best line) as the server does; the days are in 2044, which no other
+test plays (the app commits for real)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from app.challenges.deals import daily_rules, find_daily_deal
+from app.engine import get_layout, new_game
+from app.engine.solver import solve_best
+from app.ops.fairplay import run
+from app.settings import Settings
+from tests.fixtures.games import new_player
+
+# A secret whose day's deal has a best line with 11 telling decisions (p = 4e-5).
+SECRET = "fair-play-test-secret-06-0123456789abcdef"
+
+
+def at(client: TestClient, moment: datetime) -> None:
+    client.app.state.clock = lambda: moment  # type: ignore[attr-defined]
+
+
+def best_line(day: str) -> list[str]:
+    deal, _ = find_daily_deal(SECRET.encode(), day, "tripeaks", 60)
+    assert deal is not None
+    start = new_game(deal, daily_rules("tripeaks"), get_layout("tripeaks"))
+    return [m for m in solve_best(start).line if m != "concede"]
+
+
+def play(client: TestClient, game: dict[str, Any], moves: list[str]) -> dict[str, Any]:
+    auth = {"Authorization": f"Bearer {game['token']}"}
+    state = game
+    for move in moves:
+        r = client.post(f"/v1/games/{game['id']}/moves", json={"move": move}, headers=auth)
+        assert r.status_code == 200, r.text
+        state = r.json()
+    return state
+
+
+def greedy(client: TestClient, game: dict[str, Any]) -> dict[str, Any]:
+    """Play the card holding up the most cards when one fits, else draw, to the end."""
+    auth = {"Authorization": f"Bearer {game['token']}"}
+    state = game
+    while state["status"] == "in_progress":
+        legal = [m["move"] for m in state["legal_moves"]]
+        plays = [m for m in legal if m.startswith("play ")]
+        move = min(plays, key=lambda m: int(m.split()[1])) if plays else "draw"
+        if move not in legal:
+            move = "concede"
+        r = client.post(f"/v1/games/{game['id']}/moves", json={"move": move}, headers=auth)
+        assert r.status_code == 200, r.text
+        state = r.json()
+    return state
+
+
+def measure(settings: Settings, now: datetime, challenge: str) -> Any:
+    return asyncio.run(run(settings, now, 100, challenge))
+
+
+def board(client: TestClient, challenge: str, **query: str) -> Any:
+    r = client.get(f"/v1/challenges/{challenge}/leaderboard", params=query)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def test_the_best_line_is_flagged_once_the_day_is_over_and_ranked_apart(
+    client_with: Callable[..., TestClient], settings: Settings
+) -> None:
+    day = datetime(2044, 5, 10, tzinfo=UTC)
+    challenge = "2044-05-10.tripeaks"
+    client = client_with(challenge_secret=SECRET)
+    cheat, cheat_auth = new_player(client, name="Clair")
+    honest, honest_auth = new_player(client, name="Honor")
+    at(client, day + timedelta(hours=9))
+    for auth, moves in ((cheat_auth, best_line("2044-05-10")), (honest_auth, None)):
+        r = client.post(f"/v1/challenges/{challenge}/games", headers=auth)
+        assert r.status_code == 201, r.text
+        end = greedy(client, r.json()) if moves is None else play(client, r.json(), moves)
+        if end["status"] == "in_progress":
+            play(client, end, ["concede"])
+
+    # While the day lasts nothing is measured: every result is pending.
+    before = measure(settings, day + timedelta(hours=23), challenge)
+    assert (before.ok, before.flagged) == (0, 0)
+    open_board = board(client, challenge)
+    assert [e["name"] for e in open_board["entries"]] == ["Clair", "Honor"]
+    assert {e["fair_play"]["status"] for e in open_board["entries"]} == {"pending"}
+    assert open_board["entries"][0]["fair_play"]["p_value"] is None
+
+    # Once it is over: the best line is flagged, the greedy game is not.
+    after = measure(settings, day + timedelta(days=1, minutes=5), challenge)
+    assert (after.ok, after.flagged) == (1, 1)
+    assert (
+        measure(settings, day + timedelta(days=1, minutes=10), challenge).ok == 0
+    )  # measured once
+    at(client, day + timedelta(days=1, hours=1))
+    shown = board(client, challenge)
+    assert shown["ranked"] == 1
+    [entry] = shown["entries"]
+    assert entry["player_id"] == honest["id"] and entry["rank"] == 1
+    assert entry["fair_play"]["status"] == "ok" and entry["fair_play"]["p_value"] > 0.01
+    flagged = board(client, challenge, fair_play="flagged")
+    assert flagged["ranked"] == 1
+    [apart] = flagged["entries"]
+    assert apart["player_id"] == cheat["id"] and apart["rank"] == 1
+    assert apart["fair_play"]["status"] == "flagged"
+    figures = apart["fair_play"]
+    assert figures["telling"] >= 4 and figures["resolved"] == figures["telling"]
+    assert figures["p_value"] < 0.01
+    # The board around the flagged player has no result of theirs; their own view says why.
+    r = client.get(
+        f"/v1/challenges/{challenge}/leaderboard", params={"around": "me"}, headers=cheat_auth
+    )
+    assert r.status_code == 404 and r.json()["type"] == "/problems/no-ranked-result"
+    mine = client.get("/v1/players/me/challenges", headers=cheat_auth).json()["challenges"]
+    [entry_view] = [c["entry"] for c in mine if c["challenge"]["id"] == challenge]
+    assert entry_view["ranked"] is False and entry_view["fair_play"]["status"] == "flagged"
+    assert "flagged side" in entry_view["fair_play_reason"]
+    theirs = client.get("/v1/players/me/challenges", headers=honest_auth).json()["challenges"]
+    [honest_view] = [c["entry"] for c in theirs if c["challenge"]["id"] == challenge]
+    assert honest_view["fair_play"]["status"] == "ok" and honest_view["fair_play_reason"] is None
+    # One view at a time.
+    r = client.get(
+        f"/v1/challenges/{challenge}/leaderboard",
+        params={"fair_play": "flagged", "around": "me"},
+        headers=cheat_auth,
+    )
+    assert r.status_code == 422
+
+
+def test_the_operator_s_threshold_decides_what_is_flagged(
+    client_with: Callable[..., TestClient], settings: Settings
+) -> None:
+    day = datetime(2044, 5, 11, tzinfo=UTC)
+    challenge = "2044-05-11.tripeaks"
+    client = client_with(challenge_secret=SECRET)
+    _, auth = new_player(client)
+    at(client, day + timedelta(hours=9))
+    r = client.post(f"/v1/challenges/{challenge}/games", headers=auth)
+    assert r.status_code == 201, r.text
+    end = play(client, r.json(), best_line("2044-05-11"))
+    if end["status"] == "in_progress":
+        play(client, end, ["concede"])
+    lenient = settings.model_copy(update={"fair_play_threshold": 1e-12})
+    assert measure(lenient, day + timedelta(days=1), challenge).flagged == 0
+    at(client, day + timedelta(days=1, hours=1))
+    [entry] = board(client, challenge)["entries"]
+    assert entry["fair_play"]["status"] == "ok"
+    assert entry["fair_play"]["telling"] > 0 and entry["fair_play"]["measured_at"] is not None
+    assert board(client, challenge, fair_play="flagged")["entries"] == []

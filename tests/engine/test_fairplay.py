@@ -1,0 +1,85 @@
+"""The fair-play measure (app.engine.fairplay) on fixed deals: a player who plays the
+deal's best line is flagged, the hint bot and the greedy player are not; the p-value is
+the exact Poisson-binomial tail; a game is measured alike on every run."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import pytest
+
+from app.engine import Rules, apply, get_layout, new_game, numbered_deal, player_view
+from app.engine.bots import STRATEGIES, HintSettings
+from app.engine.fairplay import DEFAULT_THRESHOLD, HONEST_RATE, measure, needed, tail
+from app.engine.solver import SearchBudget, solve_best
+
+RULES = Rules.for_layout("tripeaks", undo=False)
+LAYOUT = get_layout("tripeaks")
+# Daily-like deals (winnable under the daily's rules) on which the best line has enough
+# telling decisions to be flagged.
+DEALS = (2, 11)
+
+
+def best_line(number: int) -> list[str]:
+    line = solve_best(new_game(numbered_deal(number), RULES, LAYOUT), SearchBudget(None, 60)).line
+    return [m for m in line if m != "concede"]
+
+
+def bot_line(name: str, number: int) -> list[str]:
+    strategy = STRATEGIES[name](RULES, LAYOUT, HintSettings(samples=16, seconds=None))
+    state = new_game(numbered_deal(number), RULES, LAYOUT)
+    moves = []
+    while not state.is_over:
+        view = player_view(state)
+        legal = [m for m in view["legal_moves"] if m not in ("undo", "concede")]
+        move = legal[0] if len(legal) == 1 else strategy(view, number).move
+        moves.append(move)
+        state = apply(state, move)
+    return moves
+
+
+@pytest.mark.parametrize("number", DEALS)
+def test_the_best_line_is_flagged(number: int) -> None:
+    fair = measure(numbered_deal(number), RULES, best_line(number), LAYOUT, seed=number)
+    assert fair.complete
+    assert fair.telling >= needed(DEFAULT_THRESHOLD)
+    assert fair.resolved == fair.telling  # every telling decision, the clairvoyant way
+    assert fair.flagged(DEFAULT_THRESHOLD), fair
+
+
+@pytest.mark.parametrize(("name", "number"), list(itertools.product(("hint", "greedy"), DEALS)))
+def test_honest_players_are_not_flagged(name: str, number: int) -> None:
+    fair = measure(numbered_deal(number), RULES, bot_line(name, number), LAYOUT, seed=number)
+    assert fair.decisions > 0
+    assert fair.resolved <= fair.telling
+    assert not fair.flagged(DEFAULT_THRESHOLD), fair
+
+
+def test_a_game_is_measured_alike_on_every_run() -> None:
+    moves = bot_line("greedy", DEALS[0])
+    first = measure(numbered_deal(DEALS[0]), RULES, moves, LAYOUT, seed=3)
+    assert measure(numbered_deal(DEALS[0]), RULES, moves, LAYOUT, seed=3) == first
+
+
+def test_a_game_without_decisions_cannot_be_flagged() -> None:
+    fair = measure(numbered_deal(DEALS[0]), RULES, ["concede"], LAYOUT)
+    assert (fair.decisions, fair.telling, fair.p_value) == (0, 0, 1.0)
+
+
+def test_the_tail_is_the_poisson_binomial_s() -> None:
+    chances = [0.3, 0.5, 0.25, 0.9]
+    for k in range(len(chances) + 2):
+        brute = sum(
+            math.prod(q if hit else 1 - q for q, hit in zip(chances, hits, strict=True))
+            for hits in itertools.product((False, True), repeat=len(chances))
+            if sum(hits) >= k
+        )
+        assert tail(chances, k) == pytest.approx(brute)
+    assert tail([], 0) == 1.0
+
+
+def test_how_many_telling_decisions_can_flag() -> None:
+    n = needed(DEFAULT_THRESHOLD)
+    assert HONEST_RATE**n < DEFAULT_THRESHOLD <= HONEST_RATE ** (n - 1)
+    assert needed(0.01) == 4 and needed(0.001) == 6
