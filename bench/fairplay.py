@@ -4,7 +4,8 @@
 seed, each proved winnable under the rules, as the daily's candidates are), plays each with
 every player below, measures every game (``app.engine.fairplay.measure``) and prints, per
 player: games, the share flagged at the threshold with its 95% interval, the mean number
-of telling decisions and the share of them resolved the clairvoyant way.
+of telling decisions, the share of them resolved the clairvoyant way, and the share of
+games held to the null of a player who follows their view.
 
 Players. Honest (they see only the player's view): ``hint32`` and ``hint8`` (the hint bot,
 32 and 8 samples a decision, no time budget), ``greedy``, ``random``. Cheaters: ``exact``
@@ -144,15 +145,16 @@ def run(argv: list[str]) -> None:
         f"the measure's hint at {args.samples} samples"
     )
     head = f"  {'player':<10} {'games':>6} {'flagged':>8} {'95% CI':>15}"
-    print(f"{head} {'telling':>8} {'resolved':>9}")
+    print(f"{head} {'telling':>8} {'resolved':>9} {'view':>6}")
     for player in players:
         rows = games[player]
         flagged = sum(g["p_value"] < args.threshold for g in rows)
         low, high = wilson(flagged, len(rows))
         telling = sum(g["telling"] for g in rows)
         share = sum(g["resolved"] for g in rows) / telling if telling else 0.0
+        view = sum(g["follows_view"] for g in rows) / max(1, len(rows))
         print(
             f"  {player:<10} {len(rows):>6} {100 * flagged / max(1, len(rows)):>7.1f}%"
             f" {100 * low:>6.1f}-{100 * high:>5.1f}% {telling / max(1, len(rows)):>8.1f}"
-            f" {100 * share:>8.1f}%"
+            f" {100 * share:>8.1f}% {100 * view:>5.0f}%"
         )

@@ -13,20 +13,26 @@ player's decisions (a position with more than one move, undo and concede aside):
   cannot see had no reason, from what they saw, to prefer the clairvoyant move;
 - it is *resolved the clairvoyant way* when the player's move is a clairvoyant best.
 
-Against honest play: a player who cannot see resolves a telling decision the clairvoyant
-way with a probability ``q`` of at most ``max(c / m, HONEST_RATE)``, ``c`` of its ``m``
-moves being clairvoyant bests: a player choosing at random does it ``c / m`` of the time,
-and the players who choose well from the view (the hint bot at 8 and 32 samples, the
-greedy player) at most ``HONEST_RATE``: fitted on honest play, classic rules with wrap,
-daily-like deals (37 deals, 6.4-8.0 telling decisions a game; resolved 15%, 20%, 22% of
-the time; a random player 46%, its ``c / m``), and rounded up. The measure is the
-probability, under that null, of resolving at least as many of the game's telling
-decisions the clairvoyant way as the player did: a p-value (each decision an independent
-Bernoulli(q), their sum Poisson-binomial, computed exactly). A small one says the player
-chose as only someone seeing the hidden cards would; ``FAIR_PLAY_THRESHOLD`` (0.01 by
-default) flags it. Since ``q >= HONEST_RATE``, a game needs at least
-``ceil(log(threshold) / log(HONEST_RATE))`` telling decisions (4 at 0.01), every one
-resolved the clairvoyant way, before it can be flagged: a short game is never flagged.
+Against honest play, two ways of choosing, told apart by the game's other decisions
+(those with a clairvoyant choice where the hint's move is one of the bests): a player who
+*follows their view* took the hint's move at ``VIEW_AGREEMENT`` (70%) or more of at least
+``VIEW_DECISIONS`` (10) of them; any other is held to the null of a player choosing at
+random. At a telling decision with ``c`` of its ``m`` moves clairvoyant bests, honest play
+resolves it the clairvoyant way with a probability ``q`` of at most ``HONEST_RATE`` when it
+follows its view, and ``max(c / m, HONEST_RATE)`` when not. Fitted on honest play (classic
+rules with wrap, daily-like deals of seeds 0-39, 6.4-8.0 telling decisions a game): the
+hint bot at 8 and 32 samples resolved 15% and 20% of its telling decisions so, the greedy
+player 22% (rounded up to 0.3); a random player 46%, its ``c / m``. Their agreement with
+the hint at the other decisions: hint bots and greedy 68-100%, the random player 24-61%.
+The measure is the probability, under that null, of resolving at least as many of the
+game's telling decisions the clairvoyant way as the player did: a p-value (each decision
+an independent Bernoulli(q), their sum Poisson-binomial, computed exactly). A small one
+says the player chose as only someone seeing the hidden cards would;
+``FAIR_PLAY_THRESHOLD`` (0.01 by default) flags it. Since ``q >= HONEST_RATE``, a game
+needs at least ``ceil(log(threshold) / log(HONEST_RATE))`` telling decisions (4 at 0.01),
+every one resolved the clairvoyant way, before it can be flagged: a short game never is.
+Choosing the null from the game itself cannot be turned against an honest player: the
+random null is the larger one, and a player held to the smaller one chose like the hint.
 
 What it catches (``python -m bench fairplay``, docs/fairplay.md): a player who plays the
 deal's best line; not yet a partial cheater who knows only the stock or only the face-down
@@ -63,6 +69,8 @@ from app.engine.solver import NO_TOP, SearchBudget, _Start, solve_best
 from app.engine.view import player_view
 
 HONEST_RATE: Final = 0.3
+VIEW_AGREEMENT: Final = 0.7
+VIEW_DECISIONS: Final = 10
 DEFAULT_THRESHOLD: Final = 0.01
 DEFAULT_SAMPLES: Final = 64
 DEFAULT_NODES: Final = 2_000_000  # a search of the best score after one move
@@ -81,6 +89,11 @@ class FairPlay:
     expected: float
     p_value: float
     complete: bool
+    # The other decisions with a clairvoyant choice, and how many of them the player took
+    # the hint's move at; whether that makes them a player who follows their view.
+    others: int = 0
+    agreed: int = 0
+    follows_view: bool = False
 
     def flagged(self, threshold: float) -> bool:
         return self.p_value < threshold
@@ -93,6 +106,9 @@ class FairPlay:
             "expected": round(self.expected, 3),
             "p_value": self.p_value,
             "complete": self.complete,
+            "others": self.others,
+            "agreed": self.agreed,
+            "follows_view": self.follows_view,
         }
 
 
@@ -153,8 +169,8 @@ def measure(
     left out (``complete`` False)."""
     deadline = None if seconds is None else time.perf_counter() + seconds
     state = new_game(deal, rules, layout)
-    decisions = telling = resolved = 0
-    chances: list[float] = []
+    decisions = telling = resolved = others = agreed = 0
+    shares: list[float] = []  # c / m of each telling decision
     complete = True
     for i, raw in enumerate(moves):
         move = parse_move(raw) if isinstance(raw, str) else raw
@@ -175,10 +191,25 @@ def measure(
                 ).move
                 if suggested not in best:
                     telling += 1
-                    chances.append(max(len(best) / len(choices), honest_rate))
+                    shares.append(len(best) / len(choices))
                     resolved += str(move) in best
+                else:
+                    others += 1
+                    agreed += str(move) == suggested
         state = apply(state, move)
-    return FairPlay(decisions, telling, resolved, sum(chances), tail(chances, resolved), complete)
+    follows = others >= VIEW_DECISIONS and agreed >= VIEW_AGREEMENT * others
+    chances = [honest_rate if follows else max(share, honest_rate) for share in shares]
+    return FairPlay(
+        decisions,
+        telling,
+        resolved,
+        sum(chances),
+        tail(chances, resolved),
+        complete,
+        others,
+        agreed,
+        follows,
+    )
 
 
 # -- players to calibrate it on (bench/fairplay.py) -------------------------------------

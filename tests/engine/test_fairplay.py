@@ -83,3 +83,17 @@ def test_how_many_telling_decisions_can_flag() -> None:
     n = needed(DEFAULT_THRESHOLD)
     assert HONEST_RATE**n < DEFAULT_THRESHOLD <= HONEST_RATE ** (n - 1)
     assert needed(0.01) == 4 and needed(0.001) == 6
+
+
+@pytest.mark.parametrize("number", DEALS)
+def test_the_null_follows_how_the_player_chooses_elsewhere(number: int) -> None:
+    """The greedy player takes the hint's move at most of the other decisions: held to the
+    null of a player who follows their view; the random player does not: held to the
+    random one (a larger chance at every telling decision), and not flagged."""
+    greedy = measure(numbered_deal(number), RULES, bot_line("greedy", number), LAYOUT)
+    assert greedy.follows_view and greedy.agreed >= 0.7 * greedy.others >= 7
+    assert greedy.expected == pytest.approx(HONEST_RATE * greedy.telling)
+    loose = measure(numbered_deal(number), RULES, bot_line("random", number), LAYOUT)
+    assert not loose.follows_view
+    assert loose.expected >= HONEST_RATE * loose.telling
+    assert not loose.flagged(DEFAULT_THRESHOLD)

@@ -197,7 +197,9 @@ export class Challenges {
     const e = mine?.entry;
     if (this.current?.id !== c.id || !e) return e ?? null;
     const best = e.score == null ? "" : e.ranked ? ` Your best: ${e.score} in ${e.moves} moves.` : "";
-    $("ch-entry").textContent = `You have played ${e.attempts} of ${c.attempts} attempt${c.attempts === 1 ? "" : "s"}.${best}`;
+    // A flagged result is ranked apart: the server says why, in words for the player.
+    const flagged = e.fair_play?.status === "flagged" ? ` Your result is not on the board: ${e.fair_play_reason}` : "";
+    $("ch-entry").textContent = `You have played ${e.attempts} of ${c.attempts} attempt${c.attempts === 1 ? "" : "s"}.${best}${flagged}`;
     $("ch-play").textContent = e.attempts < c.attempts ? `Play again (attempt ${e.attempts + 1} of ${c.attempts})` : "See your game";
     return e;
   }
