@@ -534,19 +534,35 @@ class ChallengeRepository:
     ) -> list[Unmeasured]:
         """Up to ``limit`` ranked results not measured yet, of challenges closed by ``now``
         (not an edition's board: its entries follow their rounds'), newest close first;
-        only ``challenge_id``'s when given."""
+        only ``challenge_id``'s when given. The closed challenges are found first, each
+        asked whether it has one (``ix_challenge_entries_unmeasured``: a lookup), so the
+        results of the open ones (pending until they close: a day's daily may have a
+        million) are never walked."""
         e, c = ENTRIES.c, CHALLENGES.c
-        only = [e.challenge_id == challenge_id] if challenge_id is not None else []
-        rows = await self.session.execute(
-            select(e.challenge_id, e.player_id, e.result_game_id, c.kind, c.deal, c.rules, c.layout)
-            .select_from(ENTRIES.join(CHALLENGES, c.id == e.challenge_id))
+        pending = (e.fair_play == FairPlay.PENDING, e.rank_score.is_not(None))
+        inner = ENTRIES.alias("pending_entries").c
+        only = [c.id == challenge_id] if challenge_id is not None else []
+        closed = (
+            select(c.id)
             .where(
-                e.fair_play == FairPlay.PENDING,
-                e.rank_score.is_not(None),
                 c.closes_at <= now,
                 c.kind != ChallengeKind.EDITION,
                 *only,
+                select(inner.challenge_id)
+                .where(
+                    inner.challenge_id == c.id,
+                    inner.fair_play == FairPlay.PENDING,
+                    inner.rank_score.is_not(None),
+                )
+                .exists(),
             )
+            .order_by(c.closes_at.desc())
+            .limit(limit)
+        )
+        rows = await self.session.execute(
+            select(e.challenge_id, e.player_id, e.result_game_id, c.kind, c.deal, c.rules, c.layout)
+            .select_from(ENTRIES.join(CHALLENGES, c.id == e.challenge_id))
+            .where(e.challenge_id.in_(closed.scalar_subquery()), *pending)
             .order_by(c.closes_at.desc(), e.challenge_id, e.player_id)
             .limit(limit)
         )
