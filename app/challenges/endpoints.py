@@ -19,6 +19,7 @@ from app.challenges.errors import (
     TooManyOpenChallengesProblem,
 )
 from app.challenges.models import ChallengeEntry, FairPlay
+from app.challenges.repository import measure_of
 from app.challenges.schemas import (
     ChallengeCreate,
     ChallengeRead,
@@ -41,7 +42,6 @@ from app.challenges.service import (
     challenge_to_read,
     check_challenge_id,
     daily_of,
-    entry_measure,
     fair_play_out,
     fair_play_reason,
     needs_player,
@@ -133,7 +133,7 @@ def _my_entry(entry: ChallengeEntry | None) -> MyEntryRead | None:
     if entry is None:
         return None
     has_result = entry.rank_score is not None or entry.flagged_rank_score is not None
-    measure = entry_measure(entry)
+    measure = measure_of(entry)
     return MyEntryRead(
         attempts=entry.attempts,
         game_id=entry.game_id,

@@ -539,7 +539,6 @@ class ChallengeRepository:
         results of the open ones (pending until they close: a day's daily may have a
         million) are never walked."""
         e, c = ENTRIES.c, CHALLENGES.c
-        pending = (e.fair_play == FairPlay.PENDING, e.rank_score.is_not(None))
         inner = ENTRIES.alias("pending_entries").c
         only = [c.id == challenge_id] if challenge_id is not None else []
         closed = (
@@ -549,11 +548,7 @@ class ChallengeRepository:
                 c.kind != ChallengeKind.EDITION,
                 *only,
                 select(inner.challenge_id)
-                .where(
-                    inner.challenge_id == c.id,
-                    inner.fair_play == FairPlay.PENDING,
-                    inner.rank_score.is_not(None),
-                )
+                .where(inner.challenge_id == c.id, *_unmeasured(inner))
                 .exists(),
             )
             .order_by(c.closes_at.desc())
@@ -562,7 +557,7 @@ class ChallengeRepository:
         rows = await self.session.execute(
             select(e.challenge_id, e.player_id, e.result_game_id, c.kind, c.deal, c.rules, c.layout)
             .select_from(ENTRIES.join(CHALLENGES, c.id == e.challenge_id))
-            .where(e.challenge_id.in_(closed.scalar_subquery()), *pending)
+            .where(e.challenge_id.in_(closed.scalar_subquery()), *_unmeasured(e))
             .order_by(c.closes_at.desc(), e.challenge_id, e.player_id)
             .limit(limit)
         )
@@ -600,16 +595,16 @@ class ChallengeRepository:
                 .where(
                     e.player_id == player_id,
                     c.kind == ChallengeKind.ROUND,
+                    # Its rounds' ids are "<edition>.<round>" (an event's id has no dot).
                     c.id.startswith(board_id + ".", autoescape=True),
                     or_(e.rank_score.is_not(None), e.flagged_rank_score.is_not(None)),
                 )
             )
         ).all()
-        rounds = [r for r in rounds if r.challenge_id.rpartition(".")[0] == board_id]
         measured = [r for r in rounds if r.fair_play_at is not None]
         if measured:
             least = min(measured, key=lambda r: r.fair_play_p)
-            measure = _measure(least)
+            measure = measure_of(least)
             assert measure is not None
             _keep(entry, measure)
         if any(r.fair_play == FairPlay.FLAGGED for r in rounds):
@@ -668,6 +663,12 @@ class Unmeasured:
     deal: str
     rules: dict[str, Any]
     layout: str
+
+
+def _unmeasured(e: Any) -> tuple[Any, ...]:
+    """A ranked result not measured yet (``ix_challenge_entries_unmeasured``'s condition),
+    on these entries' columns."""
+    return (e.fair_play == FairPlay.PENDING, e.rank_score.is_not(None))
 
 
 def _keep(entry: ChallengeEntry, measure: Measure) -> None:
@@ -774,11 +775,12 @@ def _place(r: Any) -> Place:
         deleted=r.deleted_at is not None,
         global_rank=int(r.rank),
         fair_play=FairPlay(r.fair_play),
-        measure=_measure(r),
+        measure=measure_of(r),
     )
 
 
-def _measure(r: Any) -> Measure | None:
+def measure_of(r: Any) -> Measure | None:
+    """The fair-play measure stored on an entry (a row or the model), None before one."""
     if r.fair_play_at is None:
         return None
     return Measure(

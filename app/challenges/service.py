@@ -44,7 +44,7 @@ from app.challenges.errors import (
     NotChallengeCreatorProblem,
     TooManyOpenChallengesProblem,
 )
-from app.challenges.models import Challenge, ChallengeEntry, ChallengeKind, FairPlay
+from app.challenges.models import Challenge, ChallengeKind, FairPlay
 from app.challenges.repository import BoardKey, ChallengeRepository, Measure, MyChallenge, Place
 from app.challenges.schemas import (
     Among,
@@ -892,19 +892,6 @@ async def board_page(
         board = await reader.cohort_board(board_id, player, limit, after)
     next_cursor = board_cursor(board.next) if board.next is not None else None
     return leaderboard_out(board_id, board, next_cursor), next_cursor
-
-
-def entry_measure(entry: ChallengeEntry) -> Measure | None:
-    """An entry's stored fair-play measure (None before it was measured)."""
-    if entry.fair_play_at is None:
-        return None
-    return Measure(
-        entry.fair_play_telling or 0,
-        entry.fair_play_resolved or 0,
-        entry.fair_play_expected or 0.0,
-        entry.fair_play_p if entry.fair_play_p is not None else 1.0,
-        entry.fair_play_at,
-    )
 
 
 def fair_play_out(status: FairPlay, measure: Measure | None) -> FairPlayRead:

@@ -56,16 +56,17 @@ from app.engine.cards import Card
 from app.engine.game import GameState, apply, legal_moves, new_game
 from app.engine.hints import (
     DEFAULT_SAMPLE_NODES,
-    TIE_SHARE,
     _move_code,
     _race_samples,
+    _Sight,
     _sight,
+    first_best,
     hint,
 )
 from app.engine.layouts import Layout
 from app.engine.moves import Concede, Move, Undo, parse_move
 from app.engine.rules import Rules, Scoring
-from app.engine.solver import NO_TOP, SearchBudget, _Start, solve_best
+from app.engine.solver import SearchBudget, _Start, solve_best
 from app.engine.view import player_view
 
 HONEST_RATE: Final = 0.3
@@ -220,51 +221,26 @@ class _Peeking:
     the face-down cards dealt at random) or ``face_down`` (the face-down cards, the stock
     dealt at random). A cheater's sight, for calibrating the measure only."""
 
-    def __init__(self, sight: Any, state: GameState, knows: str) -> None:
+    def __init__(self, sight: _Sight, state: GameState, knows: str) -> None:
         self.sight, self.state, self.knows = sight, state, knows
         self.layout, self.rules, self.exact = sight.layout, sight.rules, sight.exact
 
     def sample(self, rng: random.Random) -> _Start:
         sight, state = self.sight, self.state
-        hidden = {p: state.tableau[p] for p in sight.hidden}
-        ranks = [0] * sight.layout.size
-        for p, card in sight.visible.items():
-            ranks[p] = card.rank
+        hidden = [card for p in sight.hidden if (card := state.tableau[p]) is not None]
+        known = list(state.stock) if self.knows == "stock" else hidden
         rest = Counter(sight.pool)
-        if self.knows == "stock":
-            rest.subtract(state.stock)
-            dealt = list(rest.elements())
-            rng.shuffle(dealt)
-            for p, card in zip(sight.hidden, dealt, strict=True):
-                ranks[p] = card.rank
-            stock = tuple(c.rank for c in state.stock)
-        else:
-            for p, card in hidden.items():
-                assert card is not None
-                ranks[p] = card.rank
-            rest.subtract(c for c in hidden.values() if c is not None)
-            dealt = list(rest.elements())
-            rng.shuffle(dealt)
-            stock = tuple(c.rank for c in dealt)
-        w = sight.waste
-        top = w[-1] if w else NO_TOP
-        return _Start(
-            tuple(ranks),
-            sight.mask,
-            top,
-            w[:-1],
-            stock,
-            sight.redeals_left,
-            sight.streak,
-            sight.total,
-        )
+        rest.subtract(known)
+        dealt = list(rest.elements())
+        rng.shuffle(dealt)
+        order = dealt + known if self.knows == "stock" else known + dealt
+        return sight.start(order)
 
 
 def peeking_move(state: GameState, knows: str, *, samples: int, seed: int) -> str:
     """The hint's move when it knows the ``knows`` cards (``stock`` or ``face_down``): a
     partial cheater's. For calibration only; nothing the server answers calls it."""
-    view = player_view(state)
-    sight = _sight(view, state.rules, state.layout)
+    sight = _sight(player_view(state), state.rules, state.layout)
     lines = [(str(m), code) for m in sight.candidates if (code := _move_code(m)) is not None]
     won, alive, count, _ = _race_samples(
         _Peeking(sight, state, knows),  # type: ignore[arg-type]
@@ -275,6 +251,4 @@ def peeking_move(state: GameState, knows: str, *, samples: int, seed: int) -> st
         SearchBudget(max_nodes=DEFAULT_SAMPLE_NODES),
         samples,
     )
-    wins = {i: sum(won[i]) for i in alive}
-    most = max(wins.values())
-    return next(lines[i][0] for i in alive if wins[i] >= most - int(TIE_SHARE * count))
+    return lines[first_best([sum(w) for w in won], alive, count, sight.exact)][0]

@@ -220,6 +220,11 @@ class _Sight:
         """A deal of the hidden cards at random, as the search's start."""
         order = list(self.pool)
         rng.shuffle(order)
+        return self.start(order)
+
+    def start(self, order: Sequence[Card]) -> _Start:
+        """The search's start with the unseen cards dealt in ``order``: the face-down
+        positions first (in ``hidden``'s order), then the stock, top first."""
         ranks = [0] * self.layout.size
         for p, card in self.visible.items():
             ranks[p] = card.rank
@@ -413,10 +418,9 @@ def sampled_hint(
     won, alive, samples, unknown_count = _race_samples(
         sight, [(code,) for _, code in codes], seed, began, time_budget, sample_budget, max_samples
     )
-    wins = {text: sum(won[i]) for i, (text, _) in enumerate(codes)}
-    most = max(wins[codes[i][0]] for i in alive)
-    margin = 0 if exact else int(TIE_SHARE * samples)
-    best = min(i for i in alive if wins[codes[i][0]] >= most - margin)  # the first preferred
+    counts = [sum(w) for w in won]
+    wins = {text: counts[i] for i, (text, _) in enumerate(codes)}
+    best = first_best(counts, alive, samples, exact)
     best_text = codes[best][0]
     # A play that takes the last card wins whatever is hidden: no chance to calibrate.
     clears = codes[best][1] >= 0 and sight.mask | 1 << codes[best][1] == (1 << lay.size) - 1
@@ -550,6 +554,15 @@ def hint(
         sample_budget=sample_budget,
         knots=KNOTS[family(rules, lay)],
     )
+
+
+def first_best(counts: Sequence[int], alive: Sequence[int], samples: int, exact: bool) -> int:
+    """Of the moves still in the race (indexes in the order of preference), the first whose
+    win count is within ``TIE_SHARE`` of the samples of the most (exactly the most when
+    nothing is hidden)."""
+    most = max(counts[i] for i in alive)
+    margin = 0 if exact else int(TIE_SHARE * samples)
+    return min(i for i in alive if counts[i] >= most - margin)
 
 
 def _race(alive: list[int], won: list[list[bool]]) -> list[int]:

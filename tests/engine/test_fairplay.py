@@ -95,5 +95,5 @@ def test_the_null_follows_how_the_player_chooses_elsewhere(number: int) -> None:
     assert greedy.expected == pytest.approx(HONEST_RATE * greedy.telling)
     loose = measure(numbered_deal(number), RULES, bot_line("random", number), LAYOUT)
     assert not loose.follows_view
-    assert loose.expected >= HONEST_RATE * loose.telling
+    assert loose.expected > HONEST_RATE * loose.telling  # some decision has c / m > 0.3
     assert not loose.flagged(DEFAULT_THRESHOLD)
