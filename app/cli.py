@@ -4,9 +4,11 @@ tripeaks solve [FILE] [rule flags] [budget flags]
     Deals one a line (card codes separated by spaces, in the engine's deal order:
     tableau positions, the waste card unless --free-start, then the stock from the
     top) from FILE or standard input; one JSON object a line out.
-tripeaks stats --deals N --seed S [rule flags] [budget flags]
+tripeaks stats --deals N --seed S [--difficulty] [rule flags] [budget flags]
     The share of winnable deals among deals S, S+1, ... with its 95% (Wilson)
-    interval, the mean best score and the solving time per deal.
+    interval, the mean best score and the solving time per deal; with --difficulty, each
+    deal's difficulty too (app.engine.difficulty: --playouts games by the hint, of
+    --samples samples a decision): the deals in each tier and the mean share won.
 tripeaks bot --games N --strategy random,greedy,pimc,hint [rule flags]
     N games played in process by bots that see only the player's view, side by side on
     the same deals (app.engine.bots): games won with the 95% interval, the time a
@@ -44,6 +46,7 @@ from app.engine.bots import (
     summarise,
 )
 from app.engine.calibration import wilson
+from app.engine.difficulty import Difficulty, DifficultySettings, Tier, difficulty
 from app.engine.solver import SearchBudget, solve_best, solve_clear
 
 Strategy = Callable[[dict[str, Any], int], str]
@@ -197,6 +200,8 @@ def _cmd_stats(args: argparse.Namespace, stdout: TextIO) -> int:
         "clear_seconds_p50": round(percentile(clear_times, 0.5), 6),
         "clear_seconds_p99": round(percentile(clear_times, 0.99), 6),
     }
+    if args.difficulty:
+        report["difficulty"] = _difficulties(args, rules, layout)
     if args.best:
         report["mean_best_score"] = round(statistics.fmean(best_scores), 3) if best_scores else None
         report["best_unknown"] = best_unknown
@@ -217,7 +222,37 @@ def _cmd_stats(args: argparse.Namespace, stdout: TextIO) -> int:
                 f" (unknown {best_unknown}); p50 {report['best_seconds_p50']} s,"
                 f" p99 {report['best_seconds_p99']} s\n"
             )
+        if args.difficulty:
+            d: Any = report["difficulty"]
+            tiers = ", ".join(f"{t} {d['tiers'][t]}" for t in d["tiers"])
+            stdout.write(
+                f"difficulty ({d['playouts']} games by the hint a deal, {d['samples']} samples"
+                f" a decision): mean share won {d['mean_share']}; {tiers};"
+                f" p50 {d['seconds_p50']} s a deal\n"
+            )
     return 0
+
+
+def _difficulties(args: argparse.Namespace, rules: Rules, layout: Layout) -> dict[str, Any]:
+    """Each deal's difficulty (``app.engine.difficulty``), summed up."""
+    settings = DifficultySettings(playouts=args.playouts, samples=args.samples)
+    found: list[Difficulty] = []
+    times: list[float] = []
+    for i in range(args.deals):
+        began = time.perf_counter()
+        deal = numbered_deal(args.seed + i, layout.decks, rules.jokers)
+        rated = difficulty(deal, rules, layout, settings)
+        assert rated is not None  # no time budget
+        times.append(time.perf_counter() - began)
+        found.append(rated)
+    return {
+        "playouts": settings.playouts,
+        "samples": settings.samples,
+        "mean_share": round(statistics.fmean(d.share for d in found), 4),
+        "tiers": {t.value: sum(1 for d in found if d.tier is t) for t in Tier},
+        "deals": [{"deal": args.seed + i, **d.to_dict()} for i, d in enumerate(found)],
+        "seconds_p50": round(percentile(times, 0.5), 6),
+    }
 
 
 # ---------------------------------------------------------------------------------------
@@ -279,6 +314,11 @@ def build_parser() -> argparse.ArgumentParser:
     stats.add_argument("--seed", type=int, default=0, help="the first deal number")
     stats.add_argument("--no-best", dest="best", action="store_false", help="clear only")
     stats.add_argument("--json", action="store_true")
+    stats.add_argument(
+        "--difficulty", action="store_true", help="each deal's difficulty (the hint's games)"
+    )
+    stats.add_argument("--playouts", type=int, default=DifficultySettings().playouts)
+    stats.add_argument("--samples", type=int, default=DifficultySettings().samples)
     _add_rule_flags(stats)
     _add_budget_flags(stats, nodes=5_000_000, seconds=0)
 

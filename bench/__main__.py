@@ -16,6 +16,7 @@ MODULES = (
     "solver",
     "analysis",
     "hints",
+    "difficulty",
     "fairplay",
     "http",
     "abuse",

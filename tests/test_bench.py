@@ -61,3 +61,32 @@ def test_fairplay_flags_and_keeps_its_games(
     assert len(out.read_text().splitlines()) == 4
     with pytest.raises(SystemExit, match="clairvoyant"):
         fairplay.run(["fairplay", "--players", "clairvoyant"])
+
+
+def test_difficulty_measures_keeps_and_predicts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``python -m bench difficulty --quick``: every deal measured and kept; a second run
+    measures none again and prints the same figures."""
+    from bench import difficulty
+
+    out = tmp_path / "difficulty.jsonl"
+    argv = ["difficulty", "--quick", "--workers", "1", "--out", str(out)]
+    difficulty.run(argv)
+    first = capsys.readouterr().out
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(rows) == 10 and sum(r["heldout"] for r in rows) == 4
+    assert all(0 <= r["wins"] <= r["playouts"] == 6 for r in rows)
+    assert all(
+        isinstance(r["greedy"], bool) and isinstance(r["hint"], bool) for r in rows if r["heldout"]
+    )
+    assert "### 1. The distribution" in first and "### 2. What it predicts" in first
+    difficulty.run(argv)
+    again = capsys.readouterr().out
+    assert "0 deals to measure (10 kept)" in again
+    # The same figures from the deals kept (the draws are made again: their times differ).
+    kept = [text.split("\n", 1)[1].split("### 3.")[0] for text in (first, again)]
+    assert kept[0] == kept[1]
+    for tier in ("easy", "medium", "hard"):
+        assert f"  {tier}: 1 draws" in again
+    assert len(out.read_text().splitlines()) == 10

@@ -12,6 +12,7 @@ from app.cli import main
 from app.engine import Rules, apply, format_deal, new_game, numbered_deal
 from app.engine.bots import percentile
 from app.engine.calibration import wilson
+from app.engine.difficulty import DifficultySettings, difficulty
 
 
 def run(argv: list[str], stdin: str = "") -> tuple[int, str]:
@@ -79,6 +80,22 @@ def test_stats() -> None:
     code, text = run(["stats", "--deals", "2", "--layout", "golf", "--max-nodes", "500"])
     assert code == 0
     assert "winnable" in text and "best score (cards_left)" in text
+
+
+def test_stats_with_each_deal_s_difficulty() -> None:
+    argv = ["stats", "--deals", "3", "--seed", "1", "--no-best", "--difficulty", "--playouts"]
+    code, out = run([*argv, "4", "--json"])
+    assert code == 0
+    found = json.loads(out)["difficulty"]
+    assert [d["deal"] for d in found["deals"]] == [1, 2, 3]
+    for d in found["deals"]:
+        rated = difficulty(numbered_deal(d["deal"]), Rules(), settings=DifficultySettings(4))
+        assert rated is not None and d == {"deal": d["deal"], **rated.to_dict()}
+    assert sum(found["tiers"].values()) == 3 and found["playouts"] == 4
+    shares = [d["share"] for d in found["deals"]]
+    assert found["mean_share"] == pytest.approx(sum(shares) / 3, abs=1e-4)
+    code, text = run([*argv, "2", "--layout", "golf"])
+    assert code == 0 and "difficulty (2 games by the hint a deal" in text
 
 
 def test_bots_side_by_side_on_the_same_deals() -> None:
