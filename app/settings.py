@@ -50,6 +50,26 @@ class Settings(BaseSettings):
         le=600000,
         description="Time budget of a finished game's analysis (computed once, then kept)",
     )
+    difficulty_playouts: int = Field(
+        default=24,
+        ge=1,
+        le=256,
+        description="Games the hint plays on a deal to measure its difficulty (docs/difficulty.md)",
+    )
+    difficulty_samples: int = Field(
+        default=8,
+        ge=1,
+        le=64,
+        description="Samples the hint solves a decision in those games (by nodes, not time: "
+        "a deal's difficulty is the same on every machine)",
+    )
+    difficulty_budget_ms: int = Field(
+        default=10000,
+        ge=100,
+        le=600000,
+        description="Time budget of measuring a deal's difficulty, or of drawing deals until "
+        "one of the tier asked for",
+    )
     solver_concurrency: int = Field(
         default=2,
         ge=1,
@@ -262,7 +282,13 @@ class Settings(BaseSettings):
             raise ValueError("must be memory:// or a redis:// URL")
         return value
 
-    @field_validator("hint_budget_ms", "solver_budget_ms", "analysis_budget_ms", "db_timeout_s")
+    @field_validator(
+        "hint_budget_ms",
+        "solver_budget_ms",
+        "analysis_budget_ms",
+        "difficulty_budget_ms",
+        "db_timeout_s",
+    )
     @classmethod
     def _within_shutdown(cls, value: int, info: ValidationInfo) -> int:
         """A budget is refused unless shorter than the shutdown timeout: a request that may

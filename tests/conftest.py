@@ -88,6 +88,10 @@ def settings(database_url: str) -> Settings:
         solver_budget_ms=20000,
         hint_budget_ms=10000,
         analysis_budget_ms=20000,
+        # A deal's difficulty from 4 of the hint's games, not 24: the same measure, a sixth
+        # of the time (tests/engine/test_difficulty.py measures the default).
+        difficulty_playouts=4,
+        difficulty_budget_ms=20000,
         rate_limit_read=ROOMY_RATE_LIMITS["RATE_LIMIT_READ"],
         rate_limit_move=ROOMY_RATE_LIMITS["RATE_LIMIT_MOVE"],
         rate_limit_create=ROOMY_RATE_LIMITS["RATE_LIMIT_CREATE"],

@@ -22,9 +22,12 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import secrets
 import time
+from collections.abc import Callable
 
 from app.engine import MAX_DEAL_NUMBER, Deal, Rules, get_layout, new_game, numbered_deal
+from app.engine.difficulty import Difficulty, DifficultySettings, Tier, difficulty
 from app.engine.solver import SearchBudget, solve_clear
 
 NODES_PER_DEAL = 200_000
@@ -88,22 +91,74 @@ def find_round_deal(
     rules: dict[str, object],
     winnable_only: bool,
     seconds: float,
-    first: int = 0,
-) -> tuple[Deal | None, int]:
-    """A round's deal (see above) and its candidate's ``k``, as ``find_daily_deal``
-    searches (proofs cut by nodes, not time, so that a retry from ``first`` finds the
-    same deal)."""
+    tier: Tier | None = None,
+    settings: DifficultySettings | None = None,
+) -> tuple[Deal, Difficulty | None] | None:
+    """A round's deal (see above), as ``find_daily_deal`` searches (proofs cut by nodes,
+    not time, so that every server finds the same deal), and its difficulty when the
+    event asks for a ``tier``: then the first candidate (proved winnable, if asked) of
+    that tier (``first_of_tier``); None when ``seconds`` ran out first."""
     game_rules = Rules.from_dict(rules)
-    lay = get_layout(game_rules.layout)
+    return first_of_tier(
+        lambda k: round_candidate(secret, round_id, k),
+        game_rules,
+        winnable_only,
+        seconds,
+        tier,
+        settings,
+    )
+
+
+# -- a deal of a tier -------------------------------------------------------------------------
+
+
+def first_of_tier(
+    candidate: Callable[[int], int],
+    rules: Rules,
+    winnable_only: bool,
+    seconds: float,
+    tier: Tier | None = None,
+    settings: DifficultySettings | None = None,
+) -> tuple[Deal, Difficulty | None] | None:
+    """The first of the numbered deals ``candidate(0)``, ``candidate(1)``, ... proved
+    winnable (when ``winnable_only``; cut at ``NODES_PER_DEAL`` nodes) and, when ``tier``
+    is given, of that tier (``app.engine.difficulty``, measured with ``settings``; by
+    nodes too, so the choice does not depend on the machine's speed), with its difficulty
+    (None when no tier was asked); None when ``seconds`` ran out first."""
+    lay = get_layout(rules.layout)
     deadline = time.perf_counter() + seconds
-    k = first
-    while time.perf_counter() < deadline:
-        number = round_candidate(secret, round_id, k)
-        deal = numbered_deal(number, lay.decks, game_rules.jokers)
-        if not winnable_only:
-            return deal, k
-        budget = SearchBudget(max_nodes=NODES_PER_DEAL)
-        if solve_clear(new_game(deal, game_rules, lay), budget).winnable:
-            return deal, k
+    k = 0
+    while (left := deadline - time.perf_counter()) > 0:
+        deal = numbered_deal(candidate(k), lay.decks, rules.jokers)
         k += 1
-    return None, k
+        if winnable_only:
+            budget = SearchBudget(max_nodes=NODES_PER_DEAL)
+            if not solve_clear(new_game(deal, rules, lay), budget).winnable:
+                continue
+        if tier is None:
+            return deal, None
+        # (None: out of time, or ruled out of the tier after some of its games)
+        found = difficulty(deal, rules, lay, settings, seconds=left, only=tier)
+        if found is not None and found.tier is tier:
+            return deal, found
+    return None
+
+
+def draw_of_tier(
+    rules: Rules,
+    winnable_only: bool,
+    seconds: float,
+    tier: Tier,
+    settings: DifficultySettings | None = None,
+) -> tuple[Deal, Difficulty | None] | None:
+    """A deal for a challenge a player sets: random numbered deals (from the system's
+    secure generator: nobody can predict the number) until one is of ``tier``
+    (``first_of_tier``)."""
+    return first_of_tier(
+        lambda _: secrets.randbelow(MAX_DEAL_NUMBER + 1),
+        rules,
+        winnable_only,
+        seconds,
+        tier,
+        settings,
+    )

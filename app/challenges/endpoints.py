@@ -259,8 +259,9 @@ async def create_challenge(
     rules = rules_of(body.layout, body.rules)
     await reader.check_room(player, now)  # before the search: a refusal costs nothing
     await reader.session.close()
-    deal = await writer.draw(rules, body.winnable_only, solver)  # no transaction is open
-    challenge = await writer.create(player, body, rules, deal, window, now)
+    # no transaction is open
+    deal, rated = await writer.draw(rules, body.winnable_only, body.tier, solver)
+    challenge = await writer.create(player, body, rules, deal, rated, window, now)
     response.headers["Location"] = f"/v1/challenges/{challenge.id}"
     return challenge_out(challenge, now)
 

@@ -25,6 +25,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.engine import GameStatus
+from app.engine.difficulty import Tier
 from app.kit.models import Base, PlayerKind, UTCDateTime, kind_column, utcnow
 
 
@@ -68,6 +69,15 @@ class Challenge(Base):
     # when the search ran out of budget (best_searched_at says it was tried).
     best_score: Mapped[int | None] = mapped_column(Integer)
     best_searched_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    # The tier its deal was drawn for (None: any deal), and the deal's difficulty
+    # (engine.difficulty.Difficulty.to_dict): measured when it was drawn for a tier, else
+    # once it has closed; None until then, or when the measure ran out of time
+    # (difficulty_at says it was tried).
+    tier: Mapped[Tier | None] = mapped_column(
+        Enum(Tier, native_enum=False, length=8, values_callable=lambda e: [m.value for m in e])
+    )
+    difficulty: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    difficulty_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     # The window attempts may start in (a daily's: its UTC day). Closing a challenge early
     # moves closes_at to the moment it was closed.

@@ -330,6 +330,14 @@ class ChallengeRepository:
             .values(best_score=best_score, best_searched_at=utcnow())
         )
 
+    async def set_difficulty(self, challenge_id: str, difficulty: dict[str, Any] | None) -> None:
+        """Keep the difficulty measured (or that none was, in time) unless one was kept."""
+        await self.session.execute(
+            update(CHALLENGES)
+            .where(CHALLENGES.c.id == challenge_id, CHALLENGES.c.difficulty_at.is_(None))
+            .values(difficulty=difficulty, difficulty_at=utcnow())
+        )
+
     async def secret(self, name: str, proposed: str) -> str:
         """The server secret ``name``: ``proposed`` when none was kept yet."""
         await self.session.execute(

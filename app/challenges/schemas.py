@@ -9,9 +9,10 @@ from typing import Annotated, Any, Final
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StrictBool
 
 from app.challenges.models import ChallengeKind, FairPlay
+from app.engine.difficulty import Tier
 from app.games.service import RulesCreate
 from app.kit.models import PlayerKind
-from app.kit.schemas import DEFAULT_LAYOUT, LayoutName, RulesRead, Strict
+from app.kit.schemas import DEFAULT_LAYOUT, DifficultyRead, LayoutName, RulesRead, Strict
 from app.players.service import DisplayName
 
 MAX_ATTEMPTS = 3
@@ -72,6 +73,13 @@ class ChallengeCreate(Strict):
         default=True,
         description="Draw deals until the solver proves one winnable under these rules "
         "(503 with Retry-After when no proof comes within the server's budget)",
+    )
+    tier: Tier | None = Field(
+        default=None,
+        description="Draw deals until one is of this difficulty: easy, medium or hard "
+        "(docs/difficulty.md), each measured by the hint's own games on it, within the "
+        "server's difficulty budget (503 with Retry-After when none is found in it); null: "
+        "any deal",
     )
     opens_at: AwareDatetime | None = Field(
         default=None,
@@ -140,6 +148,8 @@ class ChallengeRead(BaseModel):
                     "reveal": None,
                     "best_score": None,
                     "best_score_searched": False,
+                    "tier": None,
+                    "difficulty": None,
                 }
             ]
         }
@@ -188,6 +198,14 @@ class ChallengeRead(BaseModel):
     )
     best_score_searched: bool = Field(
         description="Whether the solver has searched the best score (once it has closed)"
+    )
+    tier: Tier | None = Field(
+        description="The difficulty its deal was drawn for (create_challenge's tier, an "
+        "event's); null: any deal (a daily)"
+    )
+    difficulty: DifficultyRead | None = Field(
+        description="How hard its deal is (the hint's share of games won on it), once it has "
+        "closed; null before, or when the measure ran out of time"
     )
 
 

@@ -28,6 +28,7 @@ from app import engine
 from app.challenges.deals import (
     daily_rules,
     daily_salt,
+    draw_of_tier,
     find_daily_deal,
     find_round_deal,
     round_salt,
@@ -59,17 +60,25 @@ from app.challenges.schemas import (
     LeaderboardEntryRead,
     LeaderboardRead,
 )
+from app.engine.difficulty import Difficulty, Tier
 from app.engine.equivalence import game_key
 from app.engine.solver import SearchBudget, solve_best
-from app.games.service import GameService, LoadedGame, record_practice, winnable_deal
+from app.games.service import (
+    GameService,
+    LoadedGame,
+    difficulty_settings,
+    rate,
+    record_practice,
+    winnable_deal,
+)
 from app.kit.database import Sessions
 from app.kit.errors import NotFoundProblem, ServiceUnavailableProblem, ValidationProblem
 from app.kit.events import GameEnded
 from app.kit.ids import is_id, new_id
-from app.kit.models import PlayerKind
+from app.kit.models import PlayerKind, utcnow
 from app.kit.paging import Count32, Int32, RowId, UtcTime, decode_cursor, encode_cursor
 from app.kit.ratelimit import RateLimitedProblem
-from app.kit.schemas import RulesRead
+from app.kit.schemas import DifficultyRead, RulesRead
 from app.kit.workload import Searches, SolverPool
 from app.players.service import (
     PLAYER_PROBLEMS,
@@ -283,10 +292,32 @@ async def challenge_to_read(
         challenge = await reader.get(challenge_id)
         await reader.session.close()  # before the best score is searched for
     # (An edition's board has no deal of its own: its rounds have theirs.)
-    if is_closed(challenge, now) and challenge.deal and challenge.best_searched_at is None:
-        best = await writer.best_score(challenge, solver)  # no transaction is open yet
-        challenge = await writer.keep_best(challenge.id, best)
+    if is_closed(challenge, now) and challenge.deal:
+        found = await writer.look_back(challenge, solver)  # no transaction is open yet
+        if found:
+            challenge = await writer.keep_look_back(challenge.id, found)
     return challenge
+
+
+def _rated(tier: Tier | None, rated: Difficulty | None) -> dict[str, Any]:
+    """A new challenge's values for the tier asked for and the difficulty measured."""
+    if rated is None:
+        return {"tier": tier}
+    return {"tier": tier, "difficulty": rated.to_dict(), "difficulty_at": utcnow()}
+
+
+@dataclass(slots=True)
+class LookBack:
+    """What ``ChallengeService.look_back`` searched: the best score (``searched``; None
+    when the search ran out of time) and the difficulty (``rated``; likewise)."""
+
+    searched: bool = False
+    best: int | None = None
+    rated: bool = False
+    difficulty: Difficulty | None = None
+
+    def __bool__(self) -> bool:
+        return self.searched or self.rated
 
 
 @dataclass(frozen=True, slots=True)
@@ -410,8 +441,31 @@ class ChallengeService:
         )
         return answer.score
 
-    async def keep_best(self, challenge_id: str, best: int | None) -> Challenge:
-        await self.challenges.set_best(challenge_id, best)
+    async def look_back(self, challenge: Challenge, solver: SolverPool) -> LookBack:
+        """What a closed challenge's deal is looked back on for, once each: its best score
+        (``best_score``) and its difficulty (``solving.rate``), those not tried yet. Two
+        solver searches: call it with no transaction open."""
+        found = LookBack()
+        if challenge.best_searched_at is None:
+            found.searched = True
+            found.best = await self.best_score(challenge, solver)
+        if challenge.difficulty_at is None:
+            rules = engine.Rules.from_dict(challenge.rules)
+            found.rated = True
+            found.difficulty = await rate(
+                engine.parse_cards(challenge.deal), rules, self.settings, solver
+            )
+        return found
+
+    async def keep_look_back(self, challenge_id: str, found: LookBack) -> Challenge:
+        """Keep what ``look_back`` found (each unless kept meanwhile)."""
+        if found.searched:
+            await self.challenges.set_best(challenge_id, found.best)
+        if found.rated:
+            rated = found.difficulty
+            await self.challenges.set_difficulty(
+                challenge_id, rated.to_dict() if rated is not None else None
+            )
         return await self._again(challenge_id)
 
     async def _again(self, challenge_id: str) -> Challenge:
@@ -432,15 +486,38 @@ class ChallengeService:
                 limit=limit,
             )
 
-    async def draw(self, rules: engine.Rules, winnable_only: bool, solver: Searches) -> engine.Deal:
+    async def draw(
+        self, rules: engine.Rules, winnable_only: bool, tier: Tier | None, solver: Searches
+    ) -> tuple[engine.Deal, Difficulty | None]:
         """A deal for a new challenge, drawn by the server: a random numbered deal, proved
-        winnable when asked (a solver search: call it with no transaction open)."""
+        winnable when asked, of the ``tier`` asked for with its difficulty (a solver
+        search: call it with no transaction open)."""
         layout = engine.get_layout(rules.layout)
+        if tier is not None:
+            seconds = self.settings.difficulty_budget_ms / 1000
+            found = await solver.run(
+                "challenge_tier",
+                seconds,
+                draw_of_tier,
+                rules,
+                winnable_only,
+                seconds,
+                tier,
+                difficulty_settings(self.settings),
+            )
+            if found is None:
+                raise ServiceUnavailableProblem(
+                    f"no deal of the {tier.value} tier was found within {seconds:g} s: retry; "
+                    "under some rules such deals are rare (six peaks' are nearly all easy: "
+                    "docs/difficulty.md), so another tier may be the answer",
+                    retry_after=1,
+                )
+            return found
         if winnable_only:
             deal, _ = await winnable_deal(rules, layout, self.settings, solver)
-            return deal
+            return deal, None
         number = secrets.randbelow(engine.MAX_DEAL_NUMBER + 1)
-        return engine.numbered_deal(number, layout.decks, rules.jokers)
+        return engine.numbered_deal(number, layout.decks, rules.jokers), None
 
     async def create(
         self,
@@ -448,11 +525,13 @@ class ChallengeService:
         body: ChallengeCreate,
         rules: engine.Rules,
         deal: engine.Deal,
+        rated: Difficulty | None,
         window: tuple[datetime, datetime],
         now: datetime,
     ) -> Challenge:
-        """Keep the challenge ``player`` set, its deal committed to with a fresh salt; the
-        player's row locked first, so that two creations at once count each other."""
+        """Keep the challenge ``player`` set, its deal committed to with a fresh salt (and
+        its difficulty, when drawn for a tier); the player's row locked first, so that two
+        creations at once count each other."""
         await PlayerService(self.session).lock(player.id)
         await self.check_room(player, now)
         salt = secrets.token_hex(16)
@@ -475,6 +554,7 @@ class ChallengeService:
             "creator_id": player.id,
             "max_entries": self.settings.challenge_max_entries,
             "winnable_only": body.winnable_only,
+            **_rated(body.tier, rated),
         }
         # A code another challenge holds (50 random bits: as good as never) is drawn again.
         for _ in range(INVITE_DRAWS):
@@ -578,20 +658,38 @@ class ChallengeService:
         round_id: str,
         rules: dict[str, Any],
         winnable_only: bool,
+        tier: Tier | None,
         attempts: int,
         window: tuple[datetime, datetime],
         secret: bytes,
         solver: SolverPool,
     ) -> dict[str, Any]:
-        """A round's challenge, its deal searched (call it with no transaction open)."""
-        seconds = self.settings.solver_budget_ms / 1000
-        deal, _ = await solver.run(
-            "challenge", seconds, find_round_deal, secret, round_id, rules, winnable_only, seconds
+        """A round's challenge, its deal searched (call it with no transaction open), and
+        measured when the event asks for a tier (within DIFFICULTY_BUDGET_MS)."""
+        budget_ms = (
+            self.settings.solver_budget_ms if tier is None else self.settings.difficulty_budget_ms
         )
-        if deal is None:
+        seconds = budget_ms / 1000
+        found = await solver.run(
+            "challenge",
+            seconds,
+            find_round_deal,
+            secret,
+            round_id,
+            rules,
+            winnable_only,
+            seconds,
+            tier,
+            difficulty_settings(self.settings),
+        )
+        if found is None:
             raise ServiceUnavailableProblem(
-                "a round's deal was not proved winnable in time; retry", retry_after=1
+                "a round's deal was not found in time (proved winnable"
+                + (f", of the {tier.value} tier" if tier is not None else "")
+                + "); retry",
+                retry_after=1,
             )
+        deal, rated = found
         salt = round_salt(secret, round_id)
         game_rules = engine.Rules.from_dict(rules)
         return {
@@ -608,6 +706,7 @@ class ChallengeService:
             "closes_at": window[1],
             "attempts": attempts,
             "winnable_only": winnable_only,
+            **_rated(tier, rated),
         }
 
     async def set_max_entries(self, challenge_id: str, max_entries: int | None) -> None:
@@ -841,6 +940,10 @@ def challenge_out(challenge: Challenge, now: datetime) -> ChallengeRead:
         else None,
         best_score=challenge.best_score if over else None,
         best_score_searched=over and challenge.best_searched_at is not None,
+        tier=challenge.tier,
+        difficulty=DifficultyRead.model_validate(challenge.difficulty)
+        if over and challenge.difficulty is not None
+        else None,
     )
 
 

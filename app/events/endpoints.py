@@ -178,6 +178,7 @@ def event_out(event: Event, now: datetime) -> EventRead:
         join_required=event.join_required,
         cohort_size=event.cohort_size,
         winnable_only=event.winnable_only,
+        tier=event.tier,
         schedule=event.schedule,
         starts_at=event.starts_at,
         ends_at=event.ends_at,
@@ -204,6 +205,7 @@ def edition_out(view: EditionView, now: datetime) -> EditionRead:
                 reveal=seen.reveal,
                 best_score=seen.best_score,
                 best_score_searched=seen.best_score_searched,
+                difficulty=seen.difficulty,
             )
         )
     return EditionRead(
@@ -228,18 +230,18 @@ async def _edition_view(
     now: datetime,
 ) -> EditionView:
     """The edition (made first if it is open and nobody needed it yet), its closed
-    rounds' best scores searched once (no transaction open, no connection held), then
-    kept through the writer."""
+    rounds' best scores and difficulties searched once (no transaction open, no connection
+    held), then kept through the writer."""
     view = await edition_to_use(event, number, reader, writer, solver.pool, database.sessions, now)
     if now < view.board.closes_at:
         return view
     # Closed: read by the reader, whose connection is given back (a closed edition is not
     # made), so no connection is held while the solver searches.
-    pending = [c for c in view.rounds if c.best_searched_at is None]
-    found = [(c.id, await reader.challenges.best_score(c, solver.pool)) for c in pending]
-    for challenge_id, best in found:
-        await writer.challenges.keep_best(challenge_id, best)
-    if found:
+    found = [(c.id, await reader.challenges.look_back(c, solver.pool)) for c in view.rounds]
+    for challenge_id, looked in found:
+        if looked:
+            await writer.challenges.keep_look_back(challenge_id, looked)
+    if any(looked for _, looked in found):
         view = await writer.view(view.edition, event.rounds)
     return view
 

@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import JSON, Boolean, Enum, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
+from app.engine.difficulty import Tier
 from app.kit.models import Base, UTCDateTime, utcnow
 
 
@@ -67,6 +68,7 @@ class Event(Base):
     join_required: Mapped[bool] = mapped_column(Boolean)
     cohort_size: Mapped[int] = mapped_column(Integer)  # 0: one board
     winnable_only: Mapped[bool] = mapped_column(Boolean)
+    tier: Mapped[Tier | None] = mapped_column(_enum(Tier, 8))  # each round's deal's; None: any
     schedule: Mapped[Schedule] = mapped_column(_enum(Schedule, 8))
     # The first edition's start (aligned to its schedule) and, for ONCE, the end of its
     # one edition; for a recurring event, when editions stop (None: never).

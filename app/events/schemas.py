@@ -9,10 +9,11 @@ from typing import Annotated, Any, Final
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StrictBool
 
 from app.challenges.service import ChallengeRevealRead
+from app.engine.difficulty import Tier
 from app.events.models import Entrants, RoundOpening, Schedule
 from app.games.service import RulesCreate
 from app.kit.models import PlayerKind
-from app.kit.schemas import DEFAULT_LAYOUT, LayoutName, RulesRead, Strict
+from app.kit.schemas import DEFAULT_LAYOUT, DifficultyRead, LayoutName, RulesRead, Strict
 
 MAX_ROUNDS = 31
 MAX_ATTEMPTS = 3
@@ -104,6 +105,11 @@ class EventCreate(Strict):
     winnable_only: StrictBool = Field(
         default=True, description="Each round's deal proved winnable under the rules"
     )
+    tier: Tier | None = Field(
+        default=None,
+        description="Each round's deal drawn of this difficulty (easy, medium or hard: "
+        "docs/difficulty.md), measured when the edition is made; null: any deal",
+    )
     schedule: Schedule = Field(
         default=Schedule.ONCE,
         description="once (one edition, starts_at to ends_at), or an edition each UTC day, "
@@ -162,6 +168,7 @@ class EventUpdate(Strict):
         default=None, ge=0, le=MAX_COHORT, description="Before any edition only"
     )
     winnable_only: StrictBool | None = Field(default=None, description="Before any edition only")
+    tier: Tier | None = Field(default=None, description="Before any edition only")
     schedule: Schedule | None = Field(default=None, description="Before any edition only")
     starts_at: AwareDatetime | None = Field(default=None, description="Before any edition only")
     weekday: Weekday | None = Field(default=None, description="Before any edition only")
@@ -184,6 +191,7 @@ class EventRead(BaseModel):
     join_required: bool = Field(description="Whether join_event comes before playing")
     cohort_size: int = Field(description="0: one board; else the size of a cohort")
     winnable_only: bool = Field(description="Each round's deal proved winnable")
+    tier: Tier | None = Field(description="The difficulty of each round's deal; null: any")
     schedule: Schedule = Field(description="once, daily, weekly or monthly")
     starts_at: datetime = Field(description="The first edition's start")
     ends_at: datetime | None = Field(description="The end (once), or when editions stop")
@@ -217,6 +225,10 @@ class RoundRead(BaseModel):
         "while unknown or when the search ran out of time"
     )
     best_score_searched: bool = Field(description="Whether that search has been made")
+    difficulty: DifficultyRead | None = Field(
+        description="How hard its deal is (docs/difficulty.md), once closed; null before, or "
+        "when the measure ran out of time"
+    )
 
 
 class EditionRead(BaseModel):

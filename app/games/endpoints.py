@@ -621,13 +621,18 @@ async def get_analysis(
     stored, log = await reader.analysis_inputs(game)
     await reader.session.close()
     if stored is None:
-        result = await solving.analyse(game.state, request.app.state.settings, solver, log)
-        stored = await writer.store_analysis(Analysis(game_id=game.row.id, body=result.to_dict()))
+        settings = request.app.state.settings
+        result = await solving.analyse(game.state, settings, solver, log)
+        rated = await solving.rate(game.state.deal, game.state.rules, settings, solver)
+        body = result.to_dict() | {"difficulty": rated.to_dict() if rated is not None else None}
+        stored = await writer.store_analysis(Analysis(game_id=game.row.id, body=body))
     return AnalysisRead(
         game_id=game.row.id,
         status=game.state.outcome,
         scoring=game.state.rules.scoring,
         **{name: stored.body[name] for name in ANALYSIS_FIELDS},
+        # (an analysis kept before difficulties were measured has none)
+        difficulty=stored.body.get("difficulty"),
     )
 
 

@@ -19,7 +19,7 @@ from app.engine import GameStatus, Scoring
 from app.engine.deals import MAX_DEAL_NUMBER
 from app.kit.headers import ETAG, LOCATION, NO_STORE, Headers
 from app.kit.ratelimit import RATE_LIMIT_HEADERS
-from app.kit.schemas import DEFAULT_LAYOUT, LayoutName, RulesRead, Strict
+from app.kit.schemas import DEFAULT_LAYOUT, DifficultyRead, LayoutName, RulesRead, Strict
 
 
 def _whole_number(value: Any) -> Any:
@@ -639,6 +639,16 @@ class AnalysisRead(BaseModel):
                     "lost_at": 14,
                     "lost_move": "draw",
                     "complete": True,
+                    "difficulty": {
+                        "tier": "medium",
+                        "share": 0.5417,
+                        "low": 0.3506,
+                        "high": 0.7208,
+                        "wins": 13,
+                        "playouts": 24,
+                        "samples": 8,
+                        "nodes": 20000,
+                    },
                 }
             ]
         }
@@ -665,6 +675,10 @@ class AnalysisRead(BaseModel):
     )
     lost_move: str | None = Field(description="That move (null when lost_at is)")
     complete: bool = Field(description="False when the time budget ran out before every answer")
+    difficulty: DifficultyRead | None = Field(
+        description="How hard the deal is (the hint's share of games won on it); null when "
+        "its measure ran out of time, or for an analysis kept before it was measured"
+    )
 
 
 # -- a player's games (list_my_games) ------------------------------------------------

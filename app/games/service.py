@@ -55,7 +55,7 @@ from app.games.schemas import (
     ok_with_links,
     state_read,
 )
-from app.games.solving import winnable_deal
+from app.games.solving import difficulty_settings, rate, winnable_deal
 from app.kit import headers as entity_tags
 from app.kit import metrics
 from app.kit.auth import hash_secret, new_secret
@@ -694,10 +694,12 @@ __all__ = [
     "MoveResult",
     "RulesCreate",
     "created_headers",
+    "difficulty_settings",
     "game_created",
     "game_links",
     "game_read",
     "ok_with_links",
+    "rate",
     "record_practice",
     "rules_of",
     "unlink_deleted_player",

@@ -1,4 +1,5 @@
-"""Use cases that need the solver: winnable deals, hints and the analysis of a game.
+"""Use cases that need the solver: winnable deals, hints, the analysis of a game and a
+deal's difficulty.
 
 Each has a time budget from the settings, and says so when it ran out: a winnable deal
 that could not be proved in time is a 503 problem; a hint solves as many samples as fit;
@@ -14,12 +15,13 @@ import secrets
 import time
 
 from app import engine
+from app.engine.difficulty import Difficulty, DifficultySettings, difficulty
 from app.engine.hints import Analysis, Hint, analysis, hint
 from app.engine.solver import SearchBudget, winnable_deal_within
 from app.games.errors import GameInProgressProblem, GameOverProblem
 from app.kit import metrics
 from app.kit.errors import ServiceUnavailableProblem
-from app.kit.workload import Searches
+from app.kit.workload import Searches, SolverPool
 from app.settings import Settings
 
 # A deal that takes more nodes than this to prove is skipped for the next one: most
@@ -120,3 +122,33 @@ async def analyse(
         time.perf_counter() - began, "analysis" if result.complete else "budget_exhausted"
     )
     return result
+
+
+def difficulty_settings(settings: Settings) -> DifficultySettings:
+    return DifficultySettings(
+        playouts=settings.difficulty_playouts, samples=settings.difficulty_samples
+    )
+
+
+async def rate(
+    deal: engine.Deal, rules: engine.Rules, settings: Settings, solver: Searches | SolverPool
+) -> Difficulty | None:
+    """The deal's difficulty (``app.engine.difficulty``), within ``DIFFICULTY_BUDGET_MS``;
+    None when that ran out. Its answer depends on the deal, the rules and the settings
+    alone, never on the machine's speed."""
+    seconds = settings.difficulty_budget_ms / 1000
+    began = time.perf_counter()
+    found = await solver.run(
+        "difficulty",
+        seconds,
+        difficulty,
+        deal,
+        rules,
+        engine.get_layout(rules.layout),
+        difficulty_settings(settings),
+        seconds,
+    )
+    metrics.observe_solver(
+        time.perf_counter() - began, "difficulty" if found is not None else "budget_exhausted"
+    )
+    return found

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.engine import Scoring
+from app.engine.difficulty import Tier
 from app.engine.layouts import LAYOUTS
 
 # The vocabulary every domain's contract shares, named once in the OpenAPI.
@@ -35,6 +36,23 @@ class Problem(BaseModel):
     status: int = Field(description="The HTTP status, repeated")
     detail: str = Field(description="This occurrence in words, for a person to read")
     instance: str | None = Field(None, description="The path of the request refused")
+
+
+class DifficultyRead(BaseModel):
+    """How hard a deal is: the share of games the hint wins on it, playing from the
+    player's view alone (docs/difficulty.md), and its tier."""
+
+    tier: Tier = Field(
+        description="easy (the hint won at least 80% of its games), hard (under 25%: a "
+        "deal nobody can clear is hard) or medium"
+    )
+    share: float = Field(ge=0, le=1, description="The share of the hint's games won")
+    low: float = Field(ge=0, le=1, description="The 95% interval of that share: its low end")
+    high: float = Field(ge=0, le=1, description="Its high end")
+    wins: int = Field(ge=0, description="Games the hint won")
+    playouts: int = Field(ge=1, description="Games it played (each with other sampling seeds)")
+    samples: int = Field(ge=1, description="Samples the hint solved a decision")
+    nodes: int = Field(ge=1, description="Search nodes a sample")
 
 
 class RulesRead(BaseModel):

@@ -62,6 +62,8 @@ def test_schemathesis_finds_nothing(tmp_path: Path) -> None:
         HINT_BUDGET_MS="50",
         SOLVER_BUDGET_MS="300",
         ANALYSIS_BUDGET_MS="2000",
+        # A deal's difficulty (an analysis's, a tier's draw) within 2 s too: a 503 at worst.
+        DIFFICULTY_BUDGET_MS="2000",
         # The operator routes are there (answering 401 and 403 to the fuzzer's requests).
         OPERATOR_TOKEN="fuzzing-operator-token-0123456789abcdef",
     ) as base_url:

@@ -22,7 +22,8 @@ from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, select
 
 from app.challenges.deals import find_round_deal
-from app.engine import Rules, get_layout, new_game
+from app.engine import Rules, format_deal, get_layout, new_game
+from app.engine.difficulty import DifficultySettings, Tier
 from app.engine.fairplay import measure
 from app.engine.solver import solve_best, solve_clear
 from app.events.models import Event
@@ -91,7 +92,9 @@ def server(client_with: Callable[..., TestClient]) -> Iterator[Server]:
 
 
 def win_line(round_id: str, rules: dict[str, Any]) -> tuple[str, ...]:
-    deal, _ = find_round_deal(SECRET.encode(), round_id, rules, True, 60)
+    found = find_round_deal(SECRET.encode(), round_id, rules, True, 60)
+    assert found is not None
+    deal, _ = found
     assert deal is not None
     game_rules = Rules.from_dict(rules)
     line = solve_clear(new_game(deal, game_rules, get_layout(game_rules.layout))).line
@@ -435,7 +438,9 @@ def test_a_flagged_round_flags_the_edition_s_total(server: Server) -> None:
         server.join(event, auth)
     rules = server.client.get(f"/v1/events/{event['id']}").json()["rules"]
     round_id = f"{event['id']}.0.1"
-    deal, _ = find_round_deal(SECRET.encode(), round_id, rules, True, 60)
+    found = find_round_deal(SECRET.encode(), round_id, rules, True, 60)
+    assert found is not None
+    deal, _ = found
     assert deal is not None
     game_rules = Rules.from_dict(rules)
     layout = get_layout(game_rules.layout)
@@ -468,3 +473,38 @@ def test_a_flagged_round_flags_the_edition_s_total(server: Server) -> None:
         assert apart["entries"] == []
     assert board["entries"][-1]["player_id"] == honest["id"]
     assert board["entries"][-1]["fair_play"]["status"] == "ok"
+
+
+def test_an_event_s_rounds_are_dealt_of_its_tier(server: Server) -> None:
+    """Each round's deal is the first of its candidates (proved winnable) of the event's
+    tier, as the test derives it with the server's secret; its difficulty is shown once
+    the edition has closed. The tier makes editions fair: fixed once one is made."""
+    event = server.create(rounds=2, tier="easy", ends_at=iso(FRIDAY + WEEK))
+    assert event["tier"] == "easy"
+    url = f"/v1/operator/events/{event['id']}"
+    r = server.client.patch(url, json={"tier": "hard"}, headers=OPERATOR)
+    assert r.status_code == 200 and r.json()["tier"] == "hard"
+    server.at(FRIDAY + timedelta(hours=1))
+    edition = server.client.get(f"/v1/events/{event['id']}/editions/0").json()
+    assert [r["difficulty"] for r in edition["rounds"]] == [None, None]
+    r = server.client.patch(url, json={"tier": "easy"}, headers=OPERATOR)
+    assert r.status_code == 409 and r.json()["fields"] == ["tier"]
+
+    server.at(FRIDAY + WEEK)
+    closed = server.client.get(f"/v1/events/{event['id']}/editions/0").json()
+    for round_ in closed["rounds"]:
+        found = find_round_deal(
+            SECRET.encode(),
+            round_["challenge_id"],
+            event["rules"],
+            True,
+            60,
+            Tier.HARD,
+            DifficultySettings(playouts=4),
+        )
+        assert found is not None
+        deal, rated = found
+        assert rated is not None and rated.tier is Tier.HARD
+        assert round_["reveal"]["deal"] == format_deal(deal).split()
+        assert round_["difficulty"] == rated.to_dict()
+    assert server.create(expect=422, tier="brutal")["type"] == "/problems/validation"

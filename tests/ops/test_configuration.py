@@ -59,6 +59,7 @@ def test_a_bad_value_is_named_in_one_line(
         ({"SOLVER_BUDGET_MS": "30000"}, "SOLVER_BUDGET_MS"),  # as long is not shorter
         ({"SHUTDOWN_TIMEOUT_S": "5", "HINT_BUDGET_MS": "5000"}, "HINT_BUDGET_MS"),
         ({"ANALYSIS_BUDGET_MS": "45000"}, "ANALYSIS_BUDGET_MS"),
+        ({"DIFFICULTY_BUDGET_MS": "30000"}, "DIFFICULTY_BUDGET_MS"),
         ({"DB_TIMEOUT_S": "30"}, "DB_TIMEOUT_S"),
         ({"SHUTDOWN_TIMEOUT_S": "20", "DB_TIMEOUT_S": "25"}, "DB_TIMEOUT_S"),
     ],
@@ -87,12 +88,13 @@ def test_budgets_shorter_than_the_shutdown_timeout_are_accepted(
         "HINT_BUDGET_MS": "4999",
         "SOLVER_BUDGET_MS": "4999",
         "ANALYSIS_BUDGET_MS": "4999",
+        "DIFFICULTY_BUDGET_MS": "4999",
         "DB_TIMEOUT_S": "4",
     }.items():
         monkeypatch.setenv(name, value)
     s = load_settings()
     assert (s.shutdown_timeout_s, s.hint_budget_ms, s.solver_budget_ms) == (5, 4999, 4999)
-    assert s.analysis_budget_ms == 4999
+    assert s.analysis_budget_ms == s.difficulty_budget_ms == 4999
     assert s.db_timeout_s == 4
 
 

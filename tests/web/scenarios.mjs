@@ -738,6 +738,7 @@ export async function friends(run) {
   await ada.fill("#ch-name", "Friday race");
   await ada.selectOption("#ch-hours", "24");
   await ada.selectOption("#ch-attempts", "2");
+  await ada.selectOption("#ch-tier", "easy");
   await run.shot(ada, `${screen}-challenge-set.png`);
   await axe(run, ada, `${screen}, the form that sets a challenge`);
   await act(ada, "#ch-submit");
@@ -748,6 +749,7 @@ export async function friends(run) {
   let c = await apiAs(base, null, `/v1/challenges/${id}`);
   assert(c.name === "Friday race" && c.attempts === 2 && c.status === "open" && c.kind === "set" && c.creator_id === adaMe.id, `the challenge set: ${JSON.stringify(c)}`);
   assert(c.winnable_only && Math.abs(new Date(c.closes_at) - Date.now() - 24 * 3600_000) < 120_000, `open for a day: ${c.closes_at}`);
+  assert(c.tier === "easy" && c.difficulty === null, `drawn easy, its measure shown once closed: ${c.tier}, ${JSON.stringify(c.difficulty)}`);
   assert((await ada.textContent("#ch-invite")) === c.invite_code && /^[0-9A-Z]{5}-[0-9A-Z]{5}$/.test(c.invite_code), "the invite code is shown");
   assert(await ada.isVisible("#ch-set-note"), "the page says the challenge is set");
   await act(ada, "#ch-copy");
@@ -793,7 +795,7 @@ export async function friends(run) {
     game: localStorage.getItem("tripeaks.game"),
   }));
   assert(page.title === "Friday race" && /closes in 2[34] hours/.test(page.when), `the challenge's page: ${JSON.stringify(page)}`);
-  assert(/TriPeaks/.test(page.facts) && /Attempts\s*best of 2/.test(page.facts) && /Entries\s*1/.test(page.facts) && /Set by\s*Ada/.test(page.facts), `its facts: ${page.facts}`);
+  assert(/TriPeaks/.test(page.facts) && /Attempts\s*best of 2/.test(page.facts) && /Entries\s*1/.test(page.facts) && /Set by\s*Ada/.test(page.facts) && /Drawn\s*an easy deal/.test(page.facts), `its facts: ${page.facts}`);
   assert(page.play === "Play it" && !page.creator && page.game === null, `a play button, no setter's actions, no game dealt: ${JSON.stringify(page)}`);
   assert(new URL(bea.url()).searchParams.get("challenge") === id, "the address names the challenge while its page is open");
   await run.shot(bea, `${screen}-challenge-page.png`);
@@ -851,6 +853,8 @@ export async function friends(run) {
   assert(await ada.isHidden("#ch-play") && (await ada.isHidden("#ch-close-now")), "a closed challenge offers practice, not play");
   c = await apiAs(base, null, `/v1/challenges/${id}`);
   assert(c.status === "closed" && c.reveal && c.entries === 2, `closed and revealed: ${JSON.stringify(c)}`);
+  assert(c.difficulty?.tier === "easy", `closed, its deal's measure shown: ${JSON.stringify(c.difficulty)}`);
+  await until(ada, () => /Difficulty\s*easy: the hint won \d+ of \d+ games/.test(document.getElementById("ch-facts").textContent));
   run.step("Ada closed the challenge");
   await adaContext.close();
 

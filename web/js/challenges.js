@@ -96,8 +96,9 @@ export class Challenges {
       closes_at: new Date(Date.now() + hours * HOUR).toISOString(),
       attempts: Number(form.elements.attempts.value),
     };
+    if (form.elements.tier.value) body.tier = form.elements.tier.value;
     submit.disabled = true;
-    submit.textContent = "Dealing a winnable deal…";
+    submit.textContent = body.tier ? `Dealing a winnable ${body.tier} deal…` : "Dealing a winnable deal…";
     $("ch-error").textContent = "";
     try {
       const key = await this.players.ensure();
@@ -153,6 +154,8 @@ export class Challenges {
       ["Entries", c.max_entries && c.entries >= c.max_entries ? `${c.entries} (full)` : String(c.entries)],
       ["Deal", c.winnable_only ? "proved winnable" : "random"],
     ];
+    if (c.tier) facts.push(["Drawn", `a${c.tier === "easy" ? "n" : ""} ${c.tier} deal`]);
+    if (c.difficulty) facts.push(["Difficulty", `${c.difficulty.tier}: the hint won ${c.difficulty.wins} of ${c.difficulty.playouts} games`]);
     if (c.kind === "set") facts.push(["Set by", mine ? "you" : "a friend"]);
     const values = facts.map(([, value]) => Object.assign(document.createElement("dd"), { textContent: value }));
     $("ch-facts").replaceChildren(

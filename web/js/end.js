@@ -163,7 +163,8 @@ export class EndPanel {
       return;
     }
     if (this.sessionOf()?.id !== game.id) return;
-    const best = a.best_score == null ? "" : a.scoring === "cards_left" ? ` The fewest cards it could leave: ${a.best_score}.` : ` Its best possible score: ${a.best_score} (yours ${a.final_score}).`;
+    const score = a.best_score == null ? "" : a.scoring === "cards_left" ? ` The fewest cards it could leave: ${a.best_score}.` : ` Its best possible score: ${a.best_score} (yours ${a.final_score}).`;
+    const best = `${score}${difficultyText(a.difficulty)}`;
     if (a.winnable === null) {
       text.textContent = `The solver ran out of time on this deal.${best}`;
     } else if (!a.winnable) {
@@ -257,4 +258,11 @@ function practiceText({ rank, ranked }) {
   const place = `${rank}${SUFFIX[ORDINAL.select(rank)]}`;
   if (rank > ranked) return `Practice: your score would have ranked ${place}, after ${ranked === 1 ? "the one result" : `all ${ranked} results`} on the challenge's board.`;
   return `Practice: your score would have ranked ${place} of ${ranked} on the challenge's board.`;
+}
+
+// How hard the deal was (the analysis's difficulty: the hint's own games on it), in words.
+export function difficultyText(d) {
+  if (!d) return "";
+  const won = `the hint, playing it ${d.playouts} times without seeing the hidden cards, won ${d.wins}`;
+  return ` A${d.tier === "easy" ? "n" : ""} ${d.tier} deal: ${won}.`;
 }
