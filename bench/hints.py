@@ -8,7 +8,8 @@ p99), which deals one won and the other lost, and for the hints the calibration 
 (deciles of the chance said against the games then won) and the Brier score.
 
 Options: ``--deals N`` (default 100; ``--quick``: 20) from ``--first K`` (default 0);
-``--rules wrap|nowrap|golf`` (classic TriPeaks with wrap, without, or golf);
+``--rules wrap|nowrap|golf|six_peaks`` (classic TriPeaks with wrap, without, golf, or six
+peaks with wrap);
 ``--workers W`` processes (default 1: a time-budgeted hint measured while another hint
 runs on the same core gets fewer samples); ``--out DIR`` keeps every game as a JSON line
 in ``DIR/<rules>-<strategy>.jsonl`` and a later run with the same DIR plays only the
@@ -44,6 +45,7 @@ RULE_SETS = {
     "wrap": ("tripeaks", {"wrap": True}),
     "nowrap": ("tripeaks", {"wrap": False}),
     "golf": ("golf", {}),
+    "six_peaks": ("six_peaks", {}),
 }
 
 

@@ -8,8 +8,8 @@ hints actually went on to win from positions where the hint said that share: a m
 curve, linear between the knots of ``KNOTS``, fitted by isotonic regression (pooled
 adjacent violators) on bot games (``python -m bench hints --fit``; the data and the
 figures are in docs/hints.md). One curve per family of rules: classic TriPeaks with
-wrap, without wrap, and golf; any other layout uses the curve of its wrap rule (no bot
-has measured it).
+wrap, without wrap, golf, and six peaks with wrap; any other layout or rule set uses the
+curve of its wrap rule (no bot has measured it).
 
 ``interval`` is the 95% interval of the estimate: Wilson's interval of the sample share
 with the number of samples, mapped through the same curve.
@@ -75,6 +75,21 @@ KNOTS: Final[dict[str, Knots]] = {
         (0.8974, 0.7295),
         (1.0, 0.9662),
     ),
+    # six peaks deals 0-999 with wrap, 56,201 hints
+    "six_peaks": (
+        (0.0761, 0.0),
+        (0.544, 0.3871),
+        (0.7218, 0.6061),
+        (0.7812, 0.6316),
+        (0.8154, 0.7407),
+        (0.8735, 0.8028),
+        (0.9067, 0.8451),
+        (0.9311, 0.9079),
+        (0.9529, 0.9081),
+        (0.9687, 0.9427),
+        (0.9844, 0.9555),
+        (1.0, 0.9777),
+    ),
 }
 
 
@@ -82,6 +97,8 @@ def family(rules: Rules, layout: Layout) -> str:
     """The calibration curve a game's hints use."""
     if layout.name == "golf":
         return "golf"
+    if layout.name == "six_peaks" and rules.wrap:
+        return "six_peaks"
     return "wrap" if rules.wrap else "nowrap"
 
 

@@ -31,6 +31,9 @@ def test_each_game_gets_the_curve_of_its_rules() -> None:
     assert family(Rules.for_layout(tripeaks, wrap=True), tripeaks) == "wrap"
     assert family(Rules.for_layout(tripeaks, wrap=False), tripeaks) == "nowrap"
     assert family(Rules.for_layout(golf), golf) == "golf"
+    six = get_layout("six_peaks")
+    assert family(Rules.for_layout(six), six) == "six_peaks"
+    assert family(Rules.for_layout(six, wrap=False), six) == "nowrap"  # not measured
 
 
 def test_the_fit_recovers_a_known_curve() -> None:
