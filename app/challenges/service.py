@@ -452,8 +452,9 @@ class ChallengeService:
         if challenge.difficulty_at is None:
             rules = engine.Rules.from_dict(challenge.rules)
             found.rated = True
+            deal = engine.parse_cards(challenge.deal)
             found.difficulty = await rate(
-                engine.parse_cards(challenge.deal), rules, self.settings, solver
+                deal, rules, self.settings, solver, kind="challenge_difficulty"
             )
         return found
 

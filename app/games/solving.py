@@ -131,15 +131,20 @@ def difficulty_settings(settings: Settings) -> DifficultySettings:
 
 
 async def rate(
-    deal: engine.Deal, rules: engine.Rules, settings: Settings, solver: Searches | SolverPool
+    deal: engine.Deal,
+    rules: engine.Rules,
+    settings: Settings,
+    solver: Searches | SolverPool,
+    kind: str = "difficulty",
 ) -> Difficulty | None:
     """The deal's difficulty (``app.engine.difficulty``), within ``DIFFICULTY_BUDGET_MS``;
     None when that ran out. Its answer depends on the deal, the rules and the settings
-    alone, never on the machine's speed."""
+    alone, never on the machine's speed. ``kind`` names the search for the pool (a closed
+    challenge's takes the challenges' kept slot)."""
     seconds = settings.difficulty_budget_ms / 1000
     began = time.perf_counter()
     found = await solver.run(
-        "difficulty",
+        kind,
         seconds,
         difficulty,
         deal,
