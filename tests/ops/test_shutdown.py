@@ -132,6 +132,7 @@ def test_a_request_still_running_at_the_shutdown_timeout_gets_a_503_problem(
         "SHUTDOWN_TIMEOUT_S": "2",
         "SOLVER_BUDGET_MS": "1000",
         "ANALYSIS_BUDGET_MS": "1000",
+        "DIFFICULTY_BUDGET_MS": "1000",
         "DB_TIMEOUT_S": "1",
         "MIGRATE_ON_START": "true",
     }
