@@ -74,9 +74,6 @@ class DifficultySettings:
     samples: int = 8
     nodes: int = 20_000
 
-    def to_dict(self) -> dict[str, int]:
-        return {"playouts": self.playouts, "samples": self.samples, "nodes": self.nodes}
-
 
 def tier_of(share: float) -> Tier:
     """The tier of a deal the hint wins ``share`` of the time."""
@@ -120,10 +117,6 @@ class Difficulty:
             "samples": self.samples,
             "nodes": self.nodes,
         }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Difficulty:
-        return cls(int(d["wins"]), int(d["playouts"]), int(d["samples"]), int(d["nodes"]))
 
 
 def playout(

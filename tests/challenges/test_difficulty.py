@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 
 from app import engine
 from app.challenges.deals import first_of_tier
-from app.engine.difficulty import Difficulty, DifficultySettings, Tier, difficulty
+from app.engine.difficulty import DifficultySettings, Tier, difficulty
 from app.engine.solver import solve_clear
 from tests.challenges.test_set_challenges import HOUR, iso, set_challenge
 from tests.fixtures.clock import NOON
@@ -113,8 +113,3 @@ def test_the_first_candidate_of_a_tier(tier: Tier) -> None:
     )
     # Out of time: nothing.
     assert first_of_tier(lambda k: numbers[k], CLASSIC, True, 0, tier, FOUR) is None
-
-
-def test_a_difficulty_kept_reads_back_the_same() -> None:
-    rated = Difficulty(3, 4, 8, 20_000)
-    assert Difficulty.from_dict(rated.to_dict()) == rated

@@ -52,7 +52,7 @@ def test_the_default_measure_on_every_layout() -> None:
         low, high = found.interval
         assert 0 <= low <= found.share <= high <= 1
         body = found.to_dict()
-        assert body["tier"] == found.tier.value and Difficulty.from_dict(body) == found
+        assert body["tier"] == found.tier.value and body["wins"] == found.wins
 
 
 def test_a_budget_too_short_answers_unknown() -> None:
