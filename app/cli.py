@@ -3,7 +3,10 @@
 tripeaks solve [FILE] [rule flags] [budget flags]
     Deals one a line (card codes separated by spaces, in the engine's deal order:
     tableau positions, the waste card unless --free-start, then the stock from the
-    top) from FILE or standard input; one JSON object a line out.
+    top) from FILE or standard input; one JSON object a line out. The best score is
+    exact when ``best_score_exact``; when the exact search cannot finish within half the
+    budget (six peaks), it is the best line found with the rest, and
+    ``best_score_bound`` says how much better any line could be.
 tripeaks stats --deals N --seed S [--difficulty] [rule flags] [budget flags]
     The share of winnable deals among deals S, S+1, ... with its 95% (Wilson)
     interval, the mean best score and the solving time per deal; with --difficulty, each
@@ -122,9 +125,11 @@ def _solve_one(
         out["win_line"] = list(c.line) if c.winnable else None
         out["clear_seconds"] = round(c.seconds, 6)
     if best:
-        b = solve_best(state, budget)
+        b = solve_best(state, budget, anytime=True)
         out["scoring"] = state.rules.scoring.value
         out["best_score"] = b.score
+        out["best_score_bound"] = b.bound
+        out["best_score_exact"] = b.exact
         out["best_line"] = list(b.line) if b.score is not None else None
         out["best_seconds"] = round(b.seconds, 6)
     out["seconds"] = round(time.perf_counter() - began, 6)

@@ -4,6 +4,7 @@
                            [--best-deals M] [--best-seconds T] [--six-deals M6]
                            [--six-seconds T6] [--python-deals Q] [--positions P] [--no-bound]
                            [--hint-positions H] [--hint-samples K] [--hint-only]
+                           [--layout L] [--layout-deals N6] [--analysis-seconds T]
 
 1. Clearing, classic deals S..S+N-1 with and without wrap: the solver's deals per second,
    p50 and p99 per deal, its unknown answers (default budget), and the plain search on
@@ -29,6 +30,11 @@
    sample: time a sample (p50, mean), the ratio, the samples 250 ms holds at that mean;
    then the hint itself (250 ms) on each position on both paths: the samples it got
    through.
+5. ``--layout L`` runs this alone: the best score as an analysis asks it (anytime, within
+   ``--analysis-seconds``, default 10) on ``--layout-deals`` deals of L (default 100) with
+   its default rules: how many answers are exact, and on the others the mean gap between
+   the best line found and the sound bound; then classic and golf deals (``--best-deals``)
+   by the exact search alone and by the anytime call, as a ratio of their times.
 """
 
 from __future__ import annotations
@@ -215,6 +221,69 @@ def _best_whole(args: argparse.Namespace, layout_name: str, wrap: bool) -> None:
         )
 
 
+def _anytime(args: argparse.Namespace) -> None:
+    """The best score as an analysis asks it (``solve_best(..., anytime=True)`` within the
+    analysis budget) on ``--layout-deals`` deals of ``--layout`` with its default rules:
+    how many are exact, and on the rest the gap between the best line found and the bound.
+    Then, in the same run, classic and golf deals (``--best-deals``): the anytime call
+    against the exact search alone, as a ratio of their times (the anytime answer must
+    cost nothing where the exact search finishes)."""
+    layout = get_layout(args.layout)
+    rules = Rules.for_layout(layout)
+    budget = SearchBudget(max_nodes=None, seconds=args.analysis_seconds)
+    first, deals = args.seed, args.layout_deals
+    exact = 0
+    found: list[int] = []
+    bounds: list[int] = []
+    times: list[float] = []
+    cpu: list[float] = []
+    for n in range(first, first + deals):
+        state = new_game(numbered_deal(n, layout.decks, rules.jokers), rules, layout)
+        began, began_cpu = time.perf_counter(), time.process_time()
+        answer = solve_best(state, budget, anytime=True)
+        times.append(time.perf_counter() - began)
+        cpu.append(time.process_time() - began_cpu)
+        if answer.exact:
+            exact += 1
+        elif answer.score is not None and answer.bound is not None:
+            found.append(answer.score)
+            bounds.append(answer.bound)
+    print(
+        f"anytime best score, {args.layout} deals {first}..{first + deals - 1}"
+        f" ({budget.seconds} s a deal, {_form()}): exact {exact}/{deals}"
+    )
+    if found:
+        to_bound = [(b - f) / abs(b) for f, b in zip(found, bounds, strict=True) if b]
+        to_found = [(b - f) / abs(f) for f, b in zip(found, bounds, strict=True) if f]
+        print(
+            f"  the other {len(found)}: best found mean {sum(found) / len(found):.1f}"
+            f" (min {min(found)}, max {max(found)}), bound mean {sum(bounds) / len(bounds):.1f};"
+            f" mean gap {sum(to_bound) / len(to_bound):.1%} of the bound,"
+            f" {sum(to_found) / len(to_found):.1%} of the best found"
+        )
+    print(f"  time: {_stats(times)}; CPU: {_stats(cpu)}")
+    for name, options in (("tripeaks", {"wrap": True}), ("golf", {})):
+        other = get_layout(name)
+        other_rules = Rules.for_layout(other, **options)
+        plain: list[float] = []
+        anytime: list[float] = []
+        differ = 0
+        for n in range(first, first + args.best_deals):
+            state = new_game(numbered_deal(n, other.decks), other_rules, other)
+            began = time.perf_counter()
+            alone = solve_best(state, budget)
+            plain.append(time.perf_counter() - began)
+            began = time.perf_counter()
+            both = solve_best(state, budget, anytime=True)
+            anytime.append(time.perf_counter() - began)
+            differ += (alone.score, alone.exact) != (both.score, both.exact)
+        print(
+            f"  {name} deals {first}..{first + args.best_deals - 1}: exact search alone"
+            f" {_stats(plain)}; anytime call {_stats(anytime)};"
+            f" anytime/alone {sum(anytime) / sum(plain):.2f}x; answers that differ {differ}"
+        )
+
+
 def _clear_answer(state: GameState) -> object:
     return solve_clear(state).winnable
 
@@ -385,7 +454,13 @@ def run(argv: list[str]) -> None:
     parser.add_argument("--hint-positions", type=int, default=60)
     parser.add_argument("--hint-samples", type=int, default=4)
     parser.add_argument("--hint-only", action="store_true", help="only the hint's searches")
+    parser.add_argument("--layout", default=None, help="only the anytime best score (5.)")
+    parser.add_argument("--layout-deals", type=int, default=100)
+    parser.add_argument("--analysis-seconds", type=float, default=10.0)
     args, _ = parser.parse_known_args(argv)  # other modules' names and flags pass by
+    if args.layout is not None:
+        _anytime(args)
+        return
     if args.hint_only:
         for wrap in (True, False):
             _hint_samples(args, wrap)

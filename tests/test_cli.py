@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
-from app.engine import Rules, apply, format_deal, new_game, numbered_deal
+from app.engine import Rules, apply, format_deal, get_layout, new_game, numbered_deal
 from app.engine.bots import percentile
 from app.engine.calibration import wilson
 from app.engine.difficulty import DifficultySettings, difficulty
@@ -53,6 +53,24 @@ def test_solve_best_from_a_file_with_rule_flags(tmp_path: Path) -> None:
         state = apply(state, move)
     assert state.score.total == record["best_score"]
     assert record["best_score"] > 88 - 52  # deal 1 scores 88 with draws at 5 points
+    assert record["best_score_exact"] is True
+    assert record["best_score_bound"] == record["best_score"]
+
+
+def test_solve_six_peaks_answers_the_best_line_found_and_its_bound() -> None:
+    """Where the exact search cannot finish (six peaks), the best line found within the
+    budget, replayed to its score, and the bound no line passes."""
+    deal = numbered_deal(1, decks=2)
+    flags = ["--layout", "six_peaks", "--question", "best", "--max-nodes", "2000000"]
+    code, out = run(["solve", *flags], format_deal(deal) + "\n")
+    assert code == 0
+    record = json.loads(out)
+    assert record["best_score_exact"] is False
+    assert 0 < record["best_score"] < record["best_score_bound"] == 1701
+    state = new_game(deal, Rules.for_layout("six_peaks"), get_layout("six_peaks"))
+    for move in record["best_line"]:
+        state = apply(state, move)
+    assert state.score.total == record["best_score"]
 
 
 def test_solve_reports_a_bad_line_and_goes_on() -> None:

@@ -67,7 +67,7 @@ from app.engine.errors import TriPeaksError
 from app.engine.game import GameState, GameStatus, apply, new_game
 from app.engine.layouts import Layout, get_layout
 from app.engine.moves import Move, Play, parse_move
-from app.engine.rules import Rules
+from app.engine.rules import Rules, Scoring
 from app.engine.solver import (
     DRAW_CODE,
     NO_TOP,
@@ -597,12 +597,16 @@ class Analysis:
     ``lost_at`` is the index (from 0) in the move list of the move after which the
     game could no longer be won, and ``lost_move`` that move; both None when the deal
     was not winnable, the game was won, or a search ran out of budget (``complete``
-    False)."""
+    False). ``best_score`` is exact when ``best_score_exact``; otherwise it is the best
+    line found when the exact search could not finish (``solve_best``'s anytime answer),
+    and ``best_score_bound`` a sound bound on it (the score itself when exact)."""
 
     winnable: bool | None
     win_line: tuple[str, ...]
     best_score: int | None
     best_line: tuple[str, ...]
+    best_score_bound: int | None
+    best_score_exact: bool
     final_score: int
     outcome: str
     lost_at: int | None
@@ -615,6 +619,8 @@ class Analysis:
             "win_line": list(self.win_line),
             "best_score": self.best_score,
             "best_line": list(self.best_line),
+            "best_score_bound": self.best_score_bound,
+            "best_score_exact": self.best_score_exact,
             "final_score": self.final_score,
             "outcome": self.outcome,
             "lost_at": self.lost_at,
@@ -639,7 +645,8 @@ def analysis(
     ``budget`` bounds the whole analysis, its seconds shared by every search in it: the
     clearing answer first, then where a win was lost, then the best score with the time
     that is left (the costliest search, and the one a player misses least: on six_peaks
-    it rarely finishes at all, while the rest takes milliseconds)."""
+    the exact search rarely finishes at all, while the rest takes milliseconds, so the
+    best score is then the anytime answer: the best line found and a bound)."""
     budget = budget or SearchBudget()
     began = time.perf_counter()
 
@@ -704,15 +711,27 @@ def analysis(
                 if w_before and not w_after:
                     lost_at = i - 1
                     break
-    best_answer: BestAnswer | None = solve_best(first, left()) if best else None
+    best_answer: BestAnswer | None = solve_best(first, left(), anytime=True) if best else None
+    best_score, best_line = (
+        (best_answer.score, best_answer.line) if best_answer is not None else (None, ())
+    )
+    if best_answer is not None and not best_answer.exact and "undo" not in texts:
+        # The game itself is a line: when it scored more than every line found, it is the
+        # best line known.
+        mine = final.score.total
+        lower = rules.scoring is Scoring.CARDS_LEFT
+        if best_score is None or (mine < best_score if lower else mine > best_score):
+            best_score, best_line = mine, tuple(texts)
     return Analysis(
         winnable=clear.winnable,
         win_line=clear.line,
-        best_score=best_answer.score if best_answer is not None else None,
-        best_line=best_answer.line if best_answer is not None else (),
+        best_score=best_score,
+        best_line=best_line,
+        best_score_bound=best_answer.bound if best_answer is not None else None,
+        best_score_exact=best_answer is not None and best_answer.exact,
         final_score=final.score.total,
         outcome=final.outcome.value,
         lost_at=lost_at,
         lost_move=texts[lost_at] if lost_at is not None else None,
-        complete=complete and (best_answer is None or best_answer.score is not None),
+        complete=complete and (best_answer is None or best_answer.exact),
     )

@@ -631,7 +631,10 @@ async def get_analysis(
         status=game.state.outcome,
         scoring=game.state.rules.scoring,
         **{name: stored.body[name] for name in ANALYSIS_FIELDS},
-        # (an analysis kept before difficulties were measured has none)
+        # An analysis kept before anytime answers has a best score only when it was exact,
+        # and one kept before difficulties were measured has none.
+        best_score_bound=stored.body.get("best_score_bound", stored.body["best_score"]),
+        best_score_exact=stored.body.get("best_score_exact", stored.body["best_score"] is not None),
         difficulty=stored.body.get("difficulty"),
     )
 

@@ -636,6 +636,8 @@ class AnalysisRead(BaseModel):
                     "win_line": ["play 21", "play 20", "draw", "play 12"],
                     "best_score": 118,
                     "best_line": ["play 21", "play 20", "draw", "play 12"],
+                    "best_score_bound": 118,
+                    "best_score_exact": True,
                     "lost_at": 14,
                     "lost_move": "draw",
                     "complete": True,
@@ -665,9 +667,20 @@ class AnalysisRead(BaseModel):
         description="A line of moves that clears it, from the deal (empty when none is known)"
     )
     best_score: int | None = Field(
-        description="The best final score reachable, conceding allowed (cards_left: fewest)"
+        description="The best final score reachable, conceding allowed (cards_left: fewest), "
+        "when `best_score_exact`; otherwise the best score of the lines found within the "
+        "budget (six peaks: the exact search rarely finishes), and null when none was "
+        "searched"
     )
     best_line: list[str] = Field(description="A line of moves that reaches best_score")
+    best_score_bound: int | None = Field(
+        description="No line scores more than this (cards_left: none leaves fewer cards); "
+        "equal to best_score when exact. The gap between them is how far the best line "
+        "found may be from the best"
+    )
+    best_score_exact: bool = Field(
+        description="Whether best_score is the exact best (the search finished)"
+    )
     lost_at: int | None = Field(
         description="Index (from 0) in the history of the move after which a win was no "
         "longer possible; null when the deal was not winnable, the game was won, or a search "

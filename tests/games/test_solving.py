@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from fastapi.testclient import TestClient
 
 from app import engine
@@ -126,3 +128,36 @@ def test_analysis_finds_where_a_winnable_game_was_lost(client: TestClient) -> No
     after = engine.apply(before, moves[a["lost_at"]])
     assert solve_clear(before, SearchBudget(max_nodes=None)).winnable is True
     assert solve_clear(after, SearchBudget(max_nodes=None)).winnable is not True
+
+
+def test_a_six_peaks_analysis_answers_the_best_line_found_and_its_bound(
+    client_with: Callable[..., TestClient],
+) -> None:
+    """Six peaks' exact best-score search does not finish within an analysis's budget:
+    the analysis answers the best line found (which the engine replays to its score, and
+    which is at least the game's own) and the bound no line passes, marked not exact."""
+    client = client_with(analysis_budget_ms=3000)
+    gid, auth = new_game_id(client, layout="six_peaks", deal_number=1)
+    state = client.get(f"/v1/games/{gid}", headers=auth).json()
+    while state["status"] == "in_progress":  # the first card that fits, else a draw
+        legal = [m["move"] for m in state["legal_moves"]]
+        move = next((m for m in legal if m.startswith("play")), "draw")
+        r = client.post(f"/v1/games/{gid}/moves", json={"move": move}, headers=auth)
+        assert r.status_code == 200, r.text
+        state = r.json()
+    r = client.get(f"/v1/games/{gid}/analysis", headers=auth)
+    assert r.status_code == 200, r.text
+    a = r.json()
+    assert a["best_score_exact"] is False and a["complete"] is False
+    assert a["best_score_bound"] == 56 * 57 // 2 + 5 * 15 + 30
+    assert state["score"]["total"] <= a["best_score"] < a["best_score_bound"]
+    layout = engine.get_layout("six_peaks")
+    line_end = engine.replay(
+        engine.numbered_deal(1, layout.decks),
+        engine.Rules.for_layout(layout),
+        a["best_line"],
+        layout,
+    )
+    assert line_end.score.total == a["best_score"] and line_end.is_over
+    # Kept: the second call answers the same at once.
+    assert client.get(f"/v1/games/{gid}/analysis", headers=auth).json() == a

@@ -163,7 +163,7 @@ export class EndPanel {
       return;
     }
     if (this.sessionOf()?.id !== game.id) return;
-    const score = a.best_score == null ? "" : a.scoring === "cards_left" ? ` The fewest cards it could leave: ${a.best_score}.` : ` Its best possible score: ${a.best_score} (yours ${a.final_score}).`;
+    const score = bestScoreText(a);
     const best = `${score}${difficultyText(a.difficulty)}`;
     if (a.winnable === null) {
       text.textContent = `The solver ran out of time on this deal.${best}`;
@@ -265,4 +265,18 @@ export function difficultyText(d) {
   if (!d) return "";
   const won = `the hint, playing it ${d.playouts} times without seeing the hidden cards, won ${d.wins}`;
   return ` A${d.tier === "easy" ? "n" : ""} ${d.tier} deal: ${won}.`;
+}
+
+// The deal's best score in words: exact, or (six peaks, where the exact search rarely
+// finishes) the best line found and the most any line could score.
+export function bestScoreText(a) {
+  if (a.best_score == null) return "";
+  if (a.scoring === "cards_left") {
+    return a.best_score_exact
+      ? ` The fewest cards it could leave: ${a.best_score}.`
+      : ` A line leaves only ${a.best_score} cards (none could leave fewer than ${a.best_score_bound}).`;
+  }
+  return a.best_score_exact
+    ? ` Its best possible score: ${a.best_score} (yours ${a.final_score}).`
+    : ` A line scores ${a.best_score} (yours ${a.final_score}); none could score more than ${a.best_score_bound}.`;
 }
