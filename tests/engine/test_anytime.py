@@ -48,7 +48,7 @@ def replayed(state: GameState, answer: BestAnswer) -> int:
 
 def anytime_against_exact(state: GameState) -> tuple[BestAnswer, BestAnswer]:
     """The exact answer, and the anytime answer with as many nodes as the exact search
-    took (3 million at most): its exact half cannot finish, so the beam search answers."""
+    took (3 million at most): its exact quarter cannot finish, so the beam search answers."""
     exact = solve_best(state, SearchBudget(max_nodes=None))
     assert exact.exact and exact.score is not None and exact.bound == exact.score
     budget = SearchBudget(max_nodes=min(exact.nodes, 3_000_000))
@@ -80,7 +80,7 @@ def test_six_peaks_the_bound_holds_and_the_line_found_is_a_line(scoring: str) ->
         else:  # reached the bound: nothing can be better
             assert found.score == exact.score == found.bound
         same += found.score == exact.score
-    assert beam_answers >= 3  # the beam search did answer (the exact half ran out)
+    assert beam_answers >= 3  # the beam search did answer (the exact search ran out)
     if scoring == "classic":
         # Not only sound but good: measured, the best line on 3 of the 4 (and 51 points
         # short on deal 13's, -60 against -9: a position with little to gain).
