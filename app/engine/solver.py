@@ -1315,6 +1315,7 @@ def _score_bound(start: _Start, table: _Table, scorer: _Scorer, unwinnable: bool
 _BEAM_WIDTHS: Final = (256, 1024, 4096, 16384, 65536)
 _BEAM_WALK: Final = 8000  # nodes of streak walk a layer may spend, per state of the width
 _BEAM_MIN_WALK: Final = 5000  # nodes of walk each state may spend at least
+_BEAM_MAX_WALK: Final = 400_000  # and at most (its memory: about 100 bytes a step)
 _ENDGAME_STOCK: Final = 10
 _ENDGAMES: Final = 8
 # The best line of a beam: its points, the draw position its last streak is played from
@@ -1431,7 +1432,7 @@ class _BeamSearch(_BestSearch):
                 continue
             chosen = self._choose(layer, width)
             layers[j] = dict(chosen)
-            cap = max(_BEAM_MIN_WALK, _BEAM_WALK * width // len(chosen))
+            cap = min(_BEAM_MAX_WALK, max(_BEAM_MIN_WALK, _BEAM_WALK * width // len(chosen)))
             top0 = start.top if j == 0 else stock[j - 1]
             streak = start.streak if j == 0 else 0
             for key, (acc, free0, _, _) in chosen:
