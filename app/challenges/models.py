@@ -20,6 +20,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
     text,
 )
 from sqlalchemy.orm import Mapped, mapped_column
@@ -66,8 +67,12 @@ class Challenge(Base):
     commitment: Mapped[str] = mapped_column(String(64))
     entries: Mapped[int] = mapped_column(Integer, default=0)
     # The best final score possible, computed once after the day; None until then, or
-    # when the search ran out of budget (best_searched_at says it was tried).
+    # when the search ran out of budget (best_searched_at says it was tried). Where the
+    # exact search cannot finish (six peaks) it is the best line found
+    # (best_score_exact false) and best_score_bound a sound bound on it.
     best_score: Mapped[int | None] = mapped_column(Integer)
+    best_score_bound: Mapped[int | None] = mapped_column(Integer)
+    best_score_exact: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     best_searched_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     # The tier its deal was drawn for (None: any deal), and the deal's difficulty
     # (engine.difficulty.Difficulty.to_dict): measured when it was drawn for a tier, else

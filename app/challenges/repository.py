@@ -322,12 +322,20 @@ class ChallengeRepository:
             entry.score = score
         await self.session.flush()
 
-    async def set_best(self, challenge_id: str, best_score: int | None) -> None:
-        """Keep the best score found (or that none was, in time) unless one was kept."""
+    async def set_best(
+        self, challenge_id: str, best_score: int | None, bound: int | None, exact: bool
+    ) -> None:
+        """Keep the best score found (or that none was, in time), its bound and whether it
+        is exact, unless one was kept."""
         await self.session.execute(
             update(CHALLENGES)
             .where(CHALLENGES.c.id == challenge_id, CHALLENGES.c.best_searched_at.is_(None))
-            .values(best_score=best_score, best_searched_at=utcnow())
+            .values(
+                best_score=best_score,
+                best_score_bound=bound,
+                best_score_exact=exact,
+                best_searched_at=utcnow(),
+            )
         )
 
     async def set_difficulty(self, challenge_id: str, difficulty: dict[str, Any] | None) -> None:

@@ -193,9 +193,15 @@ class ChallengeRead(BaseModel):
     reveal: ChallengeRevealRead | None = Field(description="Once it has closed")
     best_score: int | None = Field(
         description="The best final score the deal allowed (the solver's), once it has "
-        "closed; null while unknown, or when the search ran out of time "
-        "(best_score_searched true)"
+        "closed, when `best_score_exact`; where the exact search cannot finish (six peaks) "
+        "the best score of the lines the solver found. Null while unknown, or when the search "
+        "found nothing in time (best_score_searched true)"
     )
+    best_score_bound: int | None = Field(
+        description="No line on the deal scores more (cards_left: leaves fewer cards); "
+        "equal to best_score when exact; null until searched"
+    )
+    best_score_exact: bool = Field(description="Whether best_score is the exact best")
     best_score_searched: bool = Field(
         description="Whether the solver has searched the best score (once it has closed)"
     )

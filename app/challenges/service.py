@@ -62,7 +62,7 @@ from app.challenges.schemas import (
 )
 from app.engine.difficulty import Difficulty, Tier
 from app.engine.equivalence import game_key
-from app.engine.solver import SearchBudget, solve_best
+from app.engine.solver import BestAnswer, SearchBudget, solve_best
 from app.games.service import (
     GameService,
     LoadedGame,
@@ -308,11 +308,12 @@ def _rated(tier: Tier | None, rated: Difficulty | None) -> dict[str, Any]:
 
 @dataclass(slots=True)
 class LookBack:
-    """What ``ChallengeService.look_back`` searched: the best score (``searched``; None
-    when the search ran out of time) and the difficulty (``rated``; likewise)."""
+    """What ``ChallengeService.look_back`` searched: the best score (``searched``: the
+    solver's answer, exact or the best line found with its bound) and the difficulty
+    (``rated``; None when the measure ran out of time)."""
 
     searched: bool = False
-    best: int | None = None
+    best: BestAnswer | None = None
     rated: bool = False
     difficulty: Difficulty | None = None
 
@@ -425,9 +426,10 @@ class ChallengeService:
         """Keep the derived challenge (two racing derivations agree; one is kept)."""
         return await self.challenges.add_if_absent(values)
 
-    async def best_score(self, challenge: Challenge, solver: SolverPool) -> int | None:
+    async def best_score(self, challenge: Challenge, solver: SolverPool) -> BestAnswer:
         """The deal's best final score (a solver search within ANALYSIS_BUDGET_MS: call
-        it with no transaction open); None when the search ran out of time."""
+        it with no transaction open): exact, or where the exact search cannot finish (six
+        peaks) the best line found and a bound (docs/best-score.md)."""
         seconds = self.settings.analysis_budget_ms / 1000
         rules = engine.Rules.from_dict(challenge.rules)
         layout = engine.get_layout(challenge.layout)
@@ -438,8 +440,9 @@ class ChallengeService:
             solve_best,
             start,
             SearchBudget(max_nodes=None, seconds=seconds),
+            anytime=True,
         )
-        return answer.score
+        return answer
 
     async def look_back(self, challenge: Challenge, solver: SolverPool) -> LookBack:
         """What a closed challenge's deal is looked back on for, once each: its best score
@@ -460,8 +463,9 @@ class ChallengeService:
 
     async def keep_look_back(self, challenge_id: str, found: LookBack) -> Challenge:
         """Keep what ``look_back`` found (each unless kept meanwhile)."""
-        if found.searched:
-            await self.challenges.set_best(challenge_id, found.best)
+        if found.searched and found.best is not None:
+            best = found.best
+            await self.challenges.set_best(challenge_id, best.score, best.bound, best.exact)
         if found.rated:
             rated = found.difficulty
             await self.challenges.set_difficulty(
@@ -940,6 +944,8 @@ def challenge_out(challenge: Challenge, now: datetime) -> ChallengeRead:
         if over and challenge.deal
         else None,
         best_score=challenge.best_score if over else None,
+        best_score_bound=challenge.best_score_bound if over else None,
+        best_score_exact=over and challenge.best_score_exact,
         best_score_searched=over and challenge.best_searched_at is not None,
         tier=challenge.tier,
         difficulty=DifficultyRead.model_validate(challenge.difficulty)

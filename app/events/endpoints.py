@@ -204,6 +204,8 @@ def edition_out(view: EditionView, now: datetime) -> EditionRead:
                 entries=challenge.entries,
                 reveal=seen.reveal,
                 best_score=seen.best_score,
+                best_score_bound=seen.best_score_bound,
+                best_score_exact=seen.best_score_exact,
                 best_score_searched=seen.best_score_searched,
                 difficulty=seen.difficulty,
             )

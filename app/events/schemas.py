@@ -221,9 +221,15 @@ class RoundRead(BaseModel):
     entries: int = Field(description="Players who have played it")
     reveal: ChallengeRevealRead | None = Field(description="Its deal and salt, once closed")
     best_score: int | None = Field(
-        description="The best final score its deal allowed (the solver's), once closed; null "
-        "while unknown or when the search ran out of time"
+        description="The best final score its deal allowed (the solver's), once closed, when "
+        "`best_score_exact`; else the best score of the lines the solver found (six peaks). "
+        "Null while unknown or when the search found nothing in time"
     )
+    best_score_bound: int | None = Field(
+        description="No line on the deal scores more (cards_left: leaves fewer cards); null "
+        "until searched"
+    )
+    best_score_exact: bool = Field(description="Whether best_score is the exact best")
     best_score_searched: bool = Field(description="Whether that search has been made")
     difficulty: DifficultyRead | None = Field(
         description="How hard its deal is (docs/difficulty.md), once closed; null before, or "

@@ -98,6 +98,8 @@ def test_an_attempt_keeps_its_deal_secret_until_the_day_is_over(
     deal = parse_deal(closed["reveal"]["deal"])
     assert commitment(deal, closed["reveal"]["salt"]) == challenge["commitment"]
     assert closed["best_score_searched"] is True and closed["best_score"] is not None
+    assert closed["best_score_exact"] is True
+    assert closed["best_score_bound"] == closed["best_score"]
     assert client.get(f"{url}/analysis", headers=auth).status_code == 200
 
 

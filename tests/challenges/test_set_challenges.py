@@ -355,3 +355,25 @@ def test_entrants_racing_for_the_last_place_get_one_place(database_url: str) -> 
         entries = c.get(f"/v1/challenges/{challenge}").json()["entries"]
     assert sorted(outcomes) == ["/problems/challenge-full"] * 3 + ["201"]
     assert entries == 2
+
+
+def test_a_closed_six_peaks_challenge_reveals_the_best_line_found_and_its_bound(
+    client_with: Callable[..., TestClient],
+) -> None:
+    """Six peaks' exact best-score search does not finish in the analysis's budget: the
+    closed challenge shows the best score of the lines found, its bound, and that it is
+    not exact (docs/best-score.md); before the close, nothing."""
+    client = client_with(analysis_budget_ms=3000)
+    moment = [NOON]
+    client.app.state.clock = lambda: moment[0]  # type: ignore[attr-defined]
+    _, auth = new_player(client, name="host")
+    c = set_challenge(client, auth, layout="six_peaks")
+    assert c["best_score"] is None and c["best_score_bound"] is None
+    assert c["best_score_exact"] is False and c["best_score_searched"] is False
+    moment[0] = NOON + 2 * HOUR
+    closed = client.get(f"/v1/challenges/{c['id']}").json()
+    assert closed["status"] == "closed" and closed["best_score_searched"] is True
+    assert closed["best_score_exact"] is False
+    assert closed["best_score_bound"] == 56 * 57 // 2 + 5 * 15 + 30
+    assert 0 < closed["best_score"] < closed["best_score_bound"]
+    assert client.get(f"/v1/challenges/{c['id']}").json() == closed  # kept
