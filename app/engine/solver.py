@@ -1442,7 +1442,9 @@ class _BeamSearch(_BestSearch):
                 ends, walked = self._streak_ends(mask0, free0, top0, cap)
                 self.nodes += walked + 1
                 self.within_budget(0)
-                for m2, f2 in ends.items():
+                for i, (m2, f2) in enumerate(ends.items()):
+                    if not ~i & 4095:
+                        self.within_budget(0)  # a long walk has many ends
                     now = (
                         acc
                         + pts[streak + m2.bit_count() - count0]
