@@ -147,6 +147,8 @@ class ChallengeRead(BaseModel):
                     "invite_code": None,
                     "reveal": None,
                     "best_score": None,
+                    "best_score_bound": None,
+                    "best_score_exact": False,
                     "best_score_searched": False,
                     "tier": None,
                     "difficulty": None,

@@ -11,7 +11,10 @@ Two questions, for any layout and rule option (undo is irrelevant to the optimum
 Both take a ``GameState`` (the start of a deal or any position of a game), so an HTTP
 endpoint, the hints and the analysis call them directly; ``solve_deal`` is the form for a
 deal. Each search has a ``SearchBudget`` (nodes and/or seconds); when it runs out the answer is
-``None`` ("unknown"), never a guess.
+``None`` ("unknown"), never a guess, except where ``solve_best`` is asked for an anytime
+answer (an analysis, where six peaks' exact search rarely finishes): then it is the best
+line found, replayed, with a sound bound on the best and marked not exact
+(``_BeamSearch``, ``_score_bound``, docs/best-score.md).
 
 How it is fast. The search never touches ``GameState``: a position is a bitmask of the
 removed tableau positions, the index of the next stock card, the waste top's rank, and
@@ -1294,7 +1297,7 @@ def _score_bound(start: _Start, table: _Table, scorer: _Scorer, unwinnable: bool
     It is loose where streaks are short (six peaks: every card left in one streak, 1,701
     points at the start, where the best line found scores 500 to 1,200): a bound that
     follows how covering breaks streaks would have to bound the longest streak still
-    possible, which nothing cheap does (see ``_BeamSearch``)."""
+    possible, which nothing cheap does (docs/best-score.md says what was tried)."""
     left = table.n - start.mask.bit_count()
     if scorer.lower_is_better:
         return 1 if unwinnable and left else 0
@@ -1329,19 +1332,24 @@ class _BeamSearch(_BestSearch):
     peaks): a beam search over the same draw positions as ``_value_fast`` (no redeals).
 
     The draw positions are taken in the order of the stock (a draw position's stock index
-    only grows along a line), and of those with the same index only the ``width`` that have
-    gained the most points so far are expanded: each enumerates the streaks it can play
-    (the walk of ``_value_fast``, deduplicated on mask and top, cut at a share of the
-    layer's walk budget: one position at the start may walk far, as one long first streak
-    is where six peaks' points are), and each streak's end is both a place to stop (a
-    line's score) and, after the draws to the next stock card that fits, a draw position of
-    a later index, kept with the most points that reach it. Widths grow (``_BEAM_WIDTHS``)
-    until the budget runs out, and the best line of all is the answer: every score it
-    reports is a line's, replayed by the engine before it is returned (``solve_best``).
+    only grows along a line), and of those with the same index only ``width`` are
+    expanded, as many of each count of cards taken, the most points first in each
+    (``_choose``). Each enumerates the streaks it can play (``_streak_ends``, cut at a
+    share of the layer's walk budget, between ``_BEAM_MIN_WALK`` and ``_BEAM_MAX_WALK``
+    steps: one position at the start may walk far, as one long streak is where six
+    peaks' points are), and each streak's end is both a place to stop (a line's score) and,
+    after the draws to the next stock card that fits, a draw position of a later index,
+    kept with the most points that reach it. The positions with at most
+    ``_ENDGAME_STOCK`` stock cards left are then finished by the exact search
+    (``_endgames``), where capped walks miss long last streaks. Widths grow
+    (``_BEAM_WIDTHS``) until the budget runs out, and the best line of all is the answer:
+    every score it reports is a line's, replayed by the engine before it is returned
+    (``solve_best``).
 
-    Measured on six peaks deals 0-2 (a prototype of this search): 653, 1188 and 573 at
-    width 10,000 in about 3 s, where width 1,000 with no larger first walk found 644, 792
-    and 491 (the 1188 needs a first streak of about 44 cards).
+    Measured (``python -m bench solver --layout six_peaks``, docs/best-score.md): on six
+    peaks deals 0-99 at 10 s a deal, a mean of 1,063 points, where the exact search
+    finished on one deal; on half-cleared six-peaks positions it finds the exact best on
+    most (``tests/engine/test_anytime.py``).
     """
 
     def __init__(self, layout: Layout, rules: Rules, start: _Start, budget: SearchBudget) -> None:
@@ -1567,7 +1575,7 @@ def solve_best(
     ``exact`` False unless it reaches the bound; with redeals there is no beam search, and
     the answer is None. A quarter: at 10 s a deal, classic and golf deals are solved
     exactly in 62 ms and 209 ms at p99 (300 deals each), while six peaks' are on 1 deal in
-    100 with 5 s, so the beam search is given most of the time."""
+    100, with 5 s as with 2.5 s, so the beam search is given most of the time."""
     began = time.perf_counter()
     budget = budget or SearchBudget()
     scheme = state.rules.scoring
