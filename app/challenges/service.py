@@ -308,17 +308,16 @@ def _rated(tier: Tier | None, rated: Difficulty | None) -> dict[str, Any]:
 
 @dataclass(slots=True)
 class LookBack:
-    """What ``ChallengeService.look_back`` searched: the best score (``searched``: the
-    solver's answer, exact or the best line found with its bound) and the difficulty
-    (``rated``; None when the measure ran out of time)."""
+    """What ``ChallengeService.look_back`` searched: the best score (``best``: the
+    solver's answer, exact or the best line found with its bound; None: not searched now)
+    and the difficulty (``rated``; None when the measure ran out of time)."""
 
-    searched: bool = False
     best: BestAnswer | None = None
     rated: bool = False
     difficulty: Difficulty | None = None
 
     def __bool__(self) -> bool:
-        return self.searched or self.rated
+        return self.best is not None or self.rated
 
 
 @dataclass(frozen=True, slots=True)
@@ -450,7 +449,6 @@ class ChallengeService:
         solver searches: call it with no transaction open."""
         found = LookBack()
         if challenge.best_searched_at is None:
-            found.searched = True
             found.best = await self.best_score(challenge, solver)
         if challenge.difficulty_at is None:
             rules = engine.Rules.from_dict(challenge.rules)
@@ -463,8 +461,8 @@ class ChallengeService:
 
     async def keep_look_back(self, challenge_id: str, found: LookBack) -> Challenge:
         """Keep what ``look_back`` found (each unless kept meanwhile)."""
-        if found.searched and found.best is not None:
-            best = found.best
+        best = found.best
+        if best is not None:
             await self.challenges.set_best(challenge_id, best.score, best.bound, best.exact)
         if found.rated:
             rated = found.difficulty

@@ -1360,11 +1360,12 @@ class _BeamSearch(_BestSearch):
         # per stock index, the draw positions of this width (``_beam``)
         self.kept: list[dict[tuple[int, int], tuple[int, int, tuple[int, int] | None, int]]] = []
 
-    def line_found(self, start: _Start) -> tuple[int, list[int]]:
+    def line_found(self, start: _Start, ceiling: int) -> tuple[int, list[int]]:
         """The most points still to come of the lines found within the budget, and one of
-        those lines (move codes): stopping at once (0 points, no move) when none gains."""
+        those lines (move codes): stopping at once (0 points, no move) when none gains.
+        ``ceiling`` is the most points any line can gain (from ``_score_bound``): a line
+        that gains them ends the search."""
         best: _Found = (0, None, 0, ())
-        ceiling = _score_bound(start, self.table, self.scorer, False) - start.total
         line: list[int] = []
         for width in _BEAM_WIDTHS:
             found, exhausted = self._widen(start, width, best[0])
@@ -1387,9 +1388,9 @@ class _BeamSearch(_BestSearch):
         return self.found, False
 
     def _endgames(self, start: _Start) -> None:
-        """The ends of the lines solved exactly: from the ``_ENDGAMES`` draw positions with
-        the most points among those with at most ``_ENDGAME_STOCK`` stock cards left, the
-        exact search (``_BestSearch``) with a share of the budget each."""
+        """The ends of the lines solved exactly: from ``_ENDGAMES`` of the draw positions
+        with at most ``_ENDGAME_STOCK`` stock cards left, chosen as a layer's are
+        (``_choose``), the exact search (``_BestSearch``) with a share of the budget each."""
         stock = self.stock
         draws = len(stock)
         pool = {
@@ -1604,7 +1605,9 @@ def solve_best(
             seconds = time.perf_counter() - began
             return BestAnswer(None, scheme, (), spent, seconds, bound, False)
         search = _BeamSearch(state.layout, state.rules, start, _rest(budget, spent, began))
-        gain, codes = search.line_found(start)
+        # the most any line can gain: points, or under cards_left cards taken
+        ceiling = start.total - bound if search.scorer.lower_is_better else bound - start.total
+        gain, codes = search.line_found(start, ceiling)
     line = [_move_text(c) for c in codes]
     end = _check_line(state, line)
     if not end.is_over:

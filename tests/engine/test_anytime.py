@@ -74,13 +74,28 @@ def test_six_peaks_the_bound_holds_and_the_line_found_is_a_line(scoring: str) ->
             assert found.bound <= exact.score <= found.score
         else:
             assert found.score <= exact.score <= found.bound
+        if scoring == "classic":
+            # The bound is every card left in one streak continuing the current one, and
+            # every peak left: 15 each, 30 for the last (counted by hand here).
+            left = sum(card is not None for card in state.tableau)
+            streak = state.score.current_streak
+            peaks = sum(state.tableau[p] is not None for p in state.layout.peaks)
+            cards = sum(range(streak + 1, streak + left + 1))
+            assert found.bound == state.score.total + cards + 15 * peaks + 15 * (peaks > 0)
         if not found.exact:
             beam_answers += 1
-            assert found.bound != found.score
         else:  # reached the bound: nothing can be better
             assert found.score == exact.score == found.bound
         same += found.score == exact.score
-    assert beam_answers >= 3  # the beam search did answer (the exact search ran out)
+    if lower:
+        # The beam search answered, and reached the floor on deal 15 (1 card: the table is
+        # proved unclearable), so that answer is exact; deal 1 is cleared (0, exact by the
+        # clearing search). Measured: the fewest cards on 2 of the 4 (3 against 1, and 8
+        # against 7 on the others), where it stopped at its first width before the search
+        # was given the most cards a line can take as its ceiling (only deal 1's then).
+        assert beam_answers >= 2 and same >= 2
+    else:
+        assert beam_answers >= 3  # the beam search did answer (the exact search ran out)
     if scoring == "classic":
         # Not only sound but good: measured, the best line on 3 of the 4 (and 51 points
         # short on deal 13's, -60 against -9: a position with little to gain).
