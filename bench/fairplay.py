@@ -17,12 +17,20 @@ measure's ``HONEST_RATE`` was fitted on seeds 0-39); ``--rules wrap|nowrap``;
 ``--threshold`` (default the server's); ``--samples`` of the measure's hint (default the
 server's); ``--workers W`` processes (default 2); ``--out FILE`` keeps each game's measure
 as a JSON line, and a later run with the same FILE plays only the deals not yet there.
+
+``--stock`` measures instead the stock's evidence of every game
+(``app.engine.fairplay.stock_evidence``, a randomization test valid for any honest player)
+and prints, per player, its ``z`` (mean and spread), the share of games over
+``STOCK_Z`` (2.576: one-sided 0.5% under N(0, 1)), and the share of players flagged by
+Stouffer's sum of ``z`` over 4, 8 and 12 results (each a different deal: 4,000 draws of
+that many of the player's games).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import random
 from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
@@ -38,6 +46,7 @@ from app.engine.fairplay import (
     measure,
     needed,
     peeking_move,
+    stock_evidence,
 )
 from app.engine.game import GameState
 from app.engine.moves import Concede, Undo
@@ -47,6 +56,8 @@ from app.engine.view import player_view
 HONEST = ("hint32", "hint8", "greedy", "random")
 CHEATERS = ("exact", "stock", "face_down")
 WINNABLE_NODES = 200_000  # as the daily's proof (app.challenges.deals.NODES_PER_DEAL)
+STOCK_Z = 2.576  # one-sided 0.5% under N(0, 1)
+RESULTS = (4, 8, 12)  # results of one player summed by Stouffer
 
 
 def daily_like(seed: int, rules: Rules) -> int:
@@ -91,13 +102,22 @@ def play(player: str, state: GameState, number: int) -> list[str]:
     return moves
 
 
-def _game(job: tuple[str, int, str, int]) -> dict[str, Any]:
-    rule_set, seed, player, samples = job
+def _game(job: tuple[str, int, str, int, bool]) -> dict[str, Any]:
+    rule_set, seed, player, samples, stock = job
     rules = Rules.for_layout("tripeaks", undo=False, wrap=rule_set == "wrap")
     number = daily_like(seed, rules)
     layout = get_layout(rules.layout)
     deal = numbered_deal(number, layout.decks, rules.jokers)
     moves = play(player, new_game(deal, rules, layout), number)
+    if stock:
+        evidence = stock_evidence(deal, rules, moves, layout, seed=number)
+        return {
+            "seed": seed,
+            "deal": number,
+            "player": player,
+            "z": evidence.z,
+            "decisions": evidence.decisions,
+        }
     fair = measure(deal, rules, moves, layout, samples=samples, seed=number)
     return {"seed": seed, "deal": number, "player": player, **fair.to_dict()}
 
@@ -113,6 +133,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--players", default=",".join(HONEST + CHEATERS))
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--out", type=Path, default=None)
+    p.add_argument("--stock", action="store_true")
     return p
 
 
@@ -128,7 +149,12 @@ def run(argv: list[str]) -> None:
         kept = [json.loads(line) for line in args.out.read_text().splitlines() if line]
     done = {(g["seed"], g["player"]) for g in kept}
     seeds = range(args.seed, args.seed + deals)
-    jobs = [(args.rules, s, p, args.samples) for s in seeds for p in players if (s, p) not in done]
+    jobs = [
+        (args.rules, s, p, args.samples, args.stock)
+        for s in seeds
+        for p in players
+        if (s, p) not in done
+    ]
     with ProcessPoolExecutor(args.workers) as pool:
         for game in pool.map(_game, jobs):
             kept.append(game)
@@ -139,6 +165,9 @@ def run(argv: list[str]) -> None:
     for g in kept:
         if g["seed"] in seeds and g["player"] in players:
             games[g["player"]].append(g)
+    if args.stock:
+        _stock_table(args, deals, players, games)
+        return
     print(
         f"rules {args.rules}, {deals} daily-like deals from seed {args.seed}, threshold "
         f"{args.threshold} (a game needs {needed(args.threshold)} telling decisions to flag), "
@@ -157,4 +186,36 @@ def run(argv: list[str]) -> None:
             f"  {player:<10} {len(rows):>6} {100 * flagged / max(1, len(rows)):>7.1f}%"
             f" {100 * low:>6.1f}-{100 * high:>5.1f}% {telling / max(1, len(rows)):>8.1f}"
             f" {100 * share:>8.1f}% {100 * view:>5.0f}%"
+        )
+
+
+def _stock_table(
+    args: argparse.Namespace, deals: int, players: list[str], games: dict[str, list[dict[str, Any]]]
+) -> None:
+    print(
+        f"rules {args.rules}, {deals} daily-like deals from seed {args.seed}: the stock's "
+        f"evidence z (flagged over {STOCK_Z}), a game alone and Stouffer over n results"
+    )
+    cols = " ".join(f"{f'n={n}':>7}" for n in RESULTS)
+    head = f"  {'player':<10} {'games':>6} {'decisions':>9} {'z mean':>7} {'z sd':>5}"
+    print(f"{head} {'game':>6} {cols}")
+    rng = random.Random(args.seed)
+    for player in players:
+        zs = [g["z"] for g in games[player] if "z" in g]
+        if not zs:
+            continue
+        mean = sum(zs) / len(zs)
+        sd = math.sqrt(sum((z - mean) ** 2 for z in zs) / len(zs))
+        decisions = sum(g["decisions"] for g in games[player]) / len(zs)
+        alone = sum(z > STOCK_Z for z in zs) / len(zs)
+        summed = []
+        for n in RESULTS:
+            if n > len(zs):
+                summed.append(f"{'-':>7}")
+                continue
+            draws = [sum(rng.sample(zs, n)) / math.sqrt(n) for _ in range(4000)]
+            summed.append(f"{100 * sum(z > STOCK_Z for z in draws) / len(draws):>6.1f}%")
+        print(
+            f"  {player:<10} {len(zs):>6} {decisions:>9.1f} {mean:>7.2f} {sd:>5.2f}"
+            f" {100 * alone:>5.1f}% {' '.join(summed)}"
         )

@@ -63,6 +63,24 @@ def test_fairplay_flags_and_keeps_its_games(
         fairplay.run(["fairplay", "--players", "clairvoyant"])
 
 
+def test_fairplay_weighs_the_stocks_evidence(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``python -m bench fairplay --stock``: each game's z kept, and the table of a game
+    alone and of a player's results summed."""
+    from bench import fairplay
+
+    out = tmp_path / "stock.jsonl"
+    argv = ["fairplay", "--stock", "--deals", "1", "--players", "greedy", "--workers", "1"]
+    fairplay.run([*argv, "--out", str(out)])
+    text = capsys.readouterr().out
+    assert "the stock's evidence z (flagged over 2.576)" in text
+    (game,) = [json.loads(line) for line in out.read_text().splitlines()]
+    assert (game["player"], game["seed"]) == ("greedy", 777)
+    assert game["decisions"] > 0 and isinstance(game["z"], float)
+    assert "  greedy          1" in text
+
+
 def test_difficulty_measures_keeps_and_predicts(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -35,8 +35,10 @@ Choosing the null from the game itself cannot be turned against an honest player
 random null is the larger one, and a player held to the smaller one chose like the hint.
 
 What it catches (``python -m bench fairplay``, docs/fairplay.md): a player who plays the
-deal's best line; not yet a partial cheater who knows only the stock or only the face-down
-cards and plays for the win (their choices look like the hint's).
+deal's best line; not a partial cheater who knows only the stock or only the face-down
+cards and plays for the win (their choices look like the hint's). For the stock-only
+cheater, ``stock_evidence`` below is a test of its own: too weak to flag one game, strong
+enough over several results of one player (not yet stored: docs/fairplay.md).
 
 Pure engine: it runs in the solver's processes, with no database and no clock but the
 searches' budgets.
@@ -44,6 +46,7 @@ searches' budgets.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 import time
@@ -66,7 +69,7 @@ from app.engine.hints import (
 from app.engine.layouts import Layout
 from app.engine.moves import Concede, Move, Undo, parse_move
 from app.engine.rules import Rules, Scoring
-from app.engine.solver import SearchBudget, _Start, solve_best
+from app.engine.solver import SearchBudget, _Start, solve_best, solve_clear
 from app.engine.view import player_view
 
 HONEST_RATE: Final = 0.3
@@ -237,9 +240,12 @@ class _Peeking:
         return sight.start(order)
 
 
-def peeking_move(state: GameState, knows: str, *, samples: int, seed: int) -> str:
-    """The hint's move when it knows the ``knows`` cards (``stock`` or ``face_down``): a
-    partial cheater's. For calibration only; nothing the server answers calls it."""
+def _peeking_race(
+    state: GameState, knows: str, samples: int, seed: int
+) -> tuple[list[tuple[str, int]], list[list[bool]], list[int], int, bool]:
+    """Every move of ``state`` solved on ``samples`` samples that know the ``knows`` cards
+    (``_Peeking``, the hint's race): the moves (text, code), which samples each won, the
+    moves still in the race, the number of samples, and whether nothing was hidden."""
     sight = _sight(player_view(state), state.rules, state.layout)
     lines = [(str(m), code) for m in sight.candidates if (code := _move_code(m)) is not None]
     won, alive, count, _ = _race_samples(
@@ -251,4 +257,120 @@ def peeking_move(state: GameState, knows: str, *, samples: int, seed: int) -> st
         SearchBudget(max_nodes=DEFAULT_SAMPLE_NODES),
         samples,
     )
-    return lines[first_best([sum(w) for w in won], alive, count, sight.exact)][0]
+    return lines, won, alive, count, sight.exact
+
+
+def peeking_move(state: GameState, knows: str, *, samples: int, seed: int) -> str:
+    """The hint's move when it knows the ``knows`` cards (``stock`` or ``face_down``): a
+    partial cheater's. For calibration only; nothing the server answers calls it."""
+    lines, won, alive, count, exact = _peeking_race(state, knows, samples, seed)
+    return lines[first_best([sum(w) for w in won], alive, count, exact)][0]
+
+
+# -- the stock's evidence: a randomization test (docs/fairplay.md) ----------------------
+
+STOCK_ALTERNATIVES: Final = 16
+STOCK_SAMPLES: Final = 24
+WINNABLE_NODES: Final = 200_000  # as the daily's proof (app.challenges.deals)
+
+
+@dataclass(frozen=True, slots=True)
+class StockEvidence:
+    """How much better the player's moves were under the true stock than under stocks
+    they could not tell from it: ``z`` in standard deviations (about N(0, 1) for any
+    player who did not know the stock), over ``decisions`` decisions."""
+
+    z: float
+    decisions: int
+
+
+def _hidden(state: GameState) -> list[int]:
+    return [
+        p for p, card in enumerate(state.tableau) if card is not None and not state.is_face_up(p)
+    ]
+
+
+def _alternative(
+    initial: GameState, state: GameState, rng: random.Random, winnable: bool
+) -> GameState:
+    """``state`` with its hidden cards (face-down and stock) dealt again at random; when
+    ``winnable``, only a deal that is still proved winnable from its start (a daily's
+    deal is: the true one was chosen so, and the alternatives must be alike)."""
+    hidden = _hidden(state)
+    drawn = len(initial.stock) - len(state.stock)
+    while True:
+        pool = [c for p in hidden if (c := state.tableau[p]) is not None] + list(state.stock)
+        rng.shuffle(pool)
+        now, then = list(state.tableau), list(initial.tableau)
+        for p, card in zip(hidden, pool, strict=False):
+            now[p] = then[p] = card
+        stock = tuple(pool[len(hidden) :])
+        alternative = dataclasses.replace(state, tableau=tuple(now), stock=stock, previous=None)
+        if not winnable:
+            return alternative
+        start = dataclasses.replace(
+            initial, tableau=tuple(then), stock=initial.stock[:drawn] + stock, previous=None
+        )
+        if solve_clear(start, SearchBudget(max_nodes=WINNABLE_NODES)).winnable:
+            return alternative
+
+
+def _regret(state: GameState, move: str, samples: int, seed: int) -> float:
+    """How much less often ``move`` wins than the best move, on samples that know the
+    stock (the face-down cards dealt at random)."""
+    lines, won, _, _, _ = _peeking_race(state, "stock", samples, seed)
+    shares = {text: sum(w) / len(w) for (text, _), w in zip(lines, won, strict=True)}
+    return max(shares.values()) - shares.get(move, 0.0)
+
+
+def stock_evidence(
+    deal: Sequence[Card],
+    rules: Rules,
+    moves: Sequence[Move | str],
+    layout: Layout | None = None,
+    *,
+    alternatives: int = STOCK_ALTERNATIVES,
+    samples: int = STOCK_SAMPLES,
+    seed: int = 0,
+    winnable: bool = True,
+) -> StockEvidence:
+    """Whether the player's moves needed the stock's order: a randomization test.
+
+    At each decision with two stock cards or more, the regret of the player's move (how
+    much less often it wins than the best move, ``samples`` samples knowing the stock)
+    under the true stock, against its regrets under ``alternatives`` stocks dealt from
+    what the player saw (``_alternative``). A player who did not know the stock chose
+    without it, and the true stock is then one more of those the view allows: its
+    regret is exchangeable with theirs, whatever the player's way of choosing (no
+    honest model to fit). ``z`` sums, over the decisions, the alternatives' mean regret
+    less the true one, over the square root of the summed variances.
+
+    Measured (``python -m bench fairplay --stock``, docs/fairplay.md): about N(0, 1.1) for
+    honest players of every kind, about 1 for the stock-only cheater: one game cannot
+    tell them apart, several results of one player can (Stouffer's sum)."""
+    initial = state = new_game(deal, rules, layout)
+    rng = random.Random(seed)
+    gap = variance = 0.0
+    decisions = 0
+    for i, raw in enumerate(moves):
+        move = parse_move(raw) if isinstance(raw, str) else raw
+        if (
+            len(_choices(state)) > 1
+            and len(state.stock) > 1
+            and not isinstance(move, Undo | Concede)
+        ):
+            true = _regret(state, str(move), samples, seed * 1000 + i)
+            others = [
+                _regret(
+                    _alternative(initial, state, rng, winnable), str(move), samples, seed * 1000 + i
+                )
+                for _ in range(alternatives)
+            ]
+            mean = sum(others) / len(others)
+            spread = sum((r - mean) ** 2 for r in others) / len(others)
+            if spread > 0 or true != mean:
+                decisions += 1
+                gap += mean - true
+                variance += spread
+        state = apply(state, move)
+    return StockEvidence(gap / math.sqrt(variance) if variance > 0 else 0.0, decisions)

@@ -1,6 +1,8 @@
 """The fair-play measure (app.engine.fairplay) on fixed deals: a player who plays the
 deal's best line is flagged, the hint bot and the greedy player are not; the p-value is
-the exact Poisson-binomial tail; a game is measured alike on every run."""
+the exact Poisson-binomial tail; a game is measured alike on every run. The stock's
+evidence (``stock_evidence``): a player choosing with the stock known scores above one who
+never sees it, on the same deal."""
 
 from __future__ import annotations
 
@@ -11,7 +13,15 @@ import pytest
 
 from app.engine import Rules, apply, get_layout, new_game, numbered_deal, player_view
 from app.engine.bots import STRATEGIES, HintSettings
-from app.engine.fairplay import DEFAULT_THRESHOLD, HONEST_RATE, measure, needed, tail
+from app.engine.fairplay import (
+    DEFAULT_THRESHOLD,
+    HONEST_RATE,
+    measure,
+    needed,
+    peeking_move,
+    stock_evidence,
+    tail,
+)
 from app.engine.solver import SearchBudget, solve_best
 
 RULES = Rules.for_layout("tripeaks", undo=False)
@@ -27,13 +37,22 @@ def best_line(number: int) -> list[str]:
 
 
 def bot_line(name: str, number: int) -> list[str]:
-    strategy = STRATEGIES[name](RULES, LAYOUT, HintSettings(samples=16, seconds=None))
+    """The moves of a bot of ``STRATEGIES``, or of ``stock``: a player who knows the
+    stock's order, choosing on as many samples as the stock's evidence below weighs."""
+    strategy = STRATEGIES.get(name, STRATEGIES["greedy"])(
+        RULES, LAYOUT, HintSettings(samples=16, seconds=None)
+    )
     state = new_game(numbered_deal(number), RULES, LAYOUT)
-    moves = []
+    moves: list[str] = []
     while not state.is_over:
         view = player_view(state)
         legal = [m for m in view["legal_moves"] if m not in ("undo", "concede")]
-        move = legal[0] if len(legal) == 1 else strategy(view, number).move
+        if len(legal) == 1:
+            move = legal[0]
+        elif name == "stock":
+            move = peeking_move(state, "stock", samples=8, seed=number * 1000 + len(moves))
+        else:
+            move = strategy(view, number).move
         moves.append(move)
         state = apply(state, move)
     return moves
@@ -97,3 +116,36 @@ def test_the_null_follows_how_the_player_chooses_elsewhere(number: int) -> None:
     assert not loose.follows_view
     assert loose.expected > HONEST_RATE * loose.telling  # some decision has c / m > 0.3
     assert not loose.flagged(DEFAULT_THRESHOLD)
+
+
+def evidence(name: str, number: int) -> tuple[float, int]:
+    e = stock_evidence(
+        numbered_deal(number),
+        RULES,
+        bot_line(name, number),
+        LAYOUT,
+        alternatives=6,
+        samples=8,
+        seed=number,
+    )
+    return e.z, e.decisions
+
+
+@pytest.mark.parametrize("number", DEALS)
+def test_knowing_the_stock_shows_in_its_evidence(number: int) -> None:
+    """The cheater chose the least regret under the true stock (on the samples the
+    evidence weighs); the greedy player chose blind to it."""
+    cheat, cheat_decisions = evidence("stock", number)
+    honest, honest_decisions = evidence("greedy", number)
+    assert cheat_decisions >= 3 and honest_decisions >= 3
+    assert cheat > 0
+    assert cheat > honest
+
+
+def test_the_stock_evidence_is_alike_on_every_run() -> None:
+    assert evidence("greedy", DEALS[0]) == evidence("greedy", DEALS[0])
+
+
+def test_a_game_without_decisions_has_no_stock_evidence() -> None:
+    e = stock_evidence(numbered_deal(DEALS[0]), RULES, ["concede"], LAYOUT)
+    assert (e.z, e.decisions) == (0.0, 0)
