@@ -20,10 +20,10 @@ as a JSON line, and a later run with the same FILE plays only the deals not yet 
 
 ``--stock`` measures instead the stock's evidence of every game
 (``app.engine.fairplay.stock_evidence``, a randomization test valid for any honest player)
-and prints, per player, its ``z`` (mean and spread), the share of games over
-``STOCK_Z`` (2.576: one-sided 0.5% under N(0, 1)), and the share of players flagged by
-Stouffer's sum of ``z`` over 4, 8 and 12 results (each a different deal: 4,000 draws of
-that many of the player's games).
+and prints, per player, its ``z`` (mean and spread), the share of games over the
+server's threshold (``DEFAULT_STOCK_Z``, 3.0) alone, and the share of players flagged by
+Stouffer's sum of ``z`` (``summed``) over 4, 8, 10 (the server's window) and 12 results,
+each a different deal: 4,000 draws of that many of the player's games.
 """
 
 from __future__ import annotations
@@ -42,11 +42,13 @@ from app.engine.bots import STRATEGIES, HintSettings
 from app.engine.calibration import wilson
 from app.engine.fairplay import (
     DEFAULT_SAMPLES,
+    DEFAULT_STOCK_Z,
     DEFAULT_THRESHOLD,
     measure,
     needed,
     peeking_move,
     stock_evidence,
+    summed,
 )
 from app.engine.game import GameState
 from app.engine.moves import Concede, Undo
@@ -56,8 +58,7 @@ from app.engine.view import player_view
 HONEST = ("hint32", "hint8", "greedy", "random")
 CHEATERS = ("exact", "stock", "face_down")
 WINNABLE_NODES = 200_000  # as the daily's proof (app.challenges.deals.NODES_PER_DEAL)
-STOCK_Z = 2.576  # one-sided 0.5% under N(0, 1)
-RESULTS = (4, 8, 12)  # results of one player summed by Stouffer
+RESULTS = (4, 8, 10, 12)  # results of one player summed
 
 
 def daily_like(seed: int, rules: Rules) -> int:
@@ -194,7 +195,7 @@ def _stock_table(
 ) -> None:
     print(
         f"rules {args.rules}, {deals} daily-like deals from seed {args.seed}: the stock's "
-        f"evidence z (flagged over {STOCK_Z}), a game alone and Stouffer over n results"
+        f"evidence z (flagged over {DEFAULT_STOCK_Z}), a game alone and summed over n results"
     )
     cols = " ".join(f"{f'n={n}':>7}" for n in RESULTS)
     head = f"  {'player':<10} {'games':>6} {'decisions':>9} {'z mean':>7} {'z sd':>5}"
@@ -207,15 +208,15 @@ def _stock_table(
         mean = sum(zs) / len(zs)
         sd = math.sqrt(sum((z - mean) ** 2 for z in zs) / len(zs))
         decisions = sum(g["decisions"] for g in games[player]) / len(zs)
-        alone = sum(z > STOCK_Z for z in zs) / len(zs)
-        summed = []
+        alone = sum(z > DEFAULT_STOCK_Z for z in zs) / len(zs)
+        shares = []
         for n in RESULTS:
             if n > len(zs):
-                summed.append(f"{'-':>7}")
+                shares.append(f"{'-':>7}")
                 continue
-            draws = [sum(rng.sample(zs, n)) / math.sqrt(n) for _ in range(4000)]
-            summed.append(f"{100 * sum(z > STOCK_Z for z in draws) / len(draws):>6.1f}%")
+            draws = [summed(rng.sample(zs, n)) for _ in range(4000)]
+            shares.append(f"{100 * sum(z > DEFAULT_STOCK_Z for z in draws) / len(draws):>6.1f}%")
         print(
             f"  {player:<10} {len(zs):>6} {decisions:>9.1f} {mean:>7.2f} {sd:>5.2f}"
-            f" {100 * alone:>5.1f}% {' '.join(summed)}"
+            f" {100 * alone:>5.1f}% {' '.join(shares)}"
         )

@@ -74,7 +74,7 @@ def test_fairplay_weighs_the_stocks_evidence(
     argv = ["fairplay", "--stock", "--deals", "1", "--players", "greedy", "--workers", "1"]
     fairplay.run([*argv, "--out", str(out)])
     text = capsys.readouterr().out
-    assert "the stock's evidence z (flagged over 2.576)" in text
+    assert "the stock's evidence z (flagged over 3.0)" in text
     (game,) = [json.loads(line) for line in out.read_text().splitlines()]
     assert (game["player"], game["seed"]) == ("greedy", 777)
     assert game["decisions"] > 0 and isinstance(game["z"], float)

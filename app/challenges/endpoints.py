@@ -86,6 +86,7 @@ from app.players.service import (
     PlayerForRead,
     player_when_needed,
 )
+from app.settings import Settings
 
 router = APIRouter(prefix="/v1/challenges", tags=["challenges"])
 player_challenges_router = APIRouter(prefix="/v1/players", tags=["challenges"])
@@ -129,7 +130,7 @@ def _day(text: str) -> date:
         ) from None
 
 
-def _my_entry(entry: ChallengeEntry | None) -> MyEntryRead | None:
+def _my_entry(entry: ChallengeEntry | None, settings: Settings) -> MyEntryRead | None:
     if entry is None:
         return None
     has_result = entry.rank_score is not None or entry.flagged_rank_score is not None
@@ -143,7 +144,9 @@ def _my_entry(entry: ChallengeEntry | None) -> MyEntryRead | None:
         number=entry.number,
         cohort=entry.cohort,
         fair_play=fair_play_out(entry.fair_play, measure) if has_result else None,
-        fair_play_reason=fair_play_reason(measure) if entry.fair_play is FairPlay.FLAGGED else None,
+        fair_play_reason=(
+            fair_play_reason(measure, settings) if entry.fair_play is FairPlay.FLAGGED else None
+        ),
     )
 
 
@@ -607,7 +610,7 @@ async def list_my_challenges(
             MyChallengeRead(
                 challenge=challenge_out(r.challenge, now),
                 created=r.created,
-                entry=_my_entry(r.entry),
+                entry=_my_entry(r.entry, reader.settings),
             )
             for r in rows
         ],

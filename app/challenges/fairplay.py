@@ -7,7 +7,11 @@ reads its game's moves (a short read), measures it in the solver pool (no transa
 and no connection held while it searches), then keeps the measure (a short write that
 locks the entry): ``ok``, or ``flagged`` when its p-value is under
 ``FAIR_PLAY_THRESHOLD``, which moves the result to the board's flagged side (ranked apart,
-never deleted). A round's measure settles its edition's entry too. Two runs at once
+never deleted). The stock's evidence is measured beside it (``stock_evidence``: not for
+a deal drawn by difficulty) and summed with the player's last ones
+(``FAIR_PLAY_STOCK_RESULTS``, read in the same write): past ``FAIR_PLAY_STOCK_Z``, the
+result is flagged too. One game cannot show a stock-only cheater; a player's results can
+(docs/fairplay.md). A round's measure settles its edition's entry too. Two runs at once
 measure a result twice at worst and keep one (the write keeps only a pending entry's).
 
 ``python -m app.ops.fairplay`` runs it (a CronJob every 10 minutes: docs/fairplay.md).
@@ -17,13 +21,13 @@ from __future__ import annotations
 
 import logging
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from app import engine
 from app.challenges.models import ChallengeKind
 from app.challenges.repository import ChallengeRepository, Measure, Unmeasured
-from app.engine.fairplay import FairPlay, measure
+from app.engine.fairplay import FairPlay, StockEvidence, measure, stock_evidence, summed
 from app.games.service import GameService
 from app.kit.database import Database
 from app.kit.workload import SolverPool
@@ -32,6 +36,7 @@ from app.settings import Settings
 log = logging.getLogger("app.fairplay")
 
 MEASURE_SECONDS = 120  # a game's measure (most take 1-3 s: bench/fairplay.py)
+STOCK_SECONDS = 60  # and its stock's evidence (about 3 s)
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,16 +46,18 @@ class Measured:
     missing: int = 0  # results whose game was purged: measured as no decision (ok)
 
 
-def _measure_game(result: Unmeasured, moves: list[str]) -> FairPlay:
+def _measure_game(result: Unmeasured, moves: list[str]) -> tuple[FairPlay, StockEvidence | None]:
     rules = engine.Rules.from_dict(result.rules)
-    return measure(
-        engine.parse_cards(result.deal),
-        rules,
-        moves,
-        engine.get_layout(result.layout),
-        seed=zlib.crc32(result.challenge_id.encode()),  # the same for every entrant
-        seconds=MEASURE_SECONDS,
+    deal = engine.parse_cards(result.deal)
+    layout = engine.get_layout(result.layout)
+    seed = zlib.crc32(result.challenge_id.encode())  # the same for every entrant
+    fair = measure(deal, rules, moves, layout, seed=seed, seconds=MEASURE_SECONDS)
+    if not result.random_deal:
+        return fair, None
+    evidence = stock_evidence(
+        deal, rules, moves, layout, seed=seed, winnable=result.winnable_only, seconds=STOCK_SECONDS
     )
+    return fair, evidence
 
 
 async def measure_closed(
@@ -73,11 +80,27 @@ async def measure_closed(
             moves = await games.move_log(row) if row is not None else []
         if row is None:
             missing += 1
-        fair = await solver.run("fair_play", MEASURE_SECONDS, _measure_game, result, moves)
-        figures = Measure(fair.telling, fair.resolved, fair.expected, fair.p_value, now)
-        is_flagged = fair.flagged(settings.fair_play_threshold)
+        fair, evidence = await solver.run(
+            "fair_play", MEASURE_SECONDS + STOCK_SECONDS, _measure_game, result, moves
+        )
         async with database.sessions() as writing:
             repository = ChallengeRepository(writing)
+            figures = Measure(fair.telling, fair.resolved, fair.expected, fair.p_value, now)
+            if evidence is not None:
+                earlier = await repository.stock_history(
+                    result.player_id, settings.fair_play_stock_results - 1
+                )
+                zs = [evidence.z, *earlier]
+                figures = replace(
+                    figures,
+                    stock_z=evidence.z,
+                    stock_decisions=evidence.decisions,
+                    player_z=summed(zs),
+                    player_results=len(zs),
+                )
+            is_flagged = fair.flagged(settings.fair_play_threshold) or (
+                figures.player_z is not None and figures.player_z > settings.fair_play_stock_z
+            )
             kept = await repository.keep_measure(
                 result.challenge_id, result.player_id, figures, is_flagged
             )
@@ -90,11 +113,14 @@ async def measure_closed(
             ok += not is_flagged
             if is_flagged:
                 log.info(
-                    "flagged %s on %s: %d of %d telling decisions resolved as clairvoyant, p=%.2g",
+                    "flagged %s on %s: %d of %d telling decisions resolved as clairvoyant, "
+                    "p=%.2g; the stock's evidence summed over %s results: %s",
                     result.player_id,
                     result.challenge_id,
                     fair.resolved,
                     fair.telling,
                     fair.p_value,
+                    figures.player_results,
+                    figures.player_z,
                 )
     return Measured(ok, flagged, missing)

@@ -164,6 +164,15 @@ class ChallengeEntry(Base):
     fair_play_expected: Mapped[float | None] = mapped_column(Float)
     fair_play_p: Mapped[float | None] = mapped_column(Float)
     fair_play_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    # The stock's evidence (app.engine.fairplay.stock_evidence): this result's z and its
+    # decisions, None where the deal was drawn by difficulty (the test needs deals drawn
+    # at random); and the player's, summed over their last results with one (this one
+    # included): how many, and the sum. A result is flagged when the sum passes the
+    # setting FAIR_PLAY_STOCK_Z, as when its own p-value is under FAIR_PLAY_THRESHOLD.
+    fair_play_stock_z: Mapped[float | None] = mapped_column(Float)
+    fair_play_stock_decisions: Mapped[int | None] = mapped_column(Integer)
+    fair_play_player_z: Mapped[float | None] = mapped_column(Float)
+    fair_play_player_results: Mapped[int | None] = mapped_column(Integer)
     flagged_rank_score: Mapped[int | None] = mapped_column(Integer)
 
     __table_args__ = (

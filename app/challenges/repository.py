@@ -67,6 +67,10 @@ _MEASURE = (
     ENTRIES.c.fair_play_expected,
     ENTRIES.c.fair_play_p,
     ENTRIES.c.fair_play_at,
+    ENTRIES.c.fair_play_stock_z,
+    ENTRIES.c.fair_play_stock_decisions,
+    ENTRIES.c.fair_play_player_z,
+    ENTRIES.c.fair_play_player_results,
 )
 
 
@@ -88,6 +92,13 @@ class Measure:
     expected: float
     p_value: float
     measured_at: datetime
+    # The stock's evidence (None where the deal was drawn by difficulty, or measured
+    # before it was kept): this result's z and decisions, and its player's, summed over
+    # their last results with one (how many).
+    stock_z: float | None = None
+    stock_decisions: int | None = None
+    player_z: float | None = None
+    player_results: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -571,7 +582,17 @@ class ChallengeRepository:
             .limit(limit)
         )
         rows = await self.session.execute(
-            select(e.challenge_id, e.player_id, e.result_game_id, c.kind, c.deal, c.rules, c.layout)
+            select(
+                e.challenge_id,
+                e.player_id,
+                e.result_game_id,
+                c.kind,
+                c.deal,
+                c.rules,
+                c.layout,
+                c.tier.is_(None),
+                c.winnable_only,
+            )
             .select_from(ENTRIES.join(CHALLENGES, c.id == e.challenge_id))
             .where(e.challenge_id.in_(closed.scalar_subquery()), *_unmeasured(e))
             .order_by(c.closes_at.desc(), e.challenge_id, e.player_id)
@@ -595,6 +616,26 @@ class ChallengeRepository:
             entry.fair_play = FairPlay.OK
         await self.session.flush()
         return True
+
+    async def stock_history(self, player_id: str, limit: int) -> list[float]:
+        """The stock evidence's z of the player's ``limit`` last measured results (rounds,
+        dailies and set challenges: not an edition's entry, which repeats a round's),
+        newest first (``ix_challenge_entries_player_id``: one player's entries)."""
+        if limit <= 0:
+            return []
+        e, c = ENTRIES.c, CHALLENGES.c
+        rows = await self.session.scalars(
+            select(e.fair_play_stock_z)
+            .select_from(ENTRIES.join(CHALLENGES, c.id == e.challenge_id))
+            .where(
+                e.player_id == player_id,
+                e.fair_play_stock_z.is_not(None),
+                c.kind != ChallengeKind.EDITION,
+            )
+            .order_by(e.fair_play_at.desc(), e.challenge_id.desc())
+            .limit(limit)
+        )
+        return [float(z) for z in rows]
 
     async def settle_edition(self, board_id: str, player_id: str) -> None:
         """An edition's entry after one of its rounds' results was measured: flagged (and
@@ -679,6 +720,8 @@ class Unmeasured:
     deal: str
     rules: dict[str, Any]
     layout: str
+    random_deal: bool  # drawn at random (not by difficulty): the stock's evidence applies
+    winnable_only: bool  # and proved winnable (the evidence's alternatives are too)
 
 
 def _unmeasured(e: Any) -> tuple[Any, ...]:
@@ -693,6 +736,10 @@ def _keep(entry: ChallengeEntry, measure: Measure) -> None:
     entry.fair_play_expected = measure.expected
     entry.fair_play_p = measure.p_value
     entry.fair_play_at = measure.measured_at
+    entry.fair_play_stock_z = measure.stock_z
+    entry.fair_play_stock_decisions = measure.stock_decisions
+    entry.fair_play_player_z = measure.player_z
+    entry.fair_play_player_results = measure.player_results
 
 
 def _key_params(key: BoardKey) -> dict[str, Any]:
@@ -805,6 +852,10 @@ def measure_of(r: Any) -> Measure | None:
         r.fair_play_expected,
         r.fair_play_p,
         _aware(r.fair_play_at),
+        r.fair_play_stock_z,
+        r.fair_play_stock_decisions,
+        r.fair_play_player_z,
+        r.fair_play_player_results,
     )
 
 

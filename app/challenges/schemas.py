@@ -225,7 +225,8 @@ class FairPlayRead(BaseModel):
 
     status: FairPlay = Field(
         description="pending (its challenge is open, or the measure is queued), ok, or "
-        "flagged (p_value under the server's threshold: ranked apart)"
+        "flagged (p_value under the server's threshold, or player_stock_z over its own: "
+        "ranked apart)"
     )
     telling: int | None = Field(description="Telling decisions in the game; null while pending")
     resolved: int | None = Field(
@@ -241,6 +242,23 @@ class FairPlayRead(BaseModel):
         "less likely the player chose from what they saw; null while pending"
     )
     measured_at: datetime | None = Field(description="When it was measured; null while pending")
+    stock_z: float | None = Field(
+        description="The stock's evidence of this game: how much better the player's moves "
+        "did with the stock's true order than with orders they could not tell from it, in "
+        "standard deviations (about N(0, 1) for honest play; one game alone flags nothing); "
+        "null while pending, for a deal drawn by difficulty, or measured before it was kept"
+    )
+    stock_decisions: int | None = Field(
+        description="The decisions the stock's evidence weighs; null as stock_z"
+    )
+    player_stock_z: float | None = Field(
+        description="The stock's evidence summed over the player's last results with one "
+        "(this one included) when it was measured: past the server's threshold the result "
+        "is flagged; null as stock_z"
+    )
+    player_stock_results: int | None = Field(
+        description="How many results player_stock_z sums; null as stock_z"
+    )
 
 
 class LeaderboardEntryRead(BaseModel):
@@ -287,6 +305,10 @@ class LeaderboardRead(BaseModel):
                                 "expected": 2.1,
                                 "p_value": 0.91,
                                 "measured_at": "2026-12-02T00:10:04Z",
+                                "stock_z": -0.42,
+                                "stock_decisions": 17,
+                                "player_stock_z": 0.31,
+                                "player_stock_results": 10,
                             },
                         },
                         {
@@ -305,6 +327,10 @@ class LeaderboardRead(BaseModel):
                                 "expected": None,
                                 "p_value": None,
                                 "measured_at": None,
+                                "stock_z": None,
+                                "stock_decisions": None,
+                                "player_stock_z": None,
+                                "player_stock_results": None,
                             },
                         },
                     ],

@@ -1011,6 +1011,10 @@ def fair_play_out(status: FairPlay, measure: Measure | None) -> FairPlayRead:
             expected=None,
             p_value=None,
             measured_at=None,
+            stock_z=None,
+            stock_decisions=None,
+            player_stock_z=None,
+            player_stock_results=None,
         )
     return FairPlayRead(
         status=status,
@@ -1019,20 +1023,37 @@ def fair_play_out(status: FairPlay, measure: Measure | None) -> FairPlayRead:
         expected=round(measure.expected, 3),
         p_value=measure.p_value,
         measured_at=measure.measured_at,
+        stock_z=None if measure.stock_z is None else round(measure.stock_z, 3),
+        stock_decisions=measure.stock_decisions,
+        player_stock_z=None if measure.player_z is None else round(measure.player_z, 3),
+        player_stock_results=measure.player_results,
     )
 
 
-def fair_play_reason(measure: Measure | None) -> str:
-    """Why a flagged result is ranked apart, for its player."""
+def fair_play_reason(measure: Measure | None, settings: Settings) -> str:
+    """Why a flagged result is ranked apart, for its player: the game's own measure, the
+    stock's evidence of their last results, or both (against the server's thresholds)."""
     if measure is None:
         return "one of the rounds of this total was flagged"
-    return (
-        f"at {measure.telling} decisions of the game, the move best with every card known "
-        "was not the one a player seeing only their cards would choose, and you chose it "
-        f"{measure.resolved} times where honest play does about {measure.expected:.1f}: "
-        f"honest play does so that often with a probability of {measure.p_value:.2g}. The "
-        "result is kept, ranked on the flagged side of the board."
-    )
+    reasons = []
+    if measure.p_value < settings.fair_play_threshold:
+        reasons.append(
+            f"at {measure.telling} decisions of the game, the move best with every card "
+            "known was not the one a player seeing only their cards would choose, and you "
+            f"chose it {measure.resolved} times where honest play does about "
+            f"{measure.expected:.1f}: honest play does so that often with a probability of "
+            f"{measure.p_value:.2g}"
+        )
+    if measure.player_z is not None and measure.player_z > settings.fair_play_stock_z:
+        reasons.append(
+            f"over your last {measure.player_results} results, your moves did better with "
+            "the stock's true order than with the orders you could not tell from it, by "
+            f"{measure.player_z:.1f} standard deviations where honest play stays within "
+            f"{settings.fair_play_stock_z:g}"
+        )
+    if not reasons:  # flagged under thresholds since changed
+        reasons.append("the result was flagged under the server's thresholds of that time")
+    return "; and ".join(reasons) + ". The result is kept, ranked on the flagged side of the board."
 
 
 def leaderboard_out(challenge_id: str, board: Board, next_cursor: str | None) -> LeaderboardRead:

@@ -38,7 +38,8 @@ What it catches (``python -m bench fairplay``, docs/fairplay.md): a player who p
 deal's best line; not a partial cheater who knows only the stock or only the face-down
 cards and plays for the win (their choices look like the hint's). For the stock-only
 cheater, ``stock_evidence`` below is a test of its own: too weak to flag one game, strong
-enough over several results of one player (not yet stored: docs/fairplay.md).
+enough over several results of one player (``summed``; the server flags by the sum over
+a player's last results: app.challenges.fairplay, docs/fairplay.md).
 
 Pure engine: it runs in the solver's processes, with no database and no clock but the
 searches' budgets.
@@ -269,6 +270,13 @@ def peeking_move(state: GameState, knows: str, *, samples: int, seed: int) -> st
 
 # -- the stock's evidence: a randomization test (docs/fairplay.md) ----------------------
 
+# A player's results are flagged when ``summed`` over their last ``DEFAULT_STOCK_RESULTS``
+# (this one included) passes ``DEFAULT_STOCK_Z`` (the settings FAIR_PLAY_STOCK_Z and
+# FAIR_PLAY_STOCK_RESULTS): honest games came out at z about N(-0.1, 1.1), the stock
+# cheater's at 1.1 (sd 0.4): over 10 results, 95% of stock cheaters pass 3.0 and 0.01% of
+# honest players (docs/fairplay.md).
+DEFAULT_STOCK_Z: Final = 3.0
+DEFAULT_STOCK_RESULTS: Final = 10
 STOCK_ALTERNATIVES: Final = 16
 STOCK_SAMPLES: Final = 24
 WINNABLE_NODES: Final = 200_000  # as the daily's proof (app.challenges.deals)
@@ -333,6 +341,7 @@ def stock_evidence(
     samples: int = STOCK_SAMPLES,
     seed: int = 0,
     winnable: bool = True,
+    seconds: float | None = None,
 ) -> StockEvidence:
     """Whether the player's moves needed the stock's order: a randomization test.
 
@@ -347,7 +356,10 @@ def stock_evidence(
 
     Measured (``python -m bench fairplay --stock``, docs/fairplay.md): about N(0, 1.1) for
     honest players of every kind, about 1 for the stock-only cheater: one game cannot
-    tell them apart, several results of one player can (Stouffer's sum)."""
+    tell them apart, several results of one player can (``summed``). Within ``seconds``
+    when given: the decisions not weighed by then are left out (each term is valid alone,
+    so the test stays valid, only weaker)."""
+    deadline = None if seconds is None else time.perf_counter() + seconds
     initial = state = new_game(deal, rules, layout)
     rng = random.Random(seed)
     gap = variance = 0.0
@@ -358,6 +370,7 @@ def stock_evidence(
             len(_choices(state)) > 1
             and len(state.stock) > 1
             and not isinstance(move, Undo | Concede)
+            and (deadline is None or time.perf_counter() < deadline)
         ):
             true = _regret(state, str(move), samples, seed * 1000 + i)
             others = [
@@ -374,3 +387,10 @@ def stock_evidence(
                 variance += spread
         state = apply(state, move)
     return StockEvidence(gap / math.sqrt(variance) if variance > 0 else 0.0, decisions)
+
+
+def summed(zs: Sequence[float]) -> float:
+    """Stouffer's sum of the ``z`` of several results (on different deals, so independent):
+    about N(0, 1) again for a player who never knew the stock, and growing as the square
+    root of their number for one who always did (0 for none)."""
+    return sum(zs) / math.sqrt(len(zs)) if zs else 0.0

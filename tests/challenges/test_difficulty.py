@@ -6,6 +6,7 @@ the deal revealed."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
@@ -17,7 +18,10 @@ from app import engine
 from app.challenges.deals import first_of_tier
 from app.engine.difficulty import DifficultySettings, Tier, difficulty
 from app.engine.solver import solve_clear
-from tests.challenges.test_set_challenges import HOUR, iso, set_challenge
+from app.ops.fairplay import run
+from app.settings import Settings
+from tests.challenges.test_fair_play import at, greedy
+from tests.challenges.test_set_challenges import HOUR, enter, iso, set_challenge
 from tests.fixtures.clock import NOON
 from tests.fixtures.deals import losing_deal
 from tests.fixtures.games import new_game_id, new_player
@@ -113,3 +117,27 @@ def test_the_first_candidate_of_a_tier(tier: Tier) -> None:
     )
     # Out of time: nothing.
     assert first_of_tier(lambda k: numbers[k], CLASSIC, True, 0, tier, FOUR) is None
+
+
+def test_a_tier_s_results_have_no_stock_evidence(
+    client_with: Callable[..., TestClient], settings: Settings
+) -> None:
+    """The stock's evidence needs a deal drawn at random: one drawn for its difficulty is
+    measured by the game's own measure alone (docs/fairplay.md). The measure's run reads
+    what the app committed: this test's app commits for real."""
+    client = client_with()
+    at(client, NOON)
+    _, auth = new_player(client)
+    _, host = new_player(client)
+    c = set_challenge(client, host, tier="easy")
+    greedy(client, enter(client, c["id"], auth))
+    at(client, NOON + timedelta(minutes=10))
+    assert client.post(f"/v1/challenges/{c['id']}/close", headers=host).status_code == 200
+    done = asyncio.run(run(settings, NOON + timedelta(minutes=20), 100, c["id"]))
+    assert done.ok + done.flagged == 1
+    r = client.get(f"/v1/challenges/{c['id']}/leaderboard")
+    [entry] = r.json()["entries"]
+    fair = entry["fair_play"]
+    assert fair["status"] == "ok" and fair["telling"] is not None
+    assert (fair["stock_z"], fair["stock_decisions"]) == (None, None)
+    assert (fair["player_stock_z"], fair["player_stock_results"]) == (None, None)

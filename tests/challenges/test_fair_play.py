@@ -2,13 +2,17 @@
 measured by ``python -m app.ops.fairplay``'s run once the challenge has closed and not
 before; a player who plays the deal's best line is flagged and ranked apart, a greedy
 player is not; ``fair_play=flagged`` lists the flagged; the player's own view says why;
-the operator's threshold decides. The test knows the server's secret, so it derives the
+the operator's threshold decides; the stock's evidence of each result, summed over the
+player's last results (the operator's window), flags a player who knew the stock and
+tells them why. The test knows the server's secret, so it derives the
 day's deal (and its best line) as the server does; the days are in 2044, which no other
 test plays (the app commits for real)."""
 
 from __future__ import annotations
 
 import asyncio
+import math
+import zlib
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -16,7 +20,10 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from app.challenges.deals import daily_rules, find_daily_deal
-from app.engine import get_layout, new_game
+from app.engine import apply, get_layout, new_game
+from app.engine.fairplay import peeking_move, stock_evidence
+from app.engine.game import legal_moves
+from app.engine.moves import Concede, Undo
 from app.engine.solver import solve_best
 from app.ops.fairplay import run
 from app.settings import Settings
@@ -35,6 +42,31 @@ def best_line(day: str) -> list[str]:
     assert deal is not None
     start = new_game(deal, daily_rules("tripeaks"), get_layout("tripeaks"))
     return [m for m in solve_best(start).line if m != "concede"]
+
+
+def stock_line(day: str) -> list[str]:
+    """A player who knows the stock's order (the hint's sampling, the stock known)."""
+    deal, _ = find_daily_deal(SECRET.encode(), day, "tripeaks", 60)
+    assert deal is not None
+    state = new_game(deal, daily_rules("tripeaks"), get_layout("tripeaks"))
+    moves: list[str] = []
+    while not state.is_over:
+        choices = [str(m) for m in legal_moves(state) if not isinstance(m, Undo | Concede)]
+        move = choices[0]
+        if len(choices) > 1:
+            move = peeking_move(state, "stock", samples=24, seed=len(moves))
+        moves.append(move)
+        state = apply(state, move)
+    return moves
+
+
+def evidence(day: str, moves: list[str]) -> float:
+    """The stock's evidence of a game, as the server measures it."""
+    deal, _ = find_daily_deal(SECRET.encode(), day, "tripeaks", 60)
+    assert deal is not None
+    challenge = f"{day}.tripeaks"
+    rules, layout = daily_rules("tripeaks"), get_layout("tripeaks")
+    return stock_evidence(deal, rules, moves, layout, seed=zlib.crc32(challenge.encode())).z
 
 
 def play(client: TestClient, game: dict[str, Any], moves: list[str]) -> dict[str, Any]:
@@ -158,3 +190,97 @@ def test_the_operator_s_threshold_decides_what_is_flagged(
     assert entry["fair_play"]["status"] == "ok"
     assert entry["fair_play"]["telling"] > 0 and entry["fair_play"]["measured_at"] is not None
     assert board(client, challenge, fair_play="flagged")["entries"] == []
+
+
+def moves_of(client: TestClient, game_id: str, auth: dict[str, str]) -> list[str]:
+    r = client.get(f"/v1/games/{game_id}/moves", params={"limit": 1000}, headers=auth)
+    assert r.status_code == 200, r.text
+    return [m["move"] for m in r.json()["moves"]]
+
+
+def test_the_stock_s_evidence_is_summed_over_a_player_s_last_results(
+    client_with: Callable[..., TestClient], settings: Settings
+) -> None:
+    client = client_with(challenge_secret=SECRET)
+    stock, stock_auth = new_player(client, name="Stock")
+    honest, honest_auth = new_player(client, name="Greedy")
+    days = ["2044-05-12", "2044-05-13", "2044-05-14"]
+    played: dict[tuple[str, str], list[str]] = {}
+    for day in days:
+        start = datetime.fromisoformat(day).replace(tzinfo=UTC)
+        at(client, start + timedelta(hours=9))
+        for player, auth in ((stock, stock_auth), (honest, honest_auth)):
+            r = client.post(f"/v1/challenges/{day}.tripeaks/games", headers=auth)
+            assert r.status_code == 201, r.text
+            game = r.json()
+            end = play(client, game, stock_line(day)) if player is stock else greedy(client, game)
+            if end["status"] == "in_progress":
+                play(client, end, ["concede"])
+            played[day, player["id"]] = moves_of(client, game["id"], auth)
+
+    def figures(day: str) -> dict[str, dict[str, Any]]:
+        at(client, datetime.fromisoformat(day).replace(tzinfo=UTC) + timedelta(days=2))
+        shown = {}
+        for view in ({}, {"fair_play": "flagged"}):
+            for e in board(client, f"{day}.tripeaks", **view)["entries"]:
+                shown[e["player_id"]] = e["fair_play"]
+        return shown
+
+    def after(day: str) -> datetime:
+        return datetime.fromisoformat(day).replace(tzinfo=UTC) + timedelta(days=1, minutes=5)
+
+    # The first day: each result's evidence, its player's sum over one result.
+    measure(settings, after(days[0]), f"{days[0]}.tripeaks")
+    first = figures(days[0])
+    for player in (stock, honest):
+        fair = first[player["id"]]
+        assert fair["status"] == "ok" and fair["stock_decisions"] > 0
+        assert (fair["player_stock_results"], fair["player_stock_z"]) == (1, fair["stock_z"])
+    z = evidence(days[0], played[days[0], stock["id"]])
+    assert first[stock["id"]]["stock_z"] == round(z, 3)  # the server's is the engine's
+
+    # The second day, summed over the player's last two results, against a threshold
+    # between the two players' sums: the one who knew the stock is flagged, and told why.
+    sums = {}
+    for player in (stock, honest):
+        z = evidence(days[1], played[days[1], player["id"]])
+        sums[player["id"]] = (first[player["id"]]["stock_z"] + z) / math.sqrt(2)
+    assert sums[stock["id"]] > sums[honest["id"]]
+    threshold = (sums[stock["id"]] + sums[honest["id"]]) / 2
+    assert threshold > 0
+    strict = settings.model_copy(
+        update={
+            "fair_play_threshold": 1e-12,  # the game's own measure flags nothing here
+            "fair_play_stock_z": threshold,
+            "fair_play_stock_results": 2,
+        }
+    )
+    done = measure(strict, after(days[1]), f"{days[1]}.tripeaks")
+    assert (done.ok, done.flagged) == (1, 1)
+    second = figures(days[1])
+    for player in (stock, honest):
+        fair = second[player["id"]]
+        assert fair["player_stock_results"] == 2
+        assert math.isclose(fair["player_stock_z"], sums[player["id"]], abs_tol=0.01)
+    assert second[stock["id"]]["status"] == "flagged"
+    assert second[honest["id"]]["status"] == "ok"
+    # The player's view, on a server of the same settings as the measure's, says why.
+    same = client_with(
+        challenge_secret=SECRET,
+        fair_play_threshold=strict.fair_play_threshold,
+        fair_play_stock_z=strict.fair_play_stock_z,
+    )
+    mine = same.get("/v1/players/me/challenges", headers=stock_auth).json()["challenges"]
+    [entry] = [c["entry"] for c in mine if c["challenge"]["id"] == f"{days[1]}.tripeaks"]
+    assert "over your last 2 results" in entry["fair_play_reason"]
+    assert "stock's true order" in entry["fair_play_reason"]
+
+    # The third day: the window keeps the last two results, not three.
+    lenient = settings.model_copy(update={"fair_play_stock_results": 2})
+    measure(lenient, after(days[2]), f"{days[2]}.tripeaks")
+    third = figures(days[2])
+    for player in (stock, honest):
+        fair = third[player["id"]]
+        assert fair["player_stock_results"] == 2
+        expected = (second[player["id"]]["stock_z"] + fair["stock_z"]) / math.sqrt(2)
+        assert math.isclose(fair["player_stock_z"], expected, abs_tol=0.01)
