@@ -280,6 +280,7 @@ DEFAULT_STOCK_RESULTS: Final = 10
 STOCK_ALTERNATIVES: Final = 16
 STOCK_SAMPLES: Final = 24
 WINNABLE_NODES: Final = 200_000  # as the daily's proof (app.challenges.deals)
+ALTERNATIVE_TRIES: Final = 8  # draws a copy before a decision is left out
 
 
 @dataclass(frozen=True, slots=True)
@@ -298,29 +299,32 @@ def _hidden(state: GameState) -> list[int]:
     ]
 
 
-def _alternative(
-    initial: GameState, state: GameState, rng: random.Random, winnable: bool
-) -> GameState:
-    """``state`` with its hidden cards (face-down and stock) dealt again at random; when
-    ``winnable``, only a deal that is still proved winnable from its start (a daily's
-    deal is: the true one was chosen so, and the alternatives must be alike)."""
+def _alternatives(
+    initial: GameState, state: GameState, rng: random.Random, count: int, winnable: bool
+) -> list[GameState] | None:
+    """``count`` copies of ``state`` with its hidden cards (face-down and stock) dealt
+    again at random; when ``winnable``, only deals still proved winnable from their start
+    (a daily's deal is: the true one was chosen so, and the alternatives must be alike).
+    None when ``ALTERNATIVE_TRIES`` draws a copy did not find them: the decision is then
+    left out (which depends on the view alone, not on the true hidden cards)."""
     hidden = _hidden(state)
     drawn = len(initial.stock) - len(state.stock)
-    while True:
+    found: list[GameState] = []
+    for _ in range(ALTERNATIVE_TRIES * count):
         pool = [c for p in hidden if (c := state.tableau[p]) is not None] + list(state.stock)
         rng.shuffle(pool)
         now, then = list(state.tableau), list(initial.tableau)
         for p, card in zip(hidden, pool, strict=False):
             now[p] = then[p] = card
         stock = tuple(pool[len(hidden) :])
-        alternative = dataclasses.replace(state, tableau=tuple(now), stock=stock, previous=None)
-        if not winnable:
-            return alternative
         start = dataclasses.replace(
             initial, tableau=tuple(then), stock=initial.stock[:drawn] + stock, previous=None
         )
-        if solve_clear(start, SearchBudget(max_nodes=WINNABLE_NODES)).winnable:
-            return alternative
+        if not winnable or solve_clear(start, SearchBudget(max_nodes=WINNABLE_NODES)).winnable:
+            found.append(dataclasses.replace(state, tableau=tuple(now), stock=stock, previous=None))
+            if len(found) == count:
+                return found
+    return None
 
 
 def _regret(state: GameState, move: str, samples: int, seed: int) -> float:
@@ -348,7 +352,7 @@ def stock_evidence(
     At each decision with two stock cards or more, the regret of the player's move (how
     much less often it wins than the best move, ``samples`` samples knowing the stock)
     under the true stock, against its regrets under ``alternatives`` stocks dealt from
-    what the player saw (``_alternative``). A player who did not know the stock chose
+    what the player saw (``_alternatives``). A player who did not know the stock chose
     without it, and the true stock is then one more of those the view allows: its
     regret is exchangeable with theirs, whatever the player's way of choosing (no
     honest model to fit). ``z`` sums, over the decisions, the alternatives' mean regret
@@ -358,29 +362,31 @@ def stock_evidence(
     honest players of every kind, about 1 for the stock-only cheater: one game cannot
     tell them apart, several results of one player can (``summed``). Within ``seconds``
     when given: the decisions not weighed by then are left out (each term is valid alone,
-    so the test stays valid, only weaker)."""
+    so the test stays valid, only weaker); so are those after a redeal (the stock is then
+    the waste the player saw)."""
     deadline = None if seconds is None else time.perf_counter() + seconds
     initial = state = new_game(deal, rules, layout)
     rng = random.Random(seed)
     gap = variance = 0.0
     decisions = 0
     for i, raw in enumerate(moves):
+        if state.redeals_left < rules.redeals:
+            break  # a redeal turned the waste into the stock: its order is known
+        if deadline is not None and time.perf_counter() >= deadline:
+            break
         move = parse_move(raw) if isinstance(raw, str) else raw
+        others = None
         if (
             len(_choices(state)) > 1
             and len(state.stock) > 1
             and not isinstance(move, Undo | Concede)
-            and (deadline is None or time.perf_counter() < deadline)
         ):
+            others = _alternatives(initial, state, rng, alternatives, winnable)
+        if others is not None:
             true = _regret(state, str(move), samples, seed * 1000 + i)
-            others = [
-                _regret(
-                    _alternative(initial, state, rng, winnable), str(move), samples, seed * 1000 + i
-                )
-                for _ in range(alternatives)
-            ]
-            mean = sum(others) / len(others)
-            spread = sum((r - mean) ** 2 for r in others) / len(others)
+            regrets = [_regret(other, str(move), samples, seed * 1000 + i) for other in others]
+            mean = sum(regrets) / len(regrets)
+            spread = sum((r - mean) ** 2 for r in regrets) / len(regrets)
             if spread > 0 or true != mean:
                 decisions += 1
                 gap += mean - true

@@ -149,3 +149,30 @@ def test_the_stock_evidence_is_alike_on_every_run() -> None:
 def test_a_game_without_decisions_has_no_stock_evidence() -> None:
     e = stock_evidence(numbered_deal(DEALS[0]), RULES, ["concede"], LAYOUT)
     assert (e.z, e.decisions) == (0.0, 0)
+
+
+def test_after_a_redeal_the_stock_is_no_evidence() -> None:
+    """A redeal turns the waste the player saw into the stock: the moves after it weigh
+    nothing."""
+    rules = Rules.for_layout("tripeaks", undo=False, redeals=1, wrap=False)
+    deal = numbered_deal(0)  # a deal whose stock weighs before the redeal and after
+    state = new_game(deal, rules, LAYOUT)
+    moves: list[str] = []
+    while not state.is_over:
+        legal = [m for m in player_view(state)["legal_moves"] if m not in ("undo", "concede")]
+        plays = [m for m in legal if m.startswith("play ")]
+        # through the stock first (a draw every third move at least), then the redeal
+        move = "draw" if "draw" in legal and (len(moves) % 3 == 0 or not plays) else legal[0]
+        moves.append(move)
+        state = apply(state, move)
+    assert "redeal" in moves
+    before = moves[: moves.index("redeal") + 1]
+    assert len(before) < len(moves)
+
+    def weigh(line: list[str]) -> tuple[float, int]:
+        e = stock_evidence(deal, rules, line, LAYOUT, alternatives=4, samples=8, seed=1)
+        return e.z, e.decisions
+
+    weighed = weigh(before)
+    assert weighed[1] > 0
+    assert weigh(moves) == weighed
