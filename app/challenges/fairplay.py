@@ -14,13 +14,16 @@ result is flagged too. One game cannot show a stock-only cheater; a player's res
 (docs/fairplay.md). A round's measure settles its edition's entry too. Two runs at once
 measure a result twice at worst and keep one (the write keeps only a pending entry's).
 
-``python -m app.ops.fairplay`` runs it (a CronJob every 10 minutes: docs/fairplay.md).
+``python -m app.ops.fairplay`` runs it (a CronJob every 10 minutes: docs/fairplay.md),
+``--workers`` results at a time, never two of one player's (each sums its player's last).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import zlib
+from collections import Counter
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -67,60 +70,78 @@ async def measure_closed(
     now: datetime,
     limit: int,
     challenge_id: str | None = None,
+    workers: int = 1,
 ) -> Measured:
     """Measure up to ``limit`` ranked results of the challenges closed by ``now`` (of
-    ``challenge_id`` only, when given)."""
+    ``challenge_id`` only, when given), ``workers`` at a time (as many as ``solver`` has
+    slots); never two of one player's at once, since each sums its player's last ones."""
     async with database.read_sessions() as reading:
         results = await ChallengeRepository(reading).unmeasured(now, limit, challenge_id)
-    ok = flagged = missing = 0
-    for result in results:
-        async with database.read_sessions() as reading:
-            games = GameService(reading, settings)
-            row = await games.get(result.game_id) if result.game_id is not None else None
-            moves = await games.move_log(row) if row is not None else []
-        if row is None:
-            missing += 1
-        fair, evidence = await solver.run(
-            "fair_play", MEASURE_SECONDS + STOCK_SECONDS, _measure_game, result, moves
+    gate = asyncio.Semaphore(workers)
+    players: dict[str, asyncio.Lock] = {}
+    outcomes: Counter[str] = Counter()
+
+    async def one(result: Unmeasured) -> None:
+        async with gate, players.setdefault(result.player_id, asyncio.Lock()):
+            for outcome in await _measure_one(database, settings, solver, now, result):
+                outcomes[outcome] += 1
+
+    await asyncio.gather(*(one(result) for result in results))
+    return Measured(outcomes["ok"], outcomes["flagged"], outcomes["missing"])
+
+
+async def _measure_one(
+    database: Database, settings: Settings, solver: SolverPool, now: datetime, result: Unmeasured
+) -> list[str]:
+    """Measure one result and keep its measure: what it counts for (``Measured``'s
+    fields)."""
+    outcomes = []
+    async with database.read_sessions() as reading:
+        games = GameService(reading, settings)
+        row = await games.get(result.game_id) if result.game_id is not None else None
+        moves = await games.move_log(row) if row is not None else []
+    if row is None:
+        outcomes.append("missing")
+    fair, evidence = await solver.run(
+        "fair_play", MEASURE_SECONDS + STOCK_SECONDS, _measure_game, result, moves
+    )
+    async with database.sessions() as writing:
+        repository = ChallengeRepository(writing)
+        figures = Measure(fair.telling, fair.resolved, fair.expected, fair.p_value, now)
+        if evidence is not None:
+            earlier = await repository.stock_history(
+                result.player_id, settings.fair_play_stock_results - 1
+            )
+            zs = [evidence.z, *earlier]
+            figures = replace(
+                figures,
+                stock_z=evidence.z,
+                stock_decisions=evidence.decisions,
+                player_z=summed(zs),
+                player_results=len(zs),
+            )
+        is_flagged = fair.flagged(settings.fair_play_threshold) or (
+            figures.player_z is not None and figures.player_z > settings.fair_play_stock_z
         )
-        async with database.sessions() as writing:
-            repository = ChallengeRepository(writing)
-            figures = Measure(fair.telling, fair.resolved, fair.expected, fair.p_value, now)
-            if evidence is not None:
-                earlier = await repository.stock_history(
-                    result.player_id, settings.fair_play_stock_results - 1
-                )
-                zs = [evidence.z, *earlier]
-                figures = replace(
-                    figures,
-                    stock_z=evidence.z,
-                    stock_decisions=evidence.decisions,
-                    player_z=summed(zs),
-                    player_results=len(zs),
-                )
-            is_flagged = fair.flagged(settings.fair_play_threshold) or (
-                figures.player_z is not None and figures.player_z > settings.fair_play_stock_z
+        kept = await repository.keep_measure(
+            result.challenge_id, result.player_id, figures, is_flagged
+        )
+        if kept and result.kind is ChallengeKind.ROUND:
+            board_id = result.challenge_id.rpartition(".")[0]
+            await repository.settle_edition(board_id, result.player_id)
+        await writing.commit()
+    if kept:
+        outcomes.append("flagged" if is_flagged else "ok")
+        if is_flagged:
+            log.info(
+                "flagged %s on %s: %d of %d telling decisions resolved as clairvoyant, "
+                "p=%.2g; the stock's evidence summed over %s results: %s",
+                result.player_id,
+                result.challenge_id,
+                fair.resolved,
+                fair.telling,
+                fair.p_value,
+                figures.player_results,
+                figures.player_z,
             )
-            kept = await repository.keep_measure(
-                result.challenge_id, result.player_id, figures, is_flagged
-            )
-            if kept and result.kind is ChallengeKind.ROUND:
-                board_id = result.challenge_id.rpartition(".")[0]
-                await repository.settle_edition(board_id, result.player_id)
-            await writing.commit()
-        if kept:
-            flagged += is_flagged
-            ok += not is_flagged
-            if is_flagged:
-                log.info(
-                    "flagged %s on %s: %d of %d telling decisions resolved as clairvoyant, "
-                    "p=%.2g; the stock's evidence summed over %s results: %s",
-                    result.player_id,
-                    result.challenge_id,
-                    fair.resolved,
-                    fair.telling,
-                    fair.p_value,
-                    figures.player_results,
-                    figures.player_z,
-                )
-    return Measured(ok, flagged, missing)
+    return outcomes

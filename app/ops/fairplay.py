@@ -2,10 +2,10 @@
 
 Each run measures up to ``--limit`` ranked results not measured yet (default 500), of the
 challenges closed by now (or ``--as-of``), newest close first, in a niced process pool of
-its own (``SOLVER_NICENESS``), one result at a time (``app.challenges.fairplay``): run it
-often (the Kubernetes CronJob: every 10 minutes), so that a board's results are measured
-soon after it closes. ``--challenge ID`` measures that challenge's only. A run logs one line
-with its counts.
+its own (``SOLVER_NICENESS``), ``--workers`` results at a time (default 1; a result takes
+4-6 s of one core: ``app.challenges.fairplay``): run it often (the Kubernetes CronJob:
+every 10 minutes), so that a board's results are measured soon after it closes.
+``--challenge ID`` measures that challenge's only. A run logs one line with its counts.
 """
 
 from __future__ import annotations
@@ -28,12 +28,16 @@ log = logging.getLogger("app.fairplay")
 
 
 async def run(
-    settings: Settings, now: datetime, limit: int, challenge_id: str | None = None
+    settings: Settings,
+    now: datetime,
+    limit: int,
+    challenge_id: str | None = None,
+    workers: int = 1,
 ) -> Measured:
     database = make_database(settings)
-    solver = SolverPool(1, preload=SEARCH_MODULES, niceness=settings.solver_niceness, kept={})
+    solver = SolverPool(workers, preload=SEARCH_MODULES, niceness=settings.solver_niceness, kept={})
     try:
-        return await measure_closed(database, settings, solver, now, limit, challenge_id)
+        return await measure_closed(database, settings, solver, now, limit, challenge_id, workers)
     finally:
         solver.close()
         await database.dispose()
@@ -44,12 +48,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--as-of", type=datetime.fromisoformat, default=None)
     parser.add_argument("--limit", type=int, default=500)
     parser.add_argument("--challenge", default=None, help="measure this challenge's only")
+    parser.add_argument(
+        "--workers", type=int, default=1, help="results measured at once, each in a process"
+    )
     args = parser.parse_args(argv)
+    if args.workers < 1:
+        parser.error("--workers: at least 1")
     settings = command_settings()
     if settings is None:
         return 2
     now = as_of(parser, args.as_of)
-    measured = asyncio.run(run(settings, now, args.limit, args.challenge))
+    measured = asyncio.run(run(settings, now, args.limit, args.challenge, args.workers))
     fields = {"ok": measured.ok, "flagged": measured.flagged, "missing": measured.missing}
     log.info("measured", extra={FIELDS_ATTR: {**fields, "as_of": now.isoformat()}})
     return 0

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
 from app.challenges.deals import daily_rules, find_daily_deal
@@ -25,7 +26,7 @@ from app.engine.fairplay import peeking_move, stock_evidence
 from app.engine.game import legal_moves
 from app.engine.moves import Concede, Undo
 from app.engine.solver import solve_best
-from app.ops.fairplay import run
+from app.ops.fairplay import main, run
 from app.settings import Settings
 from tests.fixtures.games import new_player
 
@@ -284,3 +285,31 @@ def test_the_stock_s_evidence_is_summed_over_a_player_s_last_results(
         assert fair["player_stock_results"] == 2
         expected = (second[player["id"]]["stock_z"] + fair["stock_z"]) / math.sqrt(2)
         assert math.isclose(fair["player_stock_z"], expected, abs_tol=0.01)
+
+
+def test_results_are_measured_several_at_a_time_each_once(
+    client_with: Callable[..., TestClient], settings: Settings
+) -> None:
+    """``--workers 2``: every result measured and kept once; the command refuses none."""
+    day = datetime(2044, 5, 15, tzinfo=UTC)
+    challenge = "2044-05-15.tripeaks"
+    client = client_with(challenge_secret=SECRET)
+    at(client, day + timedelta(hours=9))
+    for _ in range(3):
+        _, auth = new_player(client)
+        r = client.post(f"/v1/challenges/{challenge}/games", headers=auth)
+        assert r.status_code == 201, r.text
+        greedy(client, r.json())
+    after = day + timedelta(days=1, minutes=5)
+    done = asyncio.run(run(settings, after, 100, challenge, workers=2))
+    assert done.ok + done.flagged == 3
+    assert asyncio.run(run(settings, after, 100, challenge, workers=2)).ok == 0
+    at(client, day + timedelta(days=1, hours=1))
+    shown = (
+        board(client, challenge)["entries"]
+        + board(client, challenge, fair_play="flagged")["entries"]
+    )
+    assert len(shown) == 3
+    assert all(e["fair_play"]["player_stock_results"] == 1 for e in shown)
+    with pytest.raises(SystemExit):
+        main(["--workers", "0"])
