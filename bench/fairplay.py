@@ -23,15 +23,17 @@ as a JSON line, and a later run with the same FILE plays only the deals not yet 
 and prints, per player, its ``z`` (mean and spread), the share of games over the
 server's threshold (``DEFAULT_STOCK_Z``, 3.0) alone, and the share of players flagged by
 Stouffer's sum of ``z`` (``summed``) over 4, 8, 10 (the server's window) and 12 results,
-each a different deal: 4,000 draws of that many of the player's games.
+each a different deal: 4,000 draws of that many of the player's games. Both tables give
+the median seconds a game's measure took (``s/game``), in one process of the pool.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import random
+import statistics
+import time
 from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -42,6 +44,7 @@ from app.engine.bots import STRATEGIES, HintSettings
 from app.engine.calibration import wilson
 from app.engine.fairplay import (
     DEFAULT_SAMPLES,
+    DEFAULT_STOCK_RESULTS,
     DEFAULT_STOCK_Z,
     DEFAULT_THRESHOLD,
     measure,
@@ -58,7 +61,7 @@ from app.engine.view import player_view
 HONEST = ("hint32", "hint8", "greedy", "random")
 CHEATERS = ("exact", "stock", "face_down")
 WINNABLE_NODES = 200_000  # as the daily's proof (app.challenges.deals.NODES_PER_DEAL)
-RESULTS = (4, 8, 10, 12)  # results of one player summed
+RESULTS = (4, 8, DEFAULT_STOCK_RESULTS, 12)  # results of one player summed
 
 
 def daily_like(seed: int, rules: Rules) -> int:
@@ -110,17 +113,14 @@ def _game(job: tuple[str, int, str, int, bool]) -> dict[str, Any]:
     layout = get_layout(rules.layout)
     deal = numbered_deal(number, layout.decks, rules.jokers)
     moves = play(player, new_game(deal, rules, layout), number)
+    began = time.perf_counter()
     if stock:
         evidence = stock_evidence(deal, rules, moves, layout, seed=number)
-        return {
-            "seed": seed,
-            "deal": number,
-            "player": player,
-            "z": evidence.z,
-            "decisions": evidence.decisions,
-        }
-    fair = measure(deal, rules, moves, layout, samples=samples, seed=number)
-    return {"seed": seed, "deal": number, "player": player, **fair.to_dict()}
+        figures: dict[str, Any] = {"z": evidence.z, "decisions": evidence.decisions}
+    else:
+        figures = measure(deal, rules, moves, layout, samples=samples, seed=number).to_dict()
+    seconds = time.perf_counter() - began
+    return {"seed": seed, "deal": number, "player": player, **figures, "seconds": seconds}
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -175,7 +175,7 @@ def run(argv: list[str]) -> None:
         f"the measure's hint at {args.samples} samples"
     )
     head = f"  {'player':<10} {'games':>6} {'flagged':>8} {'95% CI':>15}"
-    print(f"{head} {'telling':>8} {'resolved':>9} {'view':>6}")
+    print(f"{head} {'telling':>8} {'resolved':>9} {'view':>6} {'s/game':>7}")
     for player in players:
         rows = games[player]
         flagged = sum(g["p_value"] < args.threshold for g in rows)
@@ -186,7 +186,7 @@ def run(argv: list[str]) -> None:
         print(
             f"  {player:<10} {len(rows):>6} {100 * flagged / max(1, len(rows)):>7.1f}%"
             f" {100 * low:>6.1f}-{100 * high:>5.1f}% {telling / max(1, len(rows)):>8.1f}"
-            f" {100 * share:>8.1f}% {100 * view:>5.0f}%"
+            f" {100 * share:>8.1f}% {100 * view:>5.0f}% {_median_seconds(rows):>7}"
         )
 
 
@@ -199,15 +199,15 @@ def _stock_table(
     )
     cols = " ".join(f"{f'n={n}':>7}" for n in RESULTS)
     head = f"  {'player':<10} {'games':>6} {'decisions':>9} {'z mean':>7} {'z sd':>5}"
-    print(f"{head} {'game':>6} {cols}")
+    print(f"{head} {'game':>6} {cols} {'s/game':>7}")
     rng = random.Random(args.seed)
     for player in players:
-        zs = [g["z"] for g in games[player] if "z" in g]
-        if not zs:
+        rows = [g for g in games[player] if "z" in g]  # not a --out file's other measures
+        if not rows:
             continue
-        mean = sum(zs) / len(zs)
-        sd = math.sqrt(sum((z - mean) ** 2 for z in zs) / len(zs))
-        decisions = sum(g["decisions"] for g in games[player]) / len(zs)
+        zs = [g["z"] for g in rows]
+        mean, sd = statistics.fmean(zs), statistics.pstdev(zs)
+        decisions = statistics.fmean(g["decisions"] for g in rows)
         alone = sum(z > DEFAULT_STOCK_Z for z in zs) / len(zs)
         shares = []
         for n in RESULTS:
@@ -218,5 +218,11 @@ def _stock_table(
             shares.append(f"{100 * sum(z > DEFAULT_STOCK_Z for z in draws) / len(draws):>6.1f}%")
         print(
             f"  {player:<10} {len(zs):>6} {decisions:>9.1f} {mean:>7.2f} {sd:>5.2f}"
-            f" {100 * alone:>5.1f}% {' '.join(shares)}"
+            f" {100 * alone:>5.1f}% {' '.join(shares)} {_median_seconds(rows):>7}"
         )
+
+
+def _median_seconds(rows: list[dict[str, Any]]) -> str:
+    """The median time a game's measure took (a game kept before it was timed: none)."""
+    seconds = [g["seconds"] for g in rows if "seconds" in g]
+    return f"{statistics.median(seconds):.2f}" if seconds else "-"

@@ -120,8 +120,8 @@ async def _measure_one(
                 player_z=summed(zs),
                 player_results=len(zs),
             )
-        is_flagged = fair.flagged(settings.fair_play_threshold) or (
-            figures.player_z is not None and figures.player_z > settings.fair_play_stock_z
+        is_flagged = figures.by_game(settings.fair_play_threshold) or figures.by_stock(
+            settings.fair_play_stock_z
         )
         kept = await repository.keep_measure(
             result.challenge_id, result.player_id, figures, is_flagged

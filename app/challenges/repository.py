@@ -100,6 +100,14 @@ class Measure:
     player_z: float | None = None
     player_results: int | None = None
 
+    def by_game(self, threshold: float) -> bool:
+        """Whether the game's own measure flags it (FAIR_PLAY_THRESHOLD)."""
+        return self.p_value < threshold
+
+    def by_stock(self, threshold: float) -> bool:
+        """Whether its player's stock evidence, summed, flags it (FAIR_PLAY_STOCK_Z)."""
+        return self.player_z is not None and self.player_z > threshold
+
 
 @dataclass(frozen=True, slots=True)
 class Place:

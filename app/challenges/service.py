@@ -1036,7 +1036,7 @@ def fair_play_reason(measure: Measure | None, settings: Settings) -> str:
     if measure is None:
         return "one of the rounds of this total was flagged"
     reasons = []
-    if measure.p_value < settings.fair_play_threshold:
+    if measure.by_game(settings.fair_play_threshold):
         reasons.append(
             f"at {measure.telling} decisions of the game, the move best with every card "
             "known was not the one a player seeing only their cards would choose, and you "
@@ -1044,7 +1044,7 @@ def fair_play_reason(measure: Measure | None, settings: Settings) -> str:
             f"{measure.expected:.1f}: honest play does so that often with a probability of "
             f"{measure.p_value:.2g}"
         )
-    if measure.player_z is not None and measure.player_z > settings.fair_play_stock_z:
+    if measure.by_stock(settings.fair_play_stock_z):
         reasons.append(
             f"over your last {measure.player_results} results, your moves did better with "
             "the stock's true order than with the orders you could not tell from it, by "

@@ -242,12 +242,12 @@ class _Peeking:
 
 
 def _peeking_race(
-    state: GameState, knows: str, samples: int, seed: int
-) -> tuple[list[tuple[str, int]], list[list[bool]], list[int], int, bool]:
-    """Every move of ``state`` solved on ``samples`` samples that know the ``knows`` cards
-    (``_Peeking``, the hint's race): the moves (text, code), which samples each won, the
-    moves still in the race, the number of samples, and whether nothing was hidden."""
-    sight = _sight(player_view(state), state.rules, state.layout)
+    sight: _Sight, state: GameState, knows: str, samples: int, seed: int
+) -> tuple[list[tuple[str, int]], list[list[bool]], list[int], int]:
+    """Every move of ``sight`` (the view of ``state``) solved on ``samples`` samples that
+    know the ``knows`` cards of ``state`` (``_Peeking``, the hint's race): the moves
+    (text, code), which samples each won, the moves still in the race, and the number of
+    samples."""
     lines = [(str(m), code) for m in sight.candidates if (code := _move_code(m)) is not None]
     won, alive, count, _ = _race_samples(
         _Peeking(sight, state, knows),  # type: ignore[arg-type]
@@ -258,14 +258,15 @@ def _peeking_race(
         SearchBudget(max_nodes=DEFAULT_SAMPLE_NODES),
         samples,
     )
-    return lines, won, alive, count, sight.exact
+    return lines, won, alive, count
 
 
 def peeking_move(state: GameState, knows: str, *, samples: int, seed: int) -> str:
     """The hint's move when it knows the ``knows`` cards (``stock`` or ``face_down``): a
     partial cheater's. For calibration only; nothing the server answers calls it."""
-    lines, won, alive, count, exact = _peeking_race(state, knows, samples, seed)
-    return lines[first_best([sum(w) for w in won], alive, count, exact)][0]
+    sight = _sight(player_view(state), state.rules, state.layout)
+    lines, won, alive, count = _peeking_race(sight, state, knows, samples, seed)
+    return lines[first_best([sum(w) for w in won], alive, count, sight.exact)][0]
 
 
 # -- the stock's evidence: a randomization test (docs/fairplay.md) ----------------------
@@ -327,10 +328,10 @@ def _alternatives(
     return None
 
 
-def _regret(state: GameState, move: str, samples: int, seed: int) -> float:
-    """How much less often ``move`` wins than the best move, on samples that know the
-    stock (the face-down cards dealt at random)."""
-    lines, won, _, _, _ = _peeking_race(state, "stock", samples, seed)
+def _regret(sight: _Sight, state: GameState, move: str, samples: int, seed: int) -> float:
+    """How much less often ``move`` wins than the best move from ``state`` (seen as
+    ``sight``), on samples that know its stock (the face-down cards dealt at random)."""
+    lines, won, _, _ = _peeking_race(sight, state, "stock", samples, seed)
     shares = {text: sum(w) / len(w) for (text, _), w in zip(lines, won, strict=True)}
     return max(shares.values()) - shares.get(move, 0.0)
 
@@ -383,8 +384,10 @@ def stock_evidence(
         ):
             others = _alternatives(initial, state, rng, alternatives, winnable)
         if others is not None:
-            true = _regret(state, str(move), samples, seed * 1000 + i)
-            regrets = [_regret(other, str(move), samples, seed * 1000 + i) for other in others]
+            # The alternatives change hidden cards only: all are seen as ``state`` is.
+            sight = _sight(player_view(state), rules, state.layout)
+            true = _regret(sight, state, str(move), samples, seed * 1000 + i)
+            regrets = [_regret(sight, o, str(move), samples, seed * 1000 + i) for o in others]
             mean = sum(regrets) / len(regrets)
             spread = sum((r - mean) ** 2 for r in regrets) / len(regrets)
             if spread > 0 or true != mean:

@@ -2,9 +2,10 @@
 
 Each run measures up to ``--limit`` ranked results not measured yet (default 500), of the
 challenges closed by now (or ``--as-of``), newest close first, in a niced process pool of
-its own (``SOLVER_NICENESS``), ``--workers`` results at a time (default 1; a result takes
-4-6 s of one core: ``app.challenges.fairplay``): run it often (the Kubernetes CronJob:
-every 10 minutes), so that a board's results are measured soon after it closes.
+its own (``SOLVER_NICENESS``), ``--workers`` results at a time (default 1; a classic
+result takes about 3 s of one core: ``app.challenges.fairplay``): run it often (the
+Kubernetes CronJob: every 10 minutes), so that a board's results are measured soon after
+it closes.
 ``--challenge ID`` measures that challenge's only. A run logs one line with its counts.
 """
 

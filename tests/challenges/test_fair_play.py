@@ -21,13 +21,14 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.challenges.deals import daily_rules, find_daily_deal
-from app.engine import apply, get_layout, new_game
+from app.engine import Deal, apply, get_layout, new_game
 from app.engine.fairplay import peeking_move, stock_evidence
 from app.engine.game import legal_moves
 from app.engine.moves import Concede, Undo
 from app.engine.solver import solve_best
 from app.ops.fairplay import main, run
 from app.settings import Settings
+from tests.challenges.test_set_challenges import enter
 from tests.fixtures.games import new_player
 
 # A secret whose day's deal has a best line with 11 telling decisions (p = 4e-5).
@@ -38,18 +39,21 @@ def at(client: TestClient, moment: datetime) -> None:
     client.app.state.clock = lambda: moment  # type: ignore[attr-defined]
 
 
-def best_line(day: str) -> list[str]:
+def day_deal(day: str) -> Deal:
+    """The day's deal, derived as the server does."""
     deal, _ = find_daily_deal(SECRET.encode(), day, "tripeaks", 60)
     assert deal is not None
-    start = new_game(deal, daily_rules("tripeaks"), get_layout("tripeaks"))
+    return deal
+
+
+def best_line(day: str) -> list[str]:
+    start = new_game(day_deal(day), daily_rules("tripeaks"), get_layout("tripeaks"))
     return [m for m in solve_best(start).line if m != "concede"]
 
 
 def stock_line(day: str) -> list[str]:
     """A player who knows the stock's order (the hint's sampling, the stock known)."""
-    deal, _ = find_daily_deal(SECRET.encode(), day, "tripeaks", 60)
-    assert deal is not None
-    state = new_game(deal, daily_rules("tripeaks"), get_layout("tripeaks"))
+    state = new_game(day_deal(day), daily_rules("tripeaks"), get_layout("tripeaks"))
     moves: list[str] = []
     while not state.is_over:
         choices = [str(m) for m in legal_moves(state) if not isinstance(m, Undo | Concede)]
@@ -63,11 +67,9 @@ def stock_line(day: str) -> list[str]:
 
 def evidence(day: str, moves: list[str]) -> float:
     """The stock's evidence of a game, as the server measures it."""
-    deal, _ = find_daily_deal(SECRET.encode(), day, "tripeaks", 60)
-    assert deal is not None
-    challenge = f"{day}.tripeaks"
+    seed = zlib.crc32(f"{day}.tripeaks".encode())
     rules, layout = daily_rules("tripeaks"), get_layout("tripeaks")
-    return stock_evidence(deal, rules, moves, layout, seed=zlib.crc32(challenge.encode())).z
+    return stock_evidence(day_deal(day), rules, moves, layout, seed=seed).z
 
 
 def play(client: TestClient, game: dict[str, Any], moves: list[str]) -> dict[str, Any]:
@@ -116,9 +118,8 @@ def test_the_best_line_is_flagged_once_the_day_is_over_and_ranked_apart(
     honest, honest_auth = new_player(client, name="Honor")
     at(client, day + timedelta(hours=9))
     for auth, moves in ((cheat_auth, best_line("2044-05-10")), (honest_auth, None)):
-        r = client.post(f"/v1/challenges/{challenge}/games", headers=auth)
-        assert r.status_code == 201, r.text
-        end = greedy(client, r.json()) if moves is None else play(client, r.json(), moves)
+        game = enter(client, challenge, auth)
+        end = greedy(client, game) if moves is None else play(client, game, moves)
         if end["status"] == "in_progress":
             play(client, end, ["concede"])
 
@@ -179,9 +180,8 @@ def test_the_operator_s_threshold_decides_what_is_flagged(
     client = client_with(challenge_secret=SECRET)
     _, auth = new_player(client)
     at(client, day + timedelta(hours=9))
-    r = client.post(f"/v1/challenges/{challenge}/games", headers=auth)
-    assert r.status_code == 201, r.text
-    end = play(client, r.json(), best_line("2044-05-11"))
+    game = enter(client, challenge, auth)
+    end = play(client, game, best_line("2044-05-11"))
     if end["status"] == "in_progress":
         play(client, end, ["concede"])
     lenient = settings.model_copy(update={"fair_play_threshold": 1e-12})
@@ -211,9 +211,7 @@ def test_the_stock_s_evidence_is_summed_over_a_player_s_last_results(
         start = datetime.fromisoformat(day).replace(tzinfo=UTC)
         at(client, start + timedelta(hours=9))
         for player, auth in ((stock, stock_auth), (honest, honest_auth)):
-            r = client.post(f"/v1/challenges/{day}.tripeaks/games", headers=auth)
-            assert r.status_code == 201, r.text
-            game = r.json()
+            game = enter(client, f"{day}.tripeaks", auth)
             end = play(client, game, stock_line(day)) if player is stock else greedy(client, game)
             if end["status"] == "in_progress":
                 play(client, end, ["concede"])
@@ -297,9 +295,7 @@ def test_results_are_measured_several_at_a_time_each_once(
     at(client, day + timedelta(hours=9))
     for _ in range(3):
         _, auth = new_player(client)
-        r = client.post(f"/v1/challenges/{challenge}/games", headers=auth)
-        assert r.status_code == 201, r.text
-        greedy(client, r.json())
+        greedy(client, enter(client, challenge, auth))
     after = day + timedelta(days=1, minutes=5)
     done = asyncio.run(run(settings, after, 100, challenge, workers=2))
     assert done.ok + done.flagged == 3
