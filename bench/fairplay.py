@@ -5,7 +5,10 @@ seed, each proved winnable under the rules, as the daily's candidates are), play
 every player below, measures every game (``app.engine.fairplay.measure``) and prints, per
 player: games, the share flagged at the threshold with its 95% interval, the mean number
 of telling decisions, the share of them resolved the clairvoyant way, and the share of
-games held to the null of a player who follows their view.
+games held to the null of a player who follows their view; then the share of a player's
+results flagged as the server flags them with the player's earlier results, by the game
+or by the player's last n measures combined (``flags_player``), for n = 2, 4, 10 (the
+server's window), 4,000 draws of n of the player's games (the last one the result judged).
 
 Players. Honest (they see only the player's view): ``hint32`` and ``hint8`` (the hint bot,
 32 and 8 samples a decision, no time budget), ``greedy``, ``random``. Cheaters: ``exact``
@@ -43,10 +46,12 @@ from app.engine import Rules, apply, get_layout, legal_moves, new_game, numbered
 from app.engine.bots import STRATEGIES, HintSettings
 from app.engine.calibration import wilson
 from app.engine.fairplay import (
+    DEFAULT_RESULTS,
     DEFAULT_SAMPLES,
-    DEFAULT_STOCK_RESULTS,
     DEFAULT_STOCK_Z,
     DEFAULT_THRESHOLD,
+    combined,
+    flags_player,
     measure,
     needed,
     peeking_move,
@@ -61,7 +66,8 @@ from app.engine.view import player_view
 HONEST = ("hint32", "hint8", "greedy", "random")
 CHEATERS = ("exact", "stock", "face_down")
 WINNABLE_NODES = 200_000  # as the daily's proof (app.challenges.deals.NODES_PER_DEAL)
-RESULTS = (4, 8, DEFAULT_STOCK_RESULTS, 12)  # results of one player summed
+RESULTS = (4, 8, DEFAULT_RESULTS, 12)  # results of one player summed
+PLAYER_RESULTS = (2, 4, DEFAULT_RESULTS)  # and combined
 
 
 def daily_like(seed: int, rules: Rules) -> int:
@@ -175,7 +181,9 @@ def run(argv: list[str]) -> None:
         f"the measure's hint at {args.samples} samples"
     )
     head = f"  {'player':<10} {'games':>6} {'flagged':>8} {'95% CI':>15}"
-    print(f"{head} {'telling':>8} {'resolved':>9} {'view':>6} {'s/game':>7}")
+    cols = " ".join(f"{f'n={n}':>7}" for n in PLAYER_RESULTS)
+    print(f"{head} {'telling':>8} {'resolved':>9} {'view':>6} {cols} {'s/game':>7}")
+    rng = random.Random(args.seed)
     for player in players:
         rows = games[player]
         flagged = sum(g["p_value"] < args.threshold for g in rows)
@@ -183,11 +191,31 @@ def run(argv: list[str]) -> None:
         telling = sum(g["telling"] for g in rows)
         share = sum(g["resolved"] for g in rows) / telling if telling else 0.0
         view = sum(g["follows_view"] for g in rows) / max(1, len(rows))
+        with_player = _with_player([g["p_value"] for g in rows], args.threshold, rng)
         print(
             f"  {player:<10} {len(rows):>6} {100 * flagged / max(1, len(rows)):>7.1f}%"
             f" {100 * low:>6.1f}-{100 * high:>5.1f}% {telling / max(1, len(rows)):>8.1f}"
-            f" {100 * share:>8.1f}% {100 * view:>5.0f}% {_median_seconds(rows):>7}"
+            f" {100 * share:>8.1f}% {100 * view:>5.0f}% {with_player}"
+            f" {_median_seconds(rows):>7}"
         )
+
+
+def _with_player(ps: list[float], threshold: float, rng: random.Random) -> str:
+    """The share of a player's results flagged with their n - 1 earlier ones, for each n
+    of ``PLAYER_RESULTS``: by the game's own p-value or by ``flags_player``, on 4,000 draws
+    of n of the player's games (on different deals)."""
+    shares = []
+    for n in PLAYER_RESULTS:
+        if n > len(ps):
+            shares.append(f"{'-':>7}")
+            continue
+        hits = 0
+        for _ in range(4000):
+            window = rng.sample(ps, n)
+            own = window[0]
+            hits += own < threshold or flags_player(own, combined(window), threshold)
+        shares.append(f"{100 * hits / 4000:>6.1f}%")
+    return " ".join(shares)
 
 
 def _stock_table(

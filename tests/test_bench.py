@@ -40,7 +40,8 @@ def test_fairplay_flags_and_keeps_its_games(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """``python -m bench fairplay``: every player's games measured and kept; a second run
-    with the same file plays none again."""
+    with the same file plays none again. The best line's short game (3 telling decisions)
+    is flagged only with the player's other result."""
     from bench import fairplay
 
     out = tmp_path / "fairplay.jsonl"
@@ -49,6 +50,8 @@ def test_fairplay_flags_and_keeps_its_games(
     text = capsys.readouterr().out
     assert "rules wrap, 2 daily-like deals from seed 777" in text
     assert "needs 4 telling decisions to flag" in text
+    [exact] = [line.split() for line in text.splitlines() if line.startswith("  exact ")]
+    assert (exact[2], exact[-4:-1]) == ("50.0%", ["100.0%", "-", "-"])
     kept = [json.loads(line) for line in out.read_text().splitlines()]
     assert sorted((g["player"], g["seed"]) for g in kept) == [
         ("exact", 777),

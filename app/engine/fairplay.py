@@ -36,7 +36,9 @@ random null is the larger one, and a player held to the smaller one chose like t
 
 What it catches (``python -m bench fairplay``, docs/fairplay.md): a player who plays the
 deal's best line; not a partial cheater who knows only the stock or only the face-down
-cards and plays for the win (their choices look like the hint's). For the stock-only
+cards and plays for the win (their choices look like the hint's). A short game of the
+best line (3 telling decisions or fewer) cannot be flagged alone: ``combined`` takes a
+player's results together (``flags_player``). For the stock-only
 cheater, ``stock_evidence`` below is a test of its own: too weak to flag one game, strong
 enough over several results of one player (``summed``; the server flags by the sum over
 a player's last results: app.challenges.fairplay, docs/fairplay.md).
@@ -50,6 +52,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import random
+import sys
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -133,6 +136,41 @@ def tail(chances: Sequence[float], k: int) -> float:
             nxt[j + 1] += p * q
         dist = nxt
     return min(1.0, max(0.0, sum(dist[k:])))
+
+
+# -- a player's results: the game's measure combined (docs/fairplay.md) ------------------
+
+# A result flagged by its player's results must lean the clairvoyant way itself: its own
+# p-value at most PLAYER_LEAN (as unlikely as one telling decision resolved so by a player
+# who follows their view, at least), so that a result which shows nothing is never flagged
+# for the player's others. A short game of a player who plays the best line (3 or fewer
+# telling decisions: 12% of them, which cannot be flagged alone) is then flagged with the
+# player's earlier results (docs/fairplay.md).
+PLAYER_LEAN: Final = HONEST_RATE
+DEFAULT_RESULTS: Final = 10  # a player's last results, this one included (FAIR_PLAY_RESULTS)
+
+
+def combined(p_values: Sequence[float]) -> float:
+    """Fisher's combination of the p-values of several results of one player (on different
+    deals, so independent): ``-2 sum(log p)`` is chi-squared with ``2k`` degrees of freedom
+    when each ``p`` is uniform, and its upper tail has a closed form for even degrees,
+    ``exp(-x) * sum(x**i / i!, i < k)`` with ``x = -sum(log p)``. Each game's p-value is
+    conservative (never under a uniform's for honest play: ``q`` is an upper bound of
+    honest play's rate), so the combination is too: honest players pass a threshold with at
+    most its probability. 1 for none."""
+    x = -sum(math.log(max(p, sys.float_info.min)) for p in p_values)
+    if x <= 0:
+        return 1.0
+    log_x = math.log(x)
+    tail_sum = sum(math.exp(i * log_x - x - math.lgamma(i + 1)) for i in range(len(p_values)))
+    return min(1.0, tail_sum)
+
+
+def flags_player(p_value: float, player_p: float, threshold: float) -> bool:
+    """Whether a result is flagged by its player's results: it leans the clairvoyant way
+    itself (``PLAYER_LEAN``) and their p-values ``combined`` (this one's included) pass
+    ``threshold``."""
+    return p_value <= PLAYER_LEAN and player_p < threshold
 
 
 def _choices(state: GameState) -> list[Move]:
@@ -271,13 +309,12 @@ def peeking_move(state: GameState, knows: str, *, samples: int, seed: int) -> st
 
 # -- the stock's evidence: a randomization test (docs/fairplay.md) ----------------------
 
-# A player's results are flagged when ``summed`` over their last ``DEFAULT_STOCK_RESULTS``
+# A player's results are flagged when ``summed`` over their last ``DEFAULT_RESULTS``
 # (this one included) passes ``DEFAULT_STOCK_Z`` (the settings FAIR_PLAY_STOCK_Z and
-# FAIR_PLAY_STOCK_RESULTS): honest games came out at z about N(-0.1, 1.1), the stock
+# FAIR_PLAY_RESULTS): honest games came out at z about N(-0.1, 1.1), the stock
 # cheater's at 1.1 (sd 0.4): over 10 results, 95% of stock cheaters pass 3.0 and 0.01% of
 # honest players (docs/fairplay.md).
 DEFAULT_STOCK_Z: Final = 3.0
-DEFAULT_STOCK_RESULTS: Final = 10
 STOCK_ALTERNATIVES: Final = 16
 STOCK_SAMPLES: Final = 24
 WINNABLE_NODES: Final = 200_000  # as the daily's proof (app.challenges.deals)

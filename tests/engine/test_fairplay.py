@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import random
 
 import pytest
 
@@ -16,6 +17,9 @@ from app.engine.bots import STRATEGIES, HintSettings
 from app.engine.fairplay import (
     DEFAULT_THRESHOLD,
     HONEST_RATE,
+    PLAYER_LEAN,
+    combined,
+    flags_player,
     measure,
     needed,
     peeking_move,
@@ -96,6 +100,29 @@ def test_the_tail_is_the_poisson_binomial_s() -> None:
         )
         assert tail(chances, k) == pytest.approx(brute)
     assert tail([], 0) == 1.0
+
+
+def test_results_combine_as_fisher_s_method() -> None:
+    # One result is itself; two are P(U1 * U2 <= p1 * p2) = t (1 - log t) for uniforms.
+    assert combined([0.2]) == pytest.approx(0.2)
+    t = 0.03 * 0.2
+    assert combined([0.03, 0.2]) == pytest.approx(t * (1 - math.log(t)))
+    assert combined([]) == 1.0 and combined([1.0, 1.0]) == 1.0
+    # Three, against the product of three uniforms drawn (seeded): the same tail.
+    rng = random.Random(7)
+    draws = [rng.random() * rng.random() * rng.random() for _ in range(200_000)]
+    for ps in ([0.1, 0.1, 0.1], [0.5, 0.02, 0.9]):
+        drawn = sum(d <= math.prod(ps) for d in draws) / len(draws)
+        assert combined(ps) == pytest.approx(drawn, abs=0.003)
+    # Several small results pass where none passes alone; nothing overflows.
+    assert combined([0.027] * 2) < 0.01 < 0.027
+    assert combined([0.0] * 1000) == 0.0 and combined([1e-300] * 3) < 1e-290
+
+
+def test_a_result_flagged_by_its_player_s_others_leans_that_way_itself() -> None:
+    assert flags_player(PLAYER_LEAN, 0.001, DEFAULT_THRESHOLD)
+    assert not flags_player(0.31, 0.001, DEFAULT_THRESHOLD)  # shows nothing itself
+    assert not flags_player(0.05, DEFAULT_THRESHOLD, DEFAULT_THRESHOLD)
 
 
 def test_how_many_telling_decisions_can_flag() -> None:
