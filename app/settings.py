@@ -178,22 +178,25 @@ class Settings(BaseSettings):
         gt=0,
         lt=1,
         description="A ranked result whose fair-play measure (a p-value against honest "
-        "play) is under this is flagged and ranked apart; the measure is always shown",
+        "play) is under this is flagged and ranked apart, as is one that leans the "
+        "clairvoyant way itself when its player's last FAIR_PLAY_RESULTS measures combined "
+        "are under it; the measure is always shown",
     )
     fair_play_stock_z: float = Field(
         default=3.0,
         gt=0,
         le=100,
         description="A ranked result is flagged too when its player's stock evidence, "
-        "summed over their last FAIR_PLAY_STOCK_RESULTS results (this one included), "
+        "summed over their last FAIR_PLAY_RESULTS results (this one included), "
         "passes this many standard deviations (honest play: about N(0, 1); the evidence "
         "is always shown)",
     )
-    fair_play_stock_results: int = Field(
+    fair_play_results: int = Field(
         default=10,
         ge=1,
         le=1000,
-        description="How many of a player's last results the stock evidence is summed over",
+        description="How many of a player's last results (this one included) their "
+        "fair-play measures are combined over, and their stock evidence summed over",
     )
     following_max: int = Field(
         default=500, ge=1, le=100000, description="Players one player may follow"

@@ -7,12 +7,15 @@ reads its game's moves (a short read), measures it in the solver pool (no transa
 and no connection held while it searches), then keeps the measure (a short write that
 locks the entry): ``ok``, or ``flagged`` when its p-value is under
 ``FAIR_PLAY_THRESHOLD``, which moves the result to the board's flagged side (ranked apart,
-never deleted). The stock's evidence is measured beside it (``stock_evidence``: not for
-a deal drawn by difficulty) and summed with the player's last ones
-(``FAIR_PLAY_STOCK_RESULTS``, read in the same write): past ``FAIR_PLAY_STOCK_Z``, the
-result is flagged too. One game cannot show a stock-only cheater; a player's results can
-(docs/fairplay.md). A round's measure settles its edition's entry too. Two runs at once
-measure a result twice at worst and keep one (the write keeps only a pending entry's).
+never deleted). Its p-value is combined with the player's last ones (``FAIR_PLAY_RESULTS``,
+read in the same write): a result that leans the clairvoyant way itself is flagged when
+the combination is under the threshold too (a short game, which cannot be flagged alone,
+of a player whose other results show the same). The stock's evidence is measured beside
+it (``stock_evidence``: not for a deal drawn by difficulty) and summed with the player's
+last ones: past ``FAIR_PLAY_STOCK_Z``, the result is flagged too. One game cannot show a
+stock-only cheater; a player's results can (docs/fairplay.md). A round's measure settles
+its edition's entry too. Two runs at once measure a result twice at worst and keep one
+(the write keeps only a pending entry's).
 
 ``python -m app.ops.fairplay`` runs it (a CronJob every 10 minutes: docs/fairplay.md),
 ``--workers`` results at a time, never two of one player's (each sums its player's last).
@@ -30,7 +33,14 @@ from datetime import datetime
 from app import engine
 from app.challenges.models import ChallengeKind
 from app.challenges.repository import ChallengeRepository, Measure, Unmeasured
-from app.engine.fairplay import FairPlay, StockEvidence, measure, stock_evidence, summed
+from app.engine.fairplay import (
+    FairPlay,
+    StockEvidence,
+    combined,
+    measure,
+    stock_evidence,
+    summed,
+)
 from app.games.service import GameService
 from app.kit.database import Database
 from app.kit.workload import SolverPool
@@ -107,12 +117,19 @@ async def _measure_one(
     )
     async with database.sessions() as writing:
         repository = ChallengeRepository(writing)
-        figures = Measure(fair.telling, fair.resolved, fair.expected, fair.p_value, now)
+        window = settings.fair_play_results - 1  # this one's earlier results
+        ps = [fair.p_value, *await repository.measure_history(result.player_id, window)]
+        figures = Measure(
+            fair.telling,
+            fair.resolved,
+            fair.expected,
+            fair.p_value,
+            now,
+            player_p=combined(ps),
+            player_p_results=len(ps),
+        )
         if evidence is not None:
-            earlier = await repository.stock_history(
-                result.player_id, settings.fair_play_stock_results - 1
-            )
-            zs = [evidence.z, *earlier]
+            zs = [evidence.z, *await repository.stock_history(result.player_id, window)]
             figures = replace(
                 figures,
                 stock_z=evidence.z,
@@ -120,8 +137,10 @@ async def _measure_one(
                 player_z=summed(zs),
                 player_results=len(zs),
             )
-        is_flagged = figures.by_game(settings.fair_play_threshold) or figures.by_stock(
-            settings.fair_play_stock_z
+        is_flagged = (
+            figures.by_game(settings.fair_play_threshold)
+            or figures.by_player(settings.fair_play_threshold)
+            or figures.by_stock(settings.fair_play_stock_z)
         )
         kept = await repository.keep_measure(
             result.challenge_id, result.player_id, figures, is_flagged
@@ -135,12 +154,15 @@ async def _measure_one(
         if is_flagged:
             log.info(
                 "flagged %s on %s: %d of %d telling decisions resolved as clairvoyant, "
-                "p=%.2g; the stock's evidence summed over %s results: %s",
+                "p=%.2g (over %d results: %.2g); the stock's evidence summed over %s "
+                "results: %s",
                 result.player_id,
                 result.challenge_id,
                 fair.resolved,
                 fair.telling,
                 fair.p_value,
+                figures.player_p_results,
+                figures.player_p,
                 figures.player_results,
                 figures.player_z,
             )

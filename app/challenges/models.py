@@ -173,6 +173,11 @@ class ChallengeEntry(Base):
     fair_play_stock_decisions: Mapped[int | None] = mapped_column(Integer)
     fair_play_player_z: Mapped[float | None] = mapped_column(Float)
     fair_play_player_results: Mapped[int | None] = mapped_column(Integer)
+    # The game's measure of the player's last results with one (this one included),
+    # combined (app.engine.fairplay.combined), and how many: a result that leans the
+    # clairvoyant way itself is flagged when the combination is under FAIR_PLAY_THRESHOLD.
+    fair_play_player_p: Mapped[float | None] = mapped_column(Float)
+    fair_play_player_p_results: Mapped[int | None] = mapped_column(Integer)
     flagged_rank_score: Mapped[int | None] = mapped_column(Integer)
 
     __table_args__ = (

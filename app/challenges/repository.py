@@ -42,6 +42,7 @@ from app.challenges.models import (
     ServerSecret,
 )
 from app.engine import GameStatus
+from app.engine.fairplay import flags_player
 from app.kit.models import PlayerKind, utcnow
 
 CHALLENGES: Table = Challenge.__table__  # type: ignore[assignment]
@@ -71,6 +72,8 @@ _MEASURE = (
     ENTRIES.c.fair_play_stock_decisions,
     ENTRIES.c.fair_play_player_z,
     ENTRIES.c.fair_play_player_results,
+    ENTRIES.c.fair_play_player_p,
+    ENTRIES.c.fair_play_player_p_results,
 )
 
 
@@ -99,10 +102,20 @@ class Measure:
     stock_decisions: int | None = None
     player_z: float | None = None
     player_results: int | None = None
+    # The game's measure of its player's last results with one (this one included),
+    # combined (``app.engine.fairplay.combined``), and how many (None: measured before it
+    # was kept).
+    player_p: float | None = None
+    player_p_results: int | None = None
 
     def by_game(self, threshold: float) -> bool:
         """Whether the game's own measure flags it (FAIR_PLAY_THRESHOLD)."""
         return self.p_value < threshold
+
+    def by_player(self, threshold: float) -> bool:
+        """Whether its player's results, their measures combined, flag it (the same
+        threshold; the result must lean the clairvoyant way itself: ``flags_player``)."""
+        return self.player_p is not None and flags_player(self.p_value, self.player_p, threshold)
 
     def by_stock(self, threshold: float) -> bool:
         """Whether its player's stock evidence, summed, flags it (FAIR_PLAY_STOCK_Z)."""
@@ -626,24 +639,32 @@ class ChallengeRepository:
         return True
 
     async def stock_history(self, player_id: str, limit: int) -> list[float]:
-        """The stock evidence's z of the player's ``limit`` last measured results (rounds,
+        """The stock evidence's z of the player's ``limit`` last results that have one."""
+        return await self._history(ENTRIES.c.fair_play_stock_z, player_id, limit)
+
+    async def measure_history(self, player_id: str, limit: int) -> list[float]:
+        """The game measure's p-value of the player's ``limit`` last measured results."""
+        return await self._history(ENTRIES.c.fair_play_p, player_id, limit)
+
+    async def _history(self, figure: Any, player_id: str, limit: int) -> list[float]:
+        """A figure of the player's ``limit`` last measured results that have it (rounds,
         dailies and set challenges: not an edition's entry, which repeats a round's),
         newest first (``ix_challenge_entries_player_id``: one player's entries)."""
         if limit <= 0:
             return []
         e, c = ENTRIES.c, CHALLENGES.c
         rows = await self.session.scalars(
-            select(e.fair_play_stock_z)
+            select(figure)
             .select_from(ENTRIES.join(CHALLENGES, c.id == e.challenge_id))
             .where(
                 e.player_id == player_id,
-                e.fair_play_stock_z.is_not(None),
+                figure.is_not(None),
                 c.kind != ChallengeKind.EDITION,
             )
             .order_by(e.fair_play_at.desc(), e.challenge_id.desc())
             .limit(limit)
         )
-        return [float(z) for z in rows]
+        return [float(value) for value in rows]
 
     async def settle_edition(self, board_id: str, player_id: str) -> None:
         """An edition's entry after one of its rounds' results was measured: flagged (and
@@ -748,6 +769,8 @@ def _keep(entry: ChallengeEntry, measure: Measure) -> None:
     entry.fair_play_stock_decisions = measure.stock_decisions
     entry.fair_play_player_z = measure.player_z
     entry.fair_play_player_results = measure.player_results
+    entry.fair_play_player_p = measure.player_p
+    entry.fair_play_player_p_results = measure.player_p_results
 
 
 def _key_params(key: BoardKey) -> dict[str, Any]:
@@ -864,6 +887,8 @@ def measure_of(r: Any) -> Measure | None:
         r.fair_play_stock_decisions,
         r.fair_play_player_z,
         r.fair_play_player_results,
+        r.fair_play_player_p,
+        r.fair_play_player_p_results,
     )
 
 

@@ -10,6 +10,7 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StrictBool
 
 from app.challenges.models import ChallengeKind, FairPlay
 from app.engine.difficulty import Tier
+from app.engine.fairplay import PLAYER_LEAN
 from app.games.service import RulesCreate
 from app.kit.models import PlayerKind
 from app.kit.schemas import DEFAULT_LAYOUT, DifficultyRead, LayoutName, RulesRead, Strict
@@ -225,7 +226,8 @@ class FairPlayRead(BaseModel):
 
     status: FairPlay = Field(
         description="pending (its challenge is open, or the measure is queued), ok, or "
-        "flagged (p_value under the server's threshold, or player_stock_z over its own: "
+        "flagged (p_value under the server's threshold, or player_p_value with a p_value "
+        "that leans the clairvoyant way itself, or player_stock_z over its own threshold: "
         "ranked apart)"
     )
     telling: int | None = Field(description="Telling decisions in the game; null while pending")
@@ -258,6 +260,16 @@ class FairPlayRead(BaseModel):
     )
     player_stock_results: int | None = Field(
         description="How many results player_stock_z sums; null as stock_z"
+    )
+    player_p_value: float | None = Field(
+        description="The p_value of the player's last results with one (this one included) "
+        "combined, when it was measured: how likely honest play does what they did in all "
+        f"of them. Under the server's threshold, a result whose own p_value is at most "
+        f"{PLAYER_LEAN:g} (it leans the clairvoyant way itself) is flagged; null while "
+        "pending, or measured before it was kept"
+    )
+    player_p_results: int | None = Field(
+        description="How many results player_p_value combines; null as player_p_value"
     )
 
 
@@ -309,6 +321,8 @@ class LeaderboardRead(BaseModel):
                                 "stock_decisions": 17,
                                 "player_stock_z": 0.31,
                                 "player_stock_results": 10,
+                                "player_p_value": 0.64,
+                                "player_p_results": 10,
                             },
                         },
                         {
@@ -331,6 +345,8 @@ class LeaderboardRead(BaseModel):
                                 "stock_decisions": None,
                                 "player_stock_z": None,
                                 "player_stock_results": None,
+                                "player_p_value": None,
+                                "player_p_results": None,
                             },
                         },
                     ],

@@ -1015,6 +1015,8 @@ def fair_play_out(status: FairPlay, measure: Measure | None) -> FairPlayRead:
             stock_decisions=None,
             player_stock_z=None,
             player_stock_results=None,
+            player_p_value=None,
+            player_p_results=None,
         )
     return FairPlayRead(
         status=status,
@@ -1027,12 +1029,15 @@ def fair_play_out(status: FairPlay, measure: Measure | None) -> FairPlayRead:
         stock_decisions=measure.stock_decisions,
         player_stock_z=None if measure.player_z is None else round(measure.player_z, 3),
         player_stock_results=measure.player_results,
+        player_p_value=measure.player_p,
+        player_p_results=measure.player_p_results,
     )
 
 
 def fair_play_reason(measure: Measure | None, settings: Settings) -> str:
-    """Why a flagged result is ranked apart, for its player: the game's own measure, the
-    stock's evidence of their last results, or both (against the server's thresholds)."""
+    """Why a flagged result is ranked apart, for its player: the game's own measure, its
+    measures of their last results combined, the stock's evidence of their last results
+    (against the server's thresholds)."""
     if measure is None:
         return "one of the rounds of this total was flagged"
     reasons = []
@@ -1043,6 +1048,15 @@ def fair_play_reason(measure: Measure | None, settings: Settings) -> str:
             f"chose it {measure.resolved} times where honest play does about "
             f"{measure.expected:.1f}: honest play does so that often with a probability of "
             f"{measure.p_value:.2g}"
+        )
+    elif measure.by_player(settings.fair_play_threshold):
+        reasons.append(
+            f"at {measure.telling} decisions of the game, the move best with every card "
+            "known was not the one a player seeing only their cards would choose, and you "
+            f"chose it {measure.resolved} times where honest play does about "
+            f"{measure.expected:.1f}; over your last {measure.player_p_results} results "
+            "together, honest play does what you did with a probability of "
+            f"{measure.player_p:.2g}"
         )
     if measure.by_stock(settings.fair_play_stock_z):
         reasons.append(

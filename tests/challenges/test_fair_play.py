@@ -2,7 +2,9 @@
 measured by ``python -m app.ops.fairplay``'s run once the challenge has closed and not
 before; a player who plays the deal's best line is flagged and ranked apart, a greedy
 player is not; ``fair_play=flagged`` lists the flagged; the player's own view says why;
-the operator's threshold decides; the stock's evidence of each result, summed over the
+the operator's threshold decides; a short game of the best line, which its own measure
+cannot flag, is flagged with the player's earlier results combined, and a result that
+shows nothing itself never is; the stock's evidence of each result, summed over the
 player's last results (the operator's window), flags a player who knew the stock and
 tells them why. The test knows the server's secret, so it derives the
 day's deal (and its best line) as the server does; the days are in 2044, which no other
@@ -22,7 +24,7 @@ from fastapi.testclient import TestClient
 
 from app.challenges.deals import daily_rules, find_daily_deal
 from app.engine import Deal, apply, get_layout, new_game
-from app.engine.fairplay import peeking_move, stock_evidence
+from app.engine.fairplay import PLAYER_LEAN, combined, peeking_move, stock_evidence
 from app.engine.game import legal_moves
 from app.engine.moves import Concede, Undo
 from app.engine.solver import solve_best
@@ -193,6 +195,55 @@ def test_the_operator_s_threshold_decides_what_is_flagged(
     assert board(client, challenge, fair_play="flagged")["entries"] == []
 
 
+def test_a_player_s_results_are_combined_and_flag_one_that_leans_that_way(
+    client_with: Callable[..., TestClient], settings: Settings
+) -> None:
+    """Two best lines whose measures (0.00073 each) a threshold of 1e-4 does not flag
+    alone, and their player's, combined, does (8e-6); a greedy game of the same player
+    after them, combined with them under the threshold too, is not flagged: it shows
+    nothing itself (its own p-value over PLAYER_LEAN). The other player's greedy games
+    stay ok."""
+    client = client_with(challenge_secret=SECRET)
+    cheat, cheat_auth = new_player(client, name="Clair")
+    honest, honest_auth = new_player(client, name="Greedy")
+    days = ["2044-05-16", "2044-05-17", "2044-05-19"]
+    for day in days:
+        at(client, datetime.fromisoformat(day).replace(tzinfo=UTC) + timedelta(hours=9))
+        for player, auth in ((cheat, cheat_auth), (honest, honest_auth)):
+            game = enter(client, f"{day}.tripeaks", auth)
+            cheating = player is cheat and day != days[-1]
+            end = play(client, game, best_line(day)) if cheating else greedy(client, game)
+            if end["status"] == "in_progress":
+                play(client, end, ["concede"])
+    strict = settings.model_copy(update={"fair_play_threshold": 1e-4, "fair_play_results": 3})
+    shown: dict[tuple[str, str], dict[str, Any]] = {}
+    for day in days:
+        start = datetime.fromisoformat(day).replace(tzinfo=UTC)
+        measure(strict, start + timedelta(days=1, minutes=5), f"{day}.tripeaks")
+        at(client, start + timedelta(days=2))
+        for view in ({}, {"fair_play": "flagged"}):
+            for e in board(client, f"{day}.tripeaks", **view)["entries"]:
+                shown[day, e["player_id"]] = e["fair_play"]
+    first, second, third = (shown[day, cheat["id"]] for day in days)
+    # Neither best line is flagged by its own measure; the second is by the two combined.
+    assert 1e-4 < first["p_value"] <= PLAYER_LEAN and 1e-4 < second["p_value"] <= PLAYER_LEAN
+    assert first["status"] == "ok" and first["player_p_results"] == 1
+    assert first["player_p_value"] == pytest.approx(first["p_value"])
+    assert second["status"] == "flagged" and second["player_p_results"] == 2
+    both = combined([first["p_value"], second["p_value"]])
+    assert second["player_p_value"] == pytest.approx(both) and both < 1e-4
+    # The greedy game after them: under the threshold combined, but not leaning itself.
+    assert third["player_p_results"] == 3 and third["player_p_value"] < 1e-4
+    assert third["p_value"] > PLAYER_LEAN and third["status"] == "ok"
+    assert all(shown[day, honest["id"]]["status"] == "ok" for day in days)
+    assert shown[days[-1], honest["id"]]["player_p_results"] == 3
+    # The player's view, on a server of the measure's threshold, says why.
+    same = client_with(challenge_secret=SECRET, fair_play_threshold=1e-4)
+    mine = same.get("/v1/players/me/challenges", headers=cheat_auth).json()["challenges"]
+    [entry] = [c["entry"] for c in mine if c["challenge"]["id"] == f"{days[1]}.tripeaks"]
+    assert "over your last 2 results together" in entry["fair_play_reason"]
+
+
 def moves_of(client: TestClient, game_id: str, auth: dict[str, str]) -> list[str]:
     r = client.get(f"/v1/games/{game_id}/moves", params={"limit": 1000}, headers=auth)
     assert r.status_code == 200, r.text
@@ -251,7 +302,7 @@ def test_the_stock_s_evidence_is_summed_over_a_player_s_last_results(
         update={
             "fair_play_threshold": 1e-12,  # the game's own measure flags nothing here
             "fair_play_stock_z": threshold,
-            "fair_play_stock_results": 2,
+            "fair_play_results": 2,
         }
     )
     done = measure(strict, after(days[1]), f"{days[1]}.tripeaks")
@@ -275,7 +326,7 @@ def test_the_stock_s_evidence_is_summed_over_a_player_s_last_results(
     assert "stock's true order" in entry["fair_play_reason"]
 
     # The third day: the window keeps the last two results, not three.
-    lenient = settings.model_copy(update={"fair_play_stock_results": 2})
+    lenient = settings.model_copy(update={"fair_play_results": 2})
     measure(lenient, after(days[2]), f"{days[2]}.tripeaks")
     third = figures(days[2])
     for player in (stock, honest):
