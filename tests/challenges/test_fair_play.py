@@ -195,6 +195,8 @@ def test_the_operator_s_threshold_decides_what_is_flagged(
     assert board(client, challenge, fair_play="flagged")["entries"] == []
 
 
+# A minute a database (three days' measures, the stock's evidence of each): slow.
+@pytest.mark.slow
 def test_a_player_s_results_are_combined_and_flag_one_that_leans_that_way(
     client_with: Callable[..., TestClient], settings: Settings
 ) -> None:
@@ -250,6 +252,8 @@ def moves_of(client: TestClient, game_id: str, auth: dict[str, str]) -> list[str
     return [m["move"] for m in r.json()["moves"]]
 
 
+# A minute a database (three days' measures, the stock's evidence of each): slow.
+@pytest.mark.slow
 def test_the_stock_s_evidence_is_summed_over_a_player_s_last_results(
     client_with: Callable[..., TestClient], settings: Settings
 ) -> None:
