@@ -1041,22 +1041,19 @@ def fair_play_reason(measure: Measure | None, settings: Settings) -> str:
     if measure is None:
         return "one of the rounds of this total was flagged"
     reasons = []
+    game = (
+        f"at {measure.telling} decisions of the game, the move best with every card known "
+        "was not the one a player seeing only their cards would choose, and you chose it "
+        f"{measure.resolved} times where honest play does about {measure.expected:.1f}"
+    )
     if measure.by_game(settings.fair_play_threshold):
         reasons.append(
-            f"at {measure.telling} decisions of the game, the move best with every card "
-            "known was not the one a player seeing only their cards would choose, and you "
-            f"chose it {measure.resolved} times where honest play does about "
-            f"{measure.expected:.1f}: honest play does so that often with a probability of "
-            f"{measure.p_value:.2g}"
+            f"{game}: honest play does so that often with a probability of {measure.p_value:.2g}"
         )
     elif measure.by_player(settings.fair_play_threshold):
         reasons.append(
-            f"at {measure.telling} decisions of the game, the move best with every card "
-            "known was not the one a player seeing only their cards would choose, and you "
-            f"chose it {measure.resolved} times where honest play does about "
-            f"{measure.expected:.1f}; over your last {measure.player_p_results} results "
-            "together, honest play does what you did with a probability of "
-            f"{measure.player_p:.2g}"
+            f"{game}; over your last {measure.player_p_results} results together, honest "
+            f"play does what you did with a probability of {measure.player_p:.2g}"
         )
     if measure.by_stock(settings.fair_play_stock_z):
         reasons.append(
