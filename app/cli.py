@@ -4,9 +4,9 @@ tripeaks solve [FILE] [rule flags] [budget flags]
     Deals one a line (card codes separated by spaces, in the engine's deal order:
     tableau positions, the waste card unless --free-start, then the stock from the
     top) from FILE or standard input; one JSON object a line out. The best score is
-    exact when ``best_score_exact``; when the exact search cannot finish within a quarter of the
-    budget (six peaks), it is the best line found with the rest, and
-    ``best_score_bound`` says how much better any line could be.
+    exact when ``best_score_exact``; when the search cannot finish within the budget (six
+    peaks), it is the best line found, and ``best_score_bound`` says how much better any
+    line could be.
 tripeaks stats --deals N --seed S [--difficulty] [rule flags] [budget flags]
     The share of winnable deals among deals S, S+1, ... with its 95% (Wilson)
     interval, the mean best score and the solving time per deal; with --difficulty, each

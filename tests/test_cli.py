@@ -58,15 +58,15 @@ def test_solve_best_from_a_file_with_rule_flags(tmp_path: Path) -> None:
 
 
 def test_solve_six_peaks_answers_the_best_line_found_and_its_bound() -> None:
-    """Where the exact search cannot finish (six peaks), the best line found within the
-    budget, replayed to its score, and the bound no line passes."""
+    """Where the search cannot finish (six peaks), the best line found within the budget,
+    replayed to its score, and the bound no line passes."""
     deal = numbered_deal(1, decks=2)
     flags = ["--layout", "six_peaks", "--question", "best", "--max-nodes", "2000000"]
     code, out = run(["solve", *flags], format_deal(deal) + "\n")
     assert code == 0
     record = json.loads(out)
     assert record["best_score_exact"] is False
-    assert 0 < record["best_score"] < record["best_score_bound"] == 1701
+    assert 0 < record["best_score"] < record["best_score_bound"] <= 1701
     state = new_game(deal, Rules.for_layout("six_peaks"), get_layout("six_peaks"))
     for move in record["best_line"]:
         state = apply(state, move)

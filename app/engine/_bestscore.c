@@ -13,6 +13,20 @@
  * ``max_entries`` entries of the table) ran out. At most 56 tableau positions and 255
  * stock cards (a key is the mask << 8 | the stock index).
  *
+ * layers(ranks, uncovers, fit, stock, pts, bonus, penalty, peak_mask, full,
+ *        mask, free, top, streak, max_nodes, seconds, max_entries, walk_limit, share)
+ *   -> (points, bound, complete, nodes, ends)
+ *
+ * The layered search of the same draw positions (solver.py ``_LayerSearch``, the answer of
+ * an analysis): the most points of the lines found, a sound bound on any line's, whether
+ * the search finished (the points are then the best, and the bound equal to them), and the
+ * best line's draw positions as ``best`` gives them. Layer by layer for ``share`` of the
+ * budget, then by bound. ``max_entries`` draw positions at most are kept (past them a new
+ * one counts by its bound alone), a streak's walk stops after ``walk_limit`` steps (0:
+ * never). Its answers are the Python search's when it finishes
+ * (tests/engine/test_best_accel.py); its order of expansion within a layer and among equal
+ * bounds is its tables', so lines of equal points may differ.
+ *
  * Clear(ranks, uncovers, fit, stock, full, hall).wins(mask, free, index, top, max_nodes,
  *      seconds, max_entries) -> (won: True, False, or None out of budget; nodes; the line)
  *
@@ -22,6 +36,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +117,9 @@ typedef struct {
     size_t walk_len, walk_cap;
     End *ends;
     size_t ends_len, ends_cap;
+    /* the layered search: a walk stops after ``walk_limit`` steps (0: never), and says so */
+    long long walk_limit;
+    int walk_cut;
 } Search;
 
 static inline u64 mix(u64 x) {
@@ -316,6 +334,11 @@ static int walk(Search *s, u64 mask0, u64 free0, int top0) {
             int added = seen_add(s, m2, r);
             if (added < 0) goto oom;
             if (!added) continue;
+            if (s->walk_limit && (long long)s->seen_count > s->walk_limit) {
+                s->walk_cut = 1;
+                s->walk_len = 0;
+                break;
+            }
             if ((s->seen_count & 4095) == 0 &&
                 (s->nodes + (long long)s->seen_count > s->max_nodes || out_of_time(s))) {
                 s->failed = 1;
@@ -553,6 +576,284 @@ static int clears(Search *s, u64 mask, u64 free_, int idx, int top, int drawn, i
     return 0;
 }
 
+/* -- the layered search (solver.py: ``_LayerSearch``) ----------------------------------- */
+
+/* A draw position of the layered search, in the table of its stock index: its mask (the
+ * key: mask + 1; 0 for an empty slot), its free cards, the most points a line found reaches
+ * it with, and the draw position that line's last streak was played from (``plevel``,
+ * ``pmask``). */
+typedef struct {
+    u64 key;
+    u64 free;
+    u64 pmask;
+    long long acc;
+    int32_t plevel;
+    int32_t done; /* expanded, or proved unable to beat the best line found */
+} LSlot;
+
+typedef struct {
+    LSlot *slot;
+    size_t cap, count;
+} Layer;
+
+typedef struct {
+    long long bound;
+    u64 mask;
+    int level;
+} Pending;
+
+typedef struct {
+    Layer *layer; /* per stock index, 0 to nstock */
+    size_t entries, max_entries;
+    int start_streak, start_top;
+    long long best;                 /* the most points of the lines found */
+    int best_level;                 /* its last streak: from (level, mask) to best_end; -1: none */
+    u64 best_from, best_end;
+    long long cut_bound;            /* the most a draw position whose walk was cut can lead to */
+    int cut;
+    long long expanded;
+    double switch_at;               /* when to take the positions by bound (0: never) */
+    long long switch_nodes;
+    int by_bound;
+    int full;                       /* the table is full: new positions are dropped */
+    long long dropped;              /* the most a dropped position could lead to */
+    Pending *pending;               /* the positions to expand, a heap by bound */
+    size_t npending, pending_cap;
+} Layers;
+
+/* The most points any line from a draw position (``acc`` points so far, ``mask`` removed,
+ * the streak at ``streak``) can reach: every card left in one streak continuing this one,
+ * every peak left (solver.py ``_score_bound`` argues it). */
+static inline long long layer_bound(Search *s, long long acc, u64 mask, int streak) {
+    int left = s->n - popcount(mask);
+    return acc + s->pts[streak + left] - s->pts[streak] + s->bonus[popcount(s->peak_mask)] -
+           s->bonus[popcount(mask & s->peak_mask)];
+}
+
+static LSlot *layer_slot(LSlot *t, size_t cap, u64 key) {
+    size_t m = cap - 1;
+    size_t i = (size_t)mix(key) & m;
+    while (t[i].key != 0 && t[i].key != key) i = (i + 1) & m;
+    return &t[i];
+}
+
+/* The slot of ``mask`` in layer ``lv``, a new one with no points yet; NULL out of memory or
+ * past ``max_entries``. */
+static LSlot *layer_get(Layers *L, int lv, u64 mask) {
+    Layer *y = &L->layer[lv];
+    if ((y->count + 1) * 4 > y->cap * 3) {
+        size_t cap = y->cap ? y->cap * 2 : 64;
+        LSlot *t = calloc(cap, sizeof(LSlot));
+        if (t == NULL) return NULL;
+        for (size_t i = 0; i < y->cap; i++)
+            if (y->slot[i].key) *layer_slot(t, cap, y->slot[i].key) = y->slot[i];
+        free(y->slot);
+        y->slot = t;
+        y->cap = cap;
+    }
+    LSlot *e = layer_slot(y->slot, y->cap, mask + 1);
+    if (e->key == 0) {
+        if (L->entries >= L->max_entries) {
+            L->full = 1;
+            return NULL;
+        }
+        L->entries++;
+        y->count++;
+        e->key = mask + 1;
+        e->acc = LLONG_MIN;
+    }
+    return e;
+}
+
+static int pending_push(Layers *L, long long bound, int level, u64 mask) {
+    if (L->npending == L->pending_cap) {
+        size_t cap = L->pending_cap ? L->pending_cap * 2 : 1024;
+        Pending *h = realloc(L->pending, cap * sizeof(Pending));
+        if (h == NULL) return -1;
+        L->pending = h;
+        L->pending_cap = cap;
+    }
+    size_t i = L->npending++;
+    Pending item = {bound, mask, level};
+    while (i > 0) {
+        size_t up = (i - 1) / 2;
+        if (L->pending[up].bound >= bound) break;
+        L->pending[i] = L->pending[up];
+        i = up;
+    }
+    L->pending[i] = item;
+    return 0;
+}
+
+static Pending pending_pop(Layers *L) {
+    Pending top = L->pending[0];
+    Pending last = L->pending[--L->npending];
+    size_t i = 0, n = L->npending;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n) break;
+        if (c + 1 < n && L->pending[c + 1].bound > L->pending[c].bound) c++;
+        if (L->pending[c].bound <= last.bound) break;
+        L->pending[i] = L->pending[c];
+        i = c;
+    }
+    if (n) L->pending[i] = last;
+    return top;
+}
+
+/* Expand the draw position ``st`` of layer ``lv``: walk its streaks; each end is a line's
+ * score and, after the draws to the next stock card that fits, a draw position of a later
+ * layer, kept with the most points that reach it (and, by bound, to be expanded, when
+ * ``L->by_bound``). 0, or -1 when the budget (s->failed 1) or the memory or entries (2)
+ * ran out. */
+static int layer_expand(Search *s, Layers *L, int lv, LSlot *st) {
+    int streak = lv == 0 ? L->start_streak : 0;
+    int top = lv == 0 ? L->start_top : s->stock[lv - 1];
+    u64 mask0 = st->key - 1;
+    long long acc = st->acc;
+    u64 free0 = st->free;
+    s->nodes++;
+    L->expanded++;
+    if (s->nodes > s->max_nodes || ((L->expanded & 63) == 0 && out_of_time(s))) {
+        s->failed = 1;
+        return -1;
+    }
+    s->walk_cut = 0;
+    size_t base = s->ends_len;
+    if (walk(s, mask0, free0, top) < 0) return -1;
+    if (s->walk_cut) { /* the ends not reached stay possible: their bound stands */
+        long long u = layer_bound(s, acc, mask0, streak);
+        if (u > L->cut_bound) L->cut_bound = u;
+        L->cut = 1;
+    }
+    int count0 = popcount(mask0);
+    long long base_pts = s->pts[streak] + s->bonus[popcount(mask0 & s->peak_mask)];
+    for (size_t k = base; k < s->ends_len; k++) {
+        u64 m2 = s->ends[k].mask;
+        u64 f2 = s->ends[k].free;
+        long long now = acc + s->pts[streak + popcount(m2) - count0] +
+                        s->bonus[popcount(m2 & s->peak_mask)] - base_pts;
+        if (now > L->best) {
+            L->best = now;
+            L->best_level = lv;
+            L->best_from = mask0;
+            L->best_end = m2;
+        }
+        if (m2 == s->full) continue;
+        int j = lv + 1;
+        while (j <= s->nstock && !(f2 & s->sfit[j])) j++;
+        if (j > s->nstock) continue;
+        long long then = now - s->penalty * (j - lv);
+        long long u = layer_bound(s, then, m2, 0);
+        if (u <= L->best) continue;
+        LSlot *e = layer_get(L, j, m2);
+        if (e == NULL) {
+            if (L->full) { /* no room: its lines are counted by their bound alone */
+                if (u > L->dropped) L->dropped = u;
+                continue;
+            }
+            s->ends_len = base;
+            s->failed = 2;
+            return -1;
+        }
+        if (then > e->acc) {
+            e->acc = then;
+            e->free = f2;
+            e->plevel = lv;
+            e->pmask = mask0;
+            if (L->by_bound) {
+                e->done = 0; /* reached with more points: to be expanded again */
+                if (pending_push(L, u, j, m2) < 0) {
+                    s->ends_len = base;
+                    s->failed = 2;
+                    return -1;
+                }
+            }
+        }
+    }
+    s->ends_len = base;
+    return 0;
+}
+
+/* First the layers in the order of the stock (each draw position, once every line to it
+ * has reached it, expanded unless its bound cannot beat the best line found) until
+ * ``L->switch_at`` seconds or ``L->switch_nodes`` nodes; then the draw positions left,
+ * the highest bound first, until the highest cannot beat the best line found. 0 when
+ * finished; -1 when the budget (s->failed 1) or the memory or entries (2) ran out first. */
+static int layers_run(Search *s, Layers *L) {
+    for (int lv = 0; lv <= s->nstock && !L->by_bound; lv++) {
+        int streak = lv == 0 ? L->start_streak : 0;
+        for (size_t i = 0; i < L->layer[lv].cap; i++) {
+            LSlot *st = &L->layer[lv].slot[i];
+            if (st->key == 0 || st->done) continue;
+            if (layer_bound(s, st->acc, st->key - 1, streak) <= L->best) {
+                st->done = 1;
+                continue;
+            }
+            if (L->full || s->nodes > L->switch_nodes ||
+                ((L->expanded & 63) == 0 && L->switch_at > 0 && now_seconds() > L->switch_at)) {
+                L->by_bound = 1;
+                break;
+            }
+            if (layer_expand(s, L, lv, st) < 0) return -1;
+            L->layer[lv].slot[i].done = 1;
+        }
+    }
+    if (!L->by_bound) return 0;
+    for (int lv = 0; lv <= s->nstock; lv++) {
+        int streak = lv == 0 ? L->start_streak : 0;
+        for (size_t i = 0; i < L->layer[lv].cap; i++) {
+            LSlot *st = &L->layer[lv].slot[i];
+            if (st->key == 0 || st->done) continue;
+            long long u = layer_bound(s, st->acc, st->key - 1, streak);
+            if (pending_push(L, u, lv, st->key - 1) < 0) {
+                s->failed = 2;
+                return -1;
+            }
+        }
+    }
+    while (L->npending) {
+        Pending p = pending_pop(L);
+        if (p.bound <= L->best) break; /* no draw position left can beat the best line */
+        Layer *y = &L->layer[p.level];
+        LSlot *st = layer_slot(y->slot, y->cap, p.mask + 1);
+        if (st->key == 0 || st->done) continue;
+        int streak = p.level == 0 ? L->start_streak : 0;
+        if (layer_bound(s, st->acc, p.mask, streak) != p.bound) continue; /* a later entry */
+        if (layer_expand(s, L, p.level, st) < 0) {
+            return -1;
+        }
+        st = layer_slot(y->slot, y->cap, p.mask + 1);
+        st->done = 1;
+    }
+    /* finished: mark what is left as proved no better */
+    for (int lv = 0; lv <= s->nstock; lv++) {
+        Layer *y = &L->layer[lv];
+        for (size_t i = 0; i < y->cap; i++) y->slot[i].done = 1;
+    }
+    return 0;
+}
+
+/* The bound on every line: the best found, the bound of each draw position not expanded,
+ * and of each whose walk was cut (every line passes through one of them or ended in a
+ * stop already counted). */
+static long long layers_bound(Search *s, Layers *L) {
+    long long b = L->best;
+    if (L->cut && L->cut_bound > b) b = L->cut_bound;
+    if (L->full && L->dropped > b) b = L->dropped;
+    for (int lv = 0; lv <= s->nstock; lv++) {
+        Layer *y = &L->layer[lv];
+        int streak = lv == 0 ? L->start_streak : 0;
+        for (size_t i = 0; i < y->cap; i++) {
+            LSlot *st = &y->slot[i];
+            if (st->key == 0 || st->done) continue;
+            long long u = layer_bound(s, st->acc, st->key - 1, streak);
+            if (u > b) b = u;
+        }
+    }
+    return b;
+}
+
 /* -- the Python function ---------------------------------------------------------------- */
 
 static int ints_of(PyObject *seq, long long **out, Py_ssize_t *len) {
@@ -736,6 +1037,32 @@ static int alloc_work(Search *s) {
     return 0;
 }
 
+/* What both best-score searches (``best``, ``layers``) are first given, into ``s``: the
+ * tables, the scoring, the start's top and streak, the budget; -1 with a Python error set. */
+static int setup_best(Search *s, PyObject *ranks_o, PyObject *unc_o, PyObject *fit_o,
+                      PyObject *stock_o, PyObject *pts_o, PyObject *bonus_o, long long penalty,
+                      u64 peak_mask, u64 full, int top0, int streak, long long max_nodes,
+                      double seconds) {
+    if (load_tables(s, ranks_o, unc_o, fit_o, stock_o) < 0) return -1;
+    if (top0 < -1 || top0 > 13 || streak < 0) {
+        PyErr_SetString(PyExc_ValueError, "top: -1 to 13, streak: 0 or more");
+        return -1;
+    }
+    if (ints_of(pts_o, &s->pts, &s->npts) < 0) return -1;
+    if (ints_of(bonus_o, &s->bonus, &s->nbonus) < 0) return -1;
+    if (s->npts < s->n + streak + 1 || s->nbonus < popcount(peak_mask) + 1) {
+        PyErr_SetString(PyExc_ValueError, "pts, bonus: too short");
+        return -1;
+    }
+    s->penalty = penalty;
+    s->peak_mask = peak_mask;
+    s->full = full;
+    s->max_nodes = max_nodes < 0 ? ((long long)1 << 62) : max_nodes;
+    s->timed = seconds >= 0;
+    s->deadline = now_seconds() + seconds;
+    return 0;
+}
+
 static PyObject *best(PyObject *self, PyObject *args) {
     PyObject *ranks_o, *unc_o, *fit_o, *stock_o, *pts_o, *bonus_o;
     long long penalty, max_nodes, max_entries;
@@ -750,24 +1077,9 @@ static PyObject *best(PyObject *self, PyObject *args) {
     Search s;
     memset(&s, 0, sizeof s);
     PyObject *result = NULL;
-
-    if (load_tables(&s, ranks_o, unc_o, fit_o, stock_o) < 0) goto done;
-    if (top0 < -1 || top0 > 13 || streak < 0) {
-        PyErr_SetString(PyExc_ValueError, "top: -1 to 13, streak: 0 or more");
+    if (setup_best(&s, ranks_o, unc_o, fit_o, stock_o, pts_o, bonus_o, penalty, peak_mask, full,
+                   top0, streak, max_nodes, seconds) < 0)
         goto done;
-    }
-    if (ints_of(pts_o, &s.pts, &s.npts) < 0) goto done;
-    if (ints_of(bonus_o, &s.bonus, &s.nbonus) < 0) goto done;
-    if (s.npts < s.n + streak + 1 || s.nbonus < 1) {
-        PyErr_SetString(PyExc_ValueError, "pts: too short");
-        goto done;
-    }
-    s.penalty = penalty;
-    s.peak_mask = peak_mask;
-    s.full = full;
-    s.max_nodes = max_nodes < 0 ? ((long long)1 << 62) : max_nodes;
-    s.timed = seconds >= 0;
-    s.deadline = now_seconds() + seconds;
     s.tt_max = max_entries > 0 ? (size_t)max_entries : ((size_t)1 << 22);
     if (alloc_work(&s) < 0) goto done;
 
@@ -819,6 +1131,97 @@ static PyObject *best(PyObject *self, PyObject *args) {
     }
     result = Py_BuildValue("(LLN)", value, counted, ends);
 done:
+    search_free(&s);
+    return result;
+}
+
+
+/* layers(ranks, uncovers, fit, stock, pts, bonus, penalty, peak_mask, full, mask, free,
+ *        top, streak, max_nodes, seconds, max_entries, walk_limit, share)
+ *   -> (points, bound, complete, nodes, ends) */
+static PyObject *layers(PyObject *self, PyObject *args) {
+    PyObject *ranks_o, *unc_o, *fit_o, *stock_o, *pts_o, *bonus_o;
+    long long penalty, max_nodes, max_entries, walk_limit;
+    unsigned long long peak_mask, full, mask0, free0;
+    int top0, streak;
+    double seconds, share;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOOOOLKKKKiiLdLLd", &ranks_o, &unc_o, &fit_o, &stock_o, &pts_o,
+                          &bonus_o, &penalty, &peak_mask, &full, &mask0, &free0, &top0,
+                          &streak, &max_nodes, &seconds, &max_entries, &walk_limit, &share))
+        return NULL;
+    Search s;
+    memset(&s, 0, sizeof s);
+    Layers L;
+    memset(&L, 0, sizeof L);
+    PyObject *result = NULL;
+    if (setup_best(&s, ranks_o, unc_o, fit_o, stock_o, pts_o, bonus_o, penalty, peak_mask, full,
+                   top0, streak, max_nodes, seconds) < 0)
+        goto done;
+    s.walk_limit = walk_limit > 0 ? walk_limit : 0;
+    if (alloc_work(&s) < 0) goto done;
+    L.layer = calloc((size_t)s.nstock + 1, sizeof(Layer));
+    if (L.layer == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    L.max_entries = max_entries > 0 ? (size_t)max_entries : ((size_t)1 << 22);
+    L.start_streak = streak;
+    L.start_top = top0;
+    L.best = 0;
+    L.best_level = -1;
+    L.switch_at = seconds >= 0 ? now_seconds() + share * seconds : 0;
+    L.switch_nodes = max_nodes < 0 ? ((long long)1 << 62) : (long long)(share * (double)max_nodes);
+    LSlot *first = layer_get(&L, 0, mask0);
+    if (first == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    first->acc = 0;
+    first->free = free0;
+    first->plevel = -1;
+    int rc;
+    long long bound;
+    Py_BEGIN_ALLOW_THREADS
+    rc = layers_run(&s, &L);
+    bound = layers_bound(&s, &L);
+    Py_END_ALLOW_THREADS
+    PyObject *ends = PyList_New(0);
+    if (ends == NULL) goto done;
+    if (L.best_level < 0) {
+        PyObject *pair = Py_BuildValue("(iK)", 0, (unsigned long long)mask0);
+        if (pair == NULL || PyList_Append(ends, pair) < 0) {
+            Py_XDECREF(pair);
+            Py_DECREF(ends);
+            goto done;
+        }
+        Py_DECREF(pair);
+    } else {
+        int lv = L.best_level;
+        u64 from = L.best_from, end = L.best_end;
+        for (;;) {
+            PyObject *pair = Py_BuildValue("(iK)", lv, (unsigned long long)end);
+            if (pair == NULL || PyList_Insert(ends, 0, pair) < 0) {
+                Py_XDECREF(pair);
+                Py_DECREF(ends);
+                goto done;
+            }
+            Py_DECREF(pair);
+            if (lv == 0) break;
+            LSlot *e = layer_slot(L.layer[lv].slot, L.layer[lv].cap, from + 1);
+            end = from;
+            from = e->pmask;
+            lv = e->plevel;
+        }
+    }
+    int complete = rc == 0 && bound == L.best;
+    result = Py_BuildValue("(LLNLN)", L.best, bound, PyBool_FromLong(complete), s.nodes, ends);
+done:
+    if (L.layer != NULL) {
+        for (int i = 0; i <= s.nstock; i++) free(L.layer[i].slot);
+        free(L.layer);
+    }
+    free(L.pending);
     search_free(&s);
     return result;
 }
@@ -964,6 +1367,7 @@ static PyTypeObject ClearType = {
 
 static PyMethodDef methods[] = {
     {"best", best, METH_VARARGS, "The best-score search over draw positions (solver.py)."},
+    {"layers", layers, METH_VARARGS, "The layered best-score search (solver.py)."},
     {NULL, NULL, 0, NULL},
 };
 

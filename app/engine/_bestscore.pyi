@@ -20,6 +20,26 @@ def best(
     seconds: float,
     max_entries: int,
 ) -> tuple[int | None, int, list[tuple[int, int]]]: ...
+def layers(
+    ranks: Sequence[int],
+    uncovers: Sequence[Sequence[tuple[int, int]]],
+    fit: Sequence[int],
+    stock: Sequence[int],
+    pts: Sequence[int],
+    bonus: Sequence[int],
+    penalty: int,
+    peak_mask: int,
+    full: int,
+    mask: int,
+    free: int,
+    top: int,
+    streak: int,
+    max_nodes: int,
+    seconds: float,
+    max_entries: int,
+    walk_limit: int,
+    share: float,
+) -> tuple[int, int, bool, int, list[tuple[int, int]]]: ...
 
 class Clear:
     """The clearing search of one deal and stock, its table kept between questions."""

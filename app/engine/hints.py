@@ -598,7 +598,7 @@ class Analysis:
     game could no longer be won, and ``lost_move`` that move; both None when the deal
     was not winnable, the game was won, or a search ran out of budget (``complete``
     False). ``best_score`` is exact when ``best_score_exact``; otherwise it is the best
-    line found when the exact search could not finish (``solve_best``'s anytime answer),
+    line found when the search could not finish (``solve_best``'s anytime answer),
     and ``best_score_bound`` a sound bound on it (the score itself when exact)."""
 
     winnable: bool | None
@@ -645,7 +645,7 @@ def analysis(
     ``budget`` bounds the whole analysis, its seconds shared by every search in it: the
     clearing answer first, then where a win was lost, then the best score with the time
     that is left (the costliest search, and the one a player misses least: on six_peaks
-    the exact search rarely finishes at all, while the rest takes milliseconds, so the
+    the search rarely finishes at all, while the rest takes milliseconds, so the
     best score is then the anytime answer: the best line found and a bound)."""
     budget = budget or SearchBudget()
     began = time.perf_counter()

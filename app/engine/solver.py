@@ -12,9 +12,9 @@ Both take a ``GameState`` (the start of a deal or any position of a game), so an
 endpoint, the hints and the analysis call them directly; ``solve_deal`` is the form for a
 deal. Each search has a ``SearchBudget`` (nodes and/or seconds); when it runs out the answer is
 ``None`` ("unknown"), never a guess, except where ``solve_best`` is asked for an anytime
-answer (an analysis, where six peaks' exact search rarely finishes): then it is the best
-line found, replayed, with a sound bound on the best and marked not exact
-(``_BeamSearch``, ``_score_bound``, docs/best-score.md).
+answer (an analysis, where six peaks' search rarely finishes): then the layered search
+answers, exact when it finishes, else with the best line it found, replayed, and the
+sound bound it proved, marked not exact (``_LayerSearch``, docs/best-score.md).
 
 How it is fast. The search never touches ``GameState``: a position is a bitmask of the
 removed tableau positions, the index of the next stock card, the waste top's rank, and
@@ -79,6 +79,7 @@ waste cards back).
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import os
 import random
@@ -1017,12 +1018,8 @@ class _BestSearch(_Search):
             if start.stock != self.stock:
                 raise ValueError("a search answers about one deal's stock")
             value, ends = self._best_ends(start.mask, free, start.top, start.streak)
-            line: list[int] = self._streak_to(start.mask, start.top, ends[0][1])
-            for (i, before), (j, end) in itertools.pairwise(ends):
-                line.extend([DRAW_CODE] * (j - i))
-                line.extend(self._streak_to(before, self.stock[j - 1], end))
-            return value, line
-        line = []
+            return value, self._line(start, ends)
+        line: list[int] = []
         while True:
             line.extend(plan.path)
             if plan.then is None:
@@ -1030,6 +1027,39 @@ class _BestSearch(_Search):
             line.append(DRAW_CODE)
             plan = self.tt[plan.then][1]
         return value, line
+
+    def _line(self, start: _Start, ends: Sequence[tuple[int, int]]) -> list[int]:
+        """The moves of a line given by its draw positions, as (stock index, the mask its
+        streak ends on), the first ``start`` (``_best_ends``, ``_LayerSearch``)."""
+        line: list[int] = self._streak_to(start.mask, start.top, ends[0][1])
+        for (i, before), (j, end) in itertools.pairwise(ends):
+            line.extend([DRAW_CODE] * (j - i))
+            line.extend(self._streak_to(before, self.stock[j - 1], end))
+        return line
+
+    def _accel_args(self, mask: int, free: int, top: int, streak: int) -> tuple[object, ...]:
+        """What both C best-score searches (``_bestscore.best`` and ``layers``) are first
+        given: the tables, the scoring, the position, and the budget left."""
+        t = self.table
+        sc = self.scorer
+        left = None if self.deadline is None else max(0.0, self.deadline - time.perf_counter())
+        return (
+            t.rank,
+            t.uncovers,
+            t.fit,
+            self.stock,
+            sc.pts,
+            sc.bonus,
+            sc.penalty,
+            t.peak_mask,
+            t.full,
+            mask,
+            free,
+            top,
+            streak,
+            self.max_nodes - self.nodes,
+            -1.0 if left is None else left,
+        )
 
     def _best_ends(
         self, mask: int, free: int, top: int, streak: int
@@ -1040,25 +1070,8 @@ class _BestSearch(_Search):
         ``_value_fast``."""
         t = self.table
         if _ACCEL is not None and t.n <= _ACCEL_MAX_POSITIONS and len(self.stock) < 256:
-            left = None if self.deadline is None else max(0.0, self.deadline - time.perf_counter())
-            sc = self.scorer
             value, nodes, ends = _ACCEL.best(
-                t.rank,
-                t.uncovers,
-                t.fit,
-                self.stock,
-                sc.pts,
-                sc.bonus,
-                sc.penalty,
-                t.peak_mask,
-                t.full,
-                mask,
-                free,
-                top,
-                streak,
-                self.max_nodes - self.nodes,
-                -1.0 if left is None else left,
-                _ACCEL_MAX_ENTRIES,
+                *self._accel_args(mask, free, top, streak), _ACCEL_MAX_ENTRIES
             )
             self.nodes += nodes
             if value is None:
@@ -1082,7 +1095,7 @@ class _BestSearch(_Search):
         is the position's key in the table (-1: the start, not kept)."""
         self.tick()
         t = self.table
-        ends, walked = self._streak_ends(mask0, free0, top0, None)
+        ends, walked, _ = self._streak_ends(mask0, free0, top0, None)
         self.nodes += walked
 
         sc = self.scorer
@@ -1132,11 +1145,12 @@ class _BestSearch(_Search):
 
     def _streak_ends(
         self, mask0: int, free0: int, top0: int, cap: int | None
-    ) -> tuple[dict[int, int], int]:
-        """Every mask a streak can reach from a draw position (with its free cards), and
-        how many steps the walk took: the walk is deduplicated on (mask, top), all that
-        decides how it can go on, and depth first (the highest position first). ``cap``
-        stops it after that many steps (the beam search's share; None: the whole walk)."""
+    ) -> tuple[dict[int, int], int, bool]:
+        """Every mask a streak can reach from a draw position (with its free cards), how
+        many steps the walk took, and whether it was cut short: the walk is deduplicated on
+        (mask, top), all that decides how it can go on, and depth first (the highest
+        position first). ``cap`` stops it past that many steps (``_LAYER_WALK``; None: the
+        whole walk), as the C walk does."""
         t = self.table
         fit = t.fit
         rank = t.rank
@@ -1147,7 +1161,7 @@ class _BestSearch(_Search):
         pop = stack.pop
         push = stack.append
         limit = 1 << 62 if cap is None else cap
-        while stack and len(seen) < limit:
+        while stack:
             m, f, tp = pop()
             playable = f & fit[tp + 1]
             while playable:
@@ -1160,6 +1174,8 @@ class _BestSearch(_Search):
                 if k in seen:
                     continue
                 seen.add(k)
+                if len(seen) > limit:
+                    return ends, len(seen), True
                 if not len(seen) & 4095:
                     # One streak's walk can be huge (six_peaks): keep to the budget inside it.
                     self.within_budget(len(seen))
@@ -1170,7 +1186,7 @@ class _BestSearch(_Search):
                 if m2 not in ends:
                     ends[m2] = f2
                 push((m2, f2, r))
-        return ends, len(seen)
+        return ends, len(seen), False
 
     def _streak_to(self, mask0: int, top0: int, end: int) -> list[int]:
         """The cards of a streak from (mask0, top0) that ends on the mask ``end`` (one
@@ -1313,210 +1329,233 @@ def _score_bound(start: _Start, table: _Table, scorer: _Scorer, unwinnable: bool
     )
 
 
-# The anytime search's widths: a beam of each width in turn, until the budget runs out
-# (each wider one finds at least as much on most deals; the best line of all is kept).
-_BEAM_WIDTHS: Final = (256, 1024, 4096, 16384, 65536)
-_BEAM_WALK: Final = 8000  # nodes of streak walk a layer may spend, per state of the width
-_BEAM_MIN_WALK: Final = 5000  # nodes of walk each state may spend at least
-_BEAM_MAX_WALK: Final = 400_000  # and at most (its memory: about 100 bytes a step)
-_ENDGAME_STOCK: Final = 10
-_ENDGAMES: Final = 8
-# The best line of a beam: its points, the draw position its last streak is played from
-# (None: none better than the widths before), that streak's end, and the moves of an
-# endgame solved exactly from there.
-_Found = tuple[int, tuple[int, int] | None, int, tuple[int, ...]]
+# The layered search's limits: a streak's walk stops after this many steps (its memory:
+# about 100 bytes a step; the draw position it starts from then keeps its bound), and it
+# keeps at most this many draw positions (40 bytes each in C, about 2.7 times that with
+# its tables' free slots; six-peaks deals 0-9 peaked at 69 to 304 MB in their process).
+_LAYER_WALK: Final = 1_000_000
+_LAYER_MAX_ENTRIES = 1 << 21
+_LAYER_SHARE = 0.3  # of the budget layer by layer, the rest by bound
 
 
-class _BeamSearch(_BestSearch):
-    """The anytime answer to the best score, when the exact search cannot finish (six
-    peaks): a beam search over the same draw positions as ``_value_fast`` (no redeals).
+class _LayerSearch(_BestSearch):
+    """The best score by layers, then by bound (no redeals): exact when it finishes, else
+    the best line found and a sound bound. The answer of an analysis and of ``tripeaks
+    solve`` (``solve_best(anytime=True)``).
 
-    The draw positions are taken in the order of the stock (a draw position's stock index
-    only grows along a line), and of those with the same index only ``width`` are
-    expanded, as many of each count of cards taken, the most points first in each
-    (``_choose``). Each enumerates the streaks it can play (``_streak_ends``, cut at a
-    share of the layer's walk budget, between ``_BEAM_MIN_WALK`` and ``_BEAM_MAX_WALK``
-    steps: one position at the start may walk far, as one long streak is where six
-    peaks' points are), and each streak's end is both a place to stop (a line's score) and,
-    after the draws to the next stock card that fits, a draw position of a later index,
-    kept with the most points that reach it. The positions with at most
-    ``_ENDGAME_STOCK`` stock cards left are then finished by the exact search
-    (``_endgames``), where capped walks miss long last streaks. Widths grow
-    (``_BEAM_WIDTHS``) until the budget runs out, and the best line of all is the answer:
-    every score it reports is a line's, replayed by the engine before it is returned
-    (``solve_best``).
+    The draw positions of ``_value_fast`` (removed mask, stock index), taken forward. Each
+    is kept with the most points a line reaches it with (the points still to come from it
+    do not depend on how it was reached, ``_BestSearch``) and expanded: its streaks are
+    walked (``_streak_ends``), each end is a line's score (stopping there) and, after the
+    draws to the next stock card that fits, a draw position of a later layer.
 
-    Measured (``python -m bench solver --layout six_peaks``, docs/best-score.md): on six
-    peaks deals 0-99 at 10 s a deal, a mean of 1,063 points, where the exact search
-    finished on one deal; on half-cleared six-peaks positions it finds the exact best on
-    most (``tests/engine/test_anytime.py``).
-    """
+    Two orders, one table. First (``_LAYER_SHARE`` of the budget) layer by layer, in the
+    order of the stock: a draw position's index only grows along a line, so every line to
+    a position has reached it when its layer is expanded, and good lines (one long streak
+    after a few draws) are found early. Then the positions left, the highest bound first:
+    what lowers the bound answered. A position reached later with more points is expanded
+    again. Either way the search prunes by the bound of ``_score_bound`` (every card left in
+    one streak, every peak left; its docstring argues it): a draw position whose points so
+    far plus that bound do not pass the best line found cannot lead to a better one, and is
+    neither kept nor expanded. The bound falls along every line (a streak of ``l`` cards
+    then ``r`` left scores at most ``pts[l] + pts[r] <= pts[l + r]``: a streak's n-th card
+    scores at least its (n-1)-th), so the highest bound left only falls.
+
+    When the budget runs out, every line either ended at a streak's end already counted or
+    passes through a draw position not yet expanded: the answer's bound is the most of the
+    best line found and of those positions' bounds, of any whose walk was cut at
+    ``_LAYER_WALK`` steps (its ends not reached stay possible), and of any position dropped
+    because the table held ``_LAYER_MAX_ENTRIES``. Finished, with none of those above the
+    best line, it is exact: every line was counted or proved no better.
+
+    In C where the install built it (``_bestscore.layers``, the same answers when it
+    finishes: the points, the bound; lines of equal points may differ, its order within a
+    layer and among equal bounds is its tables'). Measured in docs/best-score.md."""
 
     def __init__(self, layout: Layout, rules: Rules, start: _Start, budget: SearchBudget) -> None:
         super().__init__(layout, rules, start, budget)
-        self.layout = layout
-        self.rules = rules
-        self.found: _Found = (0, None, 0, ())
-        # per stock index, the draw positions of this width (``_beam``)
-        self.kept: list[dict[tuple[int, int], tuple[int, int, tuple[int, int] | None, int]]] = []
+        # The Python search's state (``_layers``): per stock index, mask -> [points, free
+        # cards, the draw position the best line to it streaked from: index and mask, 1
+        # once expanded or proved no better]; the best line found (its points, and its
+        # last streak: index, from, end); the most a dropped position, or one whose walk
+        # was cut, could lead to; the positions pending by bound.
+        self.layers: list[dict[int, list[int]]] = []
+        self.entries = 1
+        self.found = 0
+        self.found_at: tuple[int, int, int] | None = None
+        self.full = False
+        self.dropped = 0
+        self.by_bound = False
+        self.pending: list[tuple[int, int, int]] = []
 
-    def line_found(self, start: _Start, ceiling: int) -> tuple[int, list[int]]:
-        """The most points still to come of the lines found within the budget, and one of
-        those lines (move codes): stopping at once (0 points, no move) when none gains.
-        ``ceiling`` is the most points any line can gain (from ``_score_bound``): a line
-        that gains them ends the search."""
-        best: _Found = (0, None, 0, ())
-        line: list[int] = []
-        for width in _BEAM_WIDTHS:
-            found, exhausted = self._widen(start, width, best[0])
-            if found[1] is not None:
-                best = found
-                line = [*self._line_of(start, found[1], found[2]), *found[3]]
-            if exhausted or best[0] >= ceiling:
-                break  # out of budget, or no line can score more
-        return best[0], line
+    def run(self, start: _Start) -> tuple[int, int, bool, list[int]]:
+        """The most points still to come of the lines found, a bound on any line's (both
+        from ``start``'s score), whether that is exact, and the best line found (move
+        codes; none: stop at once)."""
+        t = self.table
+        free = t.free_of(start.mask)
+        if _ACCEL is not None and t.n <= _ACCEL_MAX_POSITIONS and len(self.stock) < 256:
+            found, most, complete, nodes, ends = _ACCEL.layers(
+                *self._accel_args(start.mask, free, start.top, start.streak),
+                _LAYER_MAX_ENTRIES,
+                _LAYER_WALK,
+                _LAYER_SHARE,
+            )
+            self.nodes += nodes
+        else:
+            found, most, complete, ends = self._layers(start, free)
+        return found, most, complete, self._line(start, ends)
 
-    def _widen(self, start: _Start, width: int, floor: int) -> tuple[_Found, bool]:
-        """One beam of ``width`` and its endgames: the best line found above ``floor`` (a
-        draw position of None: none), and whether the budget ran out before they ended."""
-        self.found = (floor, None, 0, ())
+    def _layers(self, start: _Start, free0: int) -> tuple[int, int, bool, list[tuple[int, int]]]:
+        """``run`` in Python: the points, the bound, whether finished, and the best line's
+        draw positions as ``_best_ends`` gives them."""
+        self.layers = [{} for _ in range(len(self.stock) + 1)]
+        self.layers[0][start.mask] = [0, free0, -1, 0, 0]
+        switch_at = (
+            None
+            if self.deadline is None
+            else time.perf_counter() + _LAYER_SHARE * (self.deadline - time.perf_counter())
+        )
+        switch_nodes = self.nodes + _LAYER_SHARE * (self.max_nodes - self.nodes)
+        finished = False
         try:
-            self._beam(start, width)
-            self._endgames(start)
+            for level, layer in enumerate(self.layers):
+                for mask0, entry in layer.items():
+                    if self.by_bound or entry[4]:
+                        continue
+                    if self._bound(start, level, mask0, entry[0]) <= self.found:
+                        entry[4] = 1
+                        continue
+                    if (
+                        self.full
+                        or self.nodes > switch_nodes
+                        or (switch_at is not None and time.perf_counter() > switch_at)
+                    ):
+                        self.by_bound = True
+                        continue
+                    self._expand(start, level, mask0, entry)
+                    entry[4] = 1
+            if self.by_bound:
+                self._by_bound(start)
+            finished = True
         except BudgetExhausted:
-            return self.found, True
-        return self.found, False
+            pass
+        # The bound: the best found, every draw position not expanded (nor proved no
+        # better), and those dropped or whose walk was cut.
+        most = max(self.found, self.dropped)
+        for level, layer in enumerate(self.layers):
+            for mask, entry in layer.items():
+                if not entry[4]:
+                    most = max(most, self._bound(start, level, mask, entry[0]))
+        complete = finished and most == self.found
+        return self.found, most, complete, self._ends_to(self.found_at, self.layers, start.mask)
 
-    def _endgames(self, start: _Start) -> None:
-        """The ends of the lines solved exactly: from ``_ENDGAMES`` of the draw positions
-        with at most ``_ENDGAME_STOCK`` stock cards left, chosen as a layer's are
-        (``_choose``), the exact search (``_BestSearch``) with a share of the budget each."""
-        stock = self.stock
-        draws = len(stock)
-        pool = {
-            key: entry
-            for j in range(max(1, draws - _ENDGAME_STOCK), draws + 1)
-            for key, entry in self.kept[j].items()
-        }
-        states = [(entry[0], key) for key, entry in self._choose(pool, _ENDGAMES)]
-        for k, (acc, key) in enumerate(states):
-            mask, j = key
-            end = _Start(start.ranks, mask, stock[j - 1], (), stock[j:], 0, 0, 0)
-            share = len(states) - k
-            nodes = (self.max_nodes - self.nodes) // share
-            left = None if self.deadline is None else (self.deadline - time.perf_counter()) / share
-            search = _BestSearch(self.layout, self.rules, end, SearchBudget(nodes, left))
-            try:
-                gain, codes = search.best(end)
-            except BudgetExhausted:
-                continue
-            finally:
-                self.nodes += search.nodes
-                self.within_budget(0)
-            if acc + gain > self.found[0]:
-                self.found = (acc + gain, key, mask, tuple(codes))
+    def _bound(self, start: _Start, level: int, mask: int, acc: int) -> int:
+        """The most points a line through a draw position can reach (``_score_bound``)."""
+        sc = self.scorer
+        streak = start.streak if level == 0 else 0
+        left = self.table.n - mask.bit_count()
+        peaks = self.table.peak_mask
+        return (
+            acc
+            + sc.pts[streak + left]
+            - sc.pts[streak]
+            + sc.bonus[peaks.bit_count()]
+            - sc.bonus[(mask & peaks).bit_count()]
+        )
 
-    def _beam(self, start: _Start, width: int) -> None:
-        """One beam of ``width`` (the class's docstring); the best line it finds goes to
-        ``found``, its draw positions to ``kept``."""
+    def _by_bound(self, start: _Start) -> None:
+        """The draw positions left, the highest bound first, until none can beat the best
+        line found (every one is then marked so)."""
+        pending = [
+            (-self._bound(start, level, mask, entry[0]), level, mask)
+            for level, layer in enumerate(self.layers)
+            for mask, entry in layer.items()
+            if not entry[4]
+        ]
+        heapq.heapify(pending)
+        self.pending = pending
+        while pending:
+            negative, level, mask = heapq.heappop(pending)
+            if -negative <= self.found:
+                break
+            entry = self.layers[level][mask]
+            if entry[4] or self._bound(start, level, mask, entry[0]) != -negative:
+                continue  # expanded, or a later entry holds its points
+            self._expand(start, level, mask, entry)
+            entry[4] = 1
+        for layer in self.layers:
+            for entry in layer.values():
+                entry[4] = 1
+
+    def _expand(self, start: _Start, level: int, mask0: int, entry: list[int]) -> None:
+        """Walk a draw position's streaks: each end is a line's score and, after the draws
+        to the next stock card that fits, a draw position of a later layer, kept with the
+        most points that reach it (past ``_LAYER_MAX_ENTRIES`` a new one counts by its
+        bound alone; taken by bound, it is pending)."""
         t = self.table
         sc = self.scorer
-        pts = sc.pts
-        bonus = sc.bonus
-        penalty = sc.penalty
+        pts, bonus, penalty = sc.pts, sc.bonus, sc.penalty
         stock = self.stock
         stock_fit = self.stock_fit
         draws = len(stock)
         peak_mask = t.peak_mask
-        full = t.full
-        # A draw position (mask, stock index) -> (points so far, free cards, the position
-        # it was reached from, the mask that position's streak ended on)
-        layers: list[dict[tuple[int, int], tuple[int, int, tuple[int, int] | None, int]]]
-        layers = [{} for _ in range(draws + 1)]
-        layers[0][start.mask, 0] = (0, t.free_of(start.mask), None, start.mask)
-        self.kept = layers
-        for j in range(draws + 1):
-            layer = layers[j]
-            if not layer:
+        streak = start.streak if level == 0 else 0
+        top = start.top if level == 0 else stock[level - 1]
+        acc = entry[0]
+        self.tick()
+        self.within_budget(0)
+        ends, walked, walk_cut = self._streak_ends(mask0, entry[1], top, _LAYER_WALK)
+        self.nodes += walked
+        if walk_cut:  # the ends not reached stay possible: its bound stands
+            self.dropped = max(self.dropped, self._bound(start, level, mask0, acc))
+        count0 = mask0.bit_count()
+        base = pts[streak] + bonus[(mask0 & peak_mask).bit_count()]
+        for m2, f2 in ends.items():
+            now = acc + pts[streak + m2.bit_count() - count0] + bonus[(m2 & peak_mask).bit_count()]
+            now -= base
+            if now > self.found:
+                self.found = now
+                self.found_at = (level, mask0, m2)
+            if m2 == t.full:
                 continue
-            chosen = self._choose(layer, width)
-            layers[j] = dict(chosen)
-            cap = min(_BEAM_MAX_WALK, max(_BEAM_MIN_WALK, _BEAM_WALK * width // len(chosen)))
-            top0 = start.top if j == 0 else stock[j - 1]
-            streak = start.streak if j == 0 else 0
-            for key, (acc, free0, _, _) in chosen:
-                mask0 = key[0]
-                count0 = mask0.bit_count()
-                base = pts[streak] + bonus[(mask0 & peak_mask).bit_count()]
-                ends, walked = self._streak_ends(mask0, free0, top0, cap)
-                self.nodes += walked + 1
-                self.within_budget(0)
-                for i, (m2, f2) in enumerate(ends.items()):
-                    if not ~i & 4095:
-                        self.within_budget(0)  # a long walk has many ends
-                    now = (
-                        acc
-                        + pts[streak + m2.bit_count() - count0]
-                        + bonus[(m2 & peak_mask).bit_count()]
-                        - base
-                    )
-                    if now > self.found[0]:
-                        self.found = (now, key, m2, ())
-                    if m2 == full:
-                        continue
-                    # after the streak, the draws to the next stock card that fits (those
-                    # between only cost: ``_BestSearch``)
-                    jj = j + 1
-                    while jj <= draws and not f2 & stock_fit[jj]:
-                        jj += 1
-                    if jj > draws:
-                        continue
-                    then = now - penalty * (jj - j)
-                    child = (m2, jj)
-                    old = layers[jj].get(child)
-                    if old is None or old[0] < then:
-                        layers[jj][child] = (then, f2, key, m2)
+            j = level + 1
+            while j <= draws and not f2 & stock_fit[j]:
+                j += 1
+            if j > draws:
+                continue
+            then = now - penalty * (j - level)
+            u = self._bound(start, j, m2, then)
+            if u <= self.found:
+                continue
+            kept = self.layers[j].get(m2)
+            if kept is None:
+                if self.entries >= _LAYER_MAX_ENTRIES:
+                    self.full = True
+                    self.dropped = max(self.dropped, u)
+                    continue
+                self.entries += 1
+                kept = self.layers[j][m2] = [then - 1, 0, 0, 0, 0]
+            if then > kept[0]:
+                kept[:] = [then, f2, level, mask0, 0]
+                if self.by_bound:
+                    heapq.heappush(self.pending, (-u, j, m2))
 
     @staticmethod
-    def _choose(
-        layer: dict[tuple[int, int], tuple[int, int, tuple[int, int] | None, int]], width: int
-    ) -> list[tuple[tuple[int, int], tuple[int, int, tuple[int, int] | None, int]]]:
-        """The ``width`` draw positions of a layer to expand: as many of each count of
-        cards taken, the most points first in each. Ranked by points alone, the beam keeps
-        only lines that played what they could at once, and loses those that keep cards
-        for one long streak later, where six peaks' points are (measured on half-cleared
-        six-peaks positions: 172, 115, 125, 125, 207 against 52, 68, 81, 98, 149)."""
-        by_count: dict[int, list[tuple[int, tuple[int, int]]]] = {}
-        for key, entry in layer.items():
-            by_count.setdefault(key[0].bit_count(), []).append((-entry[0], key))
-        ranked: list[tuple[int, int, tuple[int, int]]] = []
-        for group in by_count.values():
-            group.sort()
-            ranked.extend((place, points, key) for place, (points, key) in enumerate(group))
-        ranked.sort()
-        return [(key, layer[key]) for _, _, key in ranked[:width]]
-
-    def _line_of(self, start: _Start, key: tuple[int, int], end: int) -> list[int]:
-        """The moves of the line to the draw position ``key`` and on through the streak it
-        plays to the mask ``end``: back through each position's parent, each streak found
-        again by ``_streak_to``."""
-        at: tuple[int, int] | None = key
-        steps: list[tuple[int, int, int]] = []  # (stock index, mask before, mask after)
-        while at is not None:
-            entry = self.kept[at[1]][at]
-            steps.append((at[1], at[0], end))
-            parent = entry[2]
-            end = entry[3]
-            at = parent
-        steps.reverse()
-        line: list[int] = []
-        last = 0
-        for j, before, after in steps:
-            line.extend([DRAW_CODE] * (j - last))
-            last = j
-            top = start.top if j == 0 else self.stock[j - 1]
-            line.extend(self._streak_to(before, top, after))
-        return line
+    def _ends_to(
+        best_at: tuple[int, int, int] | None, layers: list[dict[int, list[int]]], mask0: int
+    ) -> list[tuple[int, int]]:
+        """The draw positions of the best line found, as ``_best_ends`` gives them."""
+        if best_at is None:
+            return [(0, mask0)]
+        level, before, end = best_at
+        ends = [(level, end)]
+        while level > 0:
+            entry = layers[level][before]
+            level, before, end = entry[2], entry[3], before
+            ends.append((level, end))
+        ends.reverse()
+        return ends
 
 
 # ---------------------------------------------------------------------------------------
@@ -1570,13 +1609,12 @@ def solve_best(
 
     Without ``anytime`` a search that runs out of budget answers None: what ranks or
     judges results (a challenge's best score, the fair-play measure) needs the exact best.
-    With ``anytime`` (an analysis, ``tripeaks solve``) the exact search has a quarter of
-    the budget (``_EXACT_SHARE`` of its seconds and its nodes), and when it cannot finish
-    the answer is the best line the beam search (``_BeamSearch``) finds with the rest,
-    ``exact`` False unless it reaches the bound; with redeals there is no beam search, and
-    the answer is None. A quarter: at 10 s a deal, classic and golf deals are solved
-    exactly in 62 ms and 209 ms at p99 (300 deals each), while six peaks' are on 1 deal in
-    100, with 5 s as with 2.5 s, so the beam search is given most of the time."""
+    With ``anytime`` (an analysis, ``tripeaks solve``) the layered search
+    (``_LayerSearch``) has the whole budget: exact when it finishes (classic and golf deals
+    as soon as the exact search, docs/best-score.md), else the best line it found, with
+    the bound it proved, ``exact`` False unless the line reaches it; with redeals (the
+    waste's order is then part of a position) there is no layered search, and the answer
+    is None with the bound."""
     began = time.perf_counter()
     budget = budget or SearchBudget()
     scheme = state.rules.scoring
@@ -1592,58 +1630,34 @@ def solve_best(
             seconds = time.perf_counter() - began
             return BestAnswer(0, scheme, clear.line, clear.nodes, seconds, 0, True)
         unwinnable = clear.winnable is False
-    search: _BestSearch = _BestSearch(
-        state.layout, state.rules, start, _exact_share(budget) if anytime else budget
-    )
+    layered = anytime and state.rules.redeals == 0
+    search = (_LayerSearch if layered else _BestSearch)(state.layout, state.rules, start, budget)
+    lower = search.scorer.lower_is_better
     bound = _score_bound(start, search.table, search.scorer, unwinnable)
-    spent = 0
-    try:
-        gain, codes = search.best(start)
-    except BudgetExhausted:
-        spent = search.nodes
-        if not anytime or search.track:
+    if isinstance(search, _LayerSearch):
+        gain, most, exact, codes = search.run(start)
+        # the bound proved, where it is tighter than the one of the start alone
+        bound = max(bound, start.total - most) if lower else min(bound, start.total + most)
+    else:
+        try:
+            gain, codes = search.best(start)
+        except BudgetExhausted:
             seconds = time.perf_counter() - began
-            return BestAnswer(None, scheme, (), spent, seconds, bound, False)
-        search = _BeamSearch(state.layout, state.rules, start, _rest(budget, spent, began))
-        # the most any line can gain: points, or under cards_left cards taken
-        ceiling = start.total - bound if search.scorer.lower_is_better else bound - start.total
-        gain, codes = search.line_found(start, ceiling)
+            return BestAnswer(None, scheme, (), search.nodes, seconds, bound, False)
+        exact = True
     line = [_move_text(c) for c in codes]
     end = _check_line(state, line)
     if not end.is_over:
         line.append("concede")
-    score = start.total - gain if search.scorer.lower_is_better else start.total + gain
+    score = start.total - gain if lower else start.total + gain
     if end.score.total != score:
         raise AssertionError(  # pragma: no cover
             f"solver line scores {end.score.total}, not {score}: {line}"
         )
-    exact = not isinstance(search, _BeamSearch) or score == bound
+    exact = exact or score == bound
     seconds = time.perf_counter() - began
     return BestAnswer(
-        score, scheme, tuple(line), spent + search.nodes, seconds, score if exact else bound, exact
-    )
-
-
-_EXACT_SHARE: Final = 4  # an anytime answer's exact search has 1/4 of the budget
-
-
-def _exact_share(budget: SearchBudget) -> SearchBudget:
-    """The exact search's share of an anytime answer's budget (``solve_best``)."""
-    return SearchBudget(
-        max_nodes=None if budget.max_nodes is None else budget.max_nodes // _EXACT_SHARE,
-        seconds=None if budget.seconds is None else budget.seconds / _EXACT_SHARE,
-    )
-
-
-def _rest(budget: SearchBudget, spent: int, began: float) -> SearchBudget:
-    """What is left of ``budget`` after ``spent`` nodes and the time since ``began``."""
-    return SearchBudget(
-        max_nodes=None if budget.max_nodes is None else max(0, budget.max_nodes - spent),
-        seconds=(
-            None
-            if budget.seconds is None
-            else max(0.0, budget.seconds - (time.perf_counter() - began))
-        ),
+        score, scheme, tuple(line), search.nodes, seconds, score if exact else bound, exact
     )
 
 

@@ -360,7 +360,7 @@ def test_entrants_racing_for_the_last_place_get_one_place(database_url: str) -> 
 def test_a_closed_six_peaks_challenge_reveals_the_best_line_found_and_its_bound(
     client_with: Callable[..., TestClient],
 ) -> None:
-    """Six peaks' exact best-score search does not finish in the analysis's budget: the
+    """Six peaks' best-score search does not finish in the analysis's budget: the
     closed challenge shows the best score of the lines found, its bound, and that it is
     not exact (docs/best-score.md); before the close, nothing."""
     client = client_with(analysis_budget_ms=3000)
@@ -374,6 +374,6 @@ def test_a_closed_six_peaks_challenge_reveals_the_best_line_found_and_its_bound(
     closed = client.get(f"/v1/challenges/{c['id']}").json()
     assert closed["status"] == "closed" and closed["best_score_searched"] is True
     assert closed["best_score_exact"] is False
-    assert closed["best_score_bound"] == 56 * 57 // 2 + 5 * 15 + 30
-    assert 0 < closed["best_score"] < closed["best_score_bound"]
+    # the bound the search proved: at most every card in one streak and every peak
+    assert 0 < closed["best_score"] < closed["best_score_bound"] <= 56 * 57 // 2 + 5 * 15 + 30
     assert client.get(f"/v1/challenges/{c['id']}").json() == closed  # kept

@@ -1,8 +1,10 @@
-"""The best-score search's two forms agree: the optional C search (app/engine/_bestscore.c,
+"""The best-score searches' two forms agree: the optional C search (app/engine/_bestscore.c,
 built by the install where a C compiler exists) and the pure Python one (the fallback, and
-what runs where it is not built). They search the same draw positions in the same order,
-so on every position they give the same score, the same line and the same node count; and
-each line replays through the engine to its score (solve_best checks it too).
+what runs where it is not built). The exact search's two forms search the same draw
+positions in the same order, so on every position they give the same score, the same line
+and the same node count; the layered search's (an analysis's answer) give the same
+answers, finished; and each line replays through the engine to its score (solve_best
+checks it too).
 
 The C search's tests are skipped where it is not built; the pure Python one runs
 everywhere (``TRIPEAKS_PURE_SOLVER=1`` turns the C one off for a whole run).
@@ -42,6 +44,19 @@ def best_c(state: GameState, budget: SearchBudget | None = None) -> BestAnswer:
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(solver, "_ACCEL", solver._ACCEL_MODULE)
         return solve_best(state, budget)
+
+
+def anytime_pure(state: GameState, budget: SearchBudget | None = None) -> BestAnswer:
+    """An analysis's answer (the layered search), in pure Python."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(solver, "_ACCEL", None)
+        return solve_best(state, budget, anytime=True)
+
+
+def anytime_c(state: GameState, budget: SearchBudget | None = None) -> BestAnswer:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(solver, "_ACCEL", solver._ACCEL_MODULE)
+        return solve_best(state, budget, anytime=True)
 
 
 def replay(state: GameState, line: tuple[str, ...]) -> GameState:
@@ -89,6 +104,59 @@ def test_c_and_python_agree(layout: str, options: dict[str, object], stock_left:
     rng = random.Random(18)
     for n in range(12):
         assert_same(position(n, rules, rng, rng.randint(stock_left // 2, stock_left)))
+
+
+@needs_c
+@pytest.mark.parametrize(("layout", "options", "stock_left"), CASES, ids=[str(c) for c in CASES])
+def test_the_layered_search_finishes_with_the_exact_answer_in_both(
+    layout: str, options: dict[str, object], stock_left: int
+) -> None:
+    """The layered search (``_LayerSearch``, an analysis's answer) in C and in Python, on
+    positions the exact search solves: both finish, with the exact search's score as their
+    own bound. Their lines may differ (equal points, found in another order); each replays
+    to its score."""
+    rules = Rules.for_layout(layout, **options)
+    rng = random.Random(19)
+    for n in range(6):
+        state = position(n, rules, rng, rng.randint(stock_left // 2, stock_left))
+        exact = best_c(state)
+        for found in (anytime_c(state), anytime_pure(state)):
+            assert found.exact and found.score == found.bound == exact.score, state.deal
+            end = replay(state, found.line)
+            assert end.is_over and end.score.total == found.score
+
+
+@needs_c
+@pytest.mark.parametrize("share", [0.0, 1.0], ids=["by_bound", "by_layer"])
+def test_the_layered_search_finishes_exact_in_either_order(
+    share: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Taken by bound from the first position on (``_LAYER_SHARE`` 0), or layer by layer
+    to the end (1), both forms finish with the exact answer."""
+    monkeypatch.setattr(solver, "_LAYER_SHARE", share)
+    rng = random.Random(20)
+    for layout, options, stock_left in (CASES[0], CASES[5], CASES[12], CASES[13]):
+        rules = Rules.for_layout(layout, **options)
+        for n in range(4):
+            state = position(n, rules, rng, rng.randint(stock_left // 2, stock_left))
+            exact = best_c(state)
+            for found in (anytime_c(state), anytime_pure(state)):
+                assert found.exact and found.score == found.bound == exact.score, state.deal
+                assert replay(state, found.line).score.total == found.score
+
+
+@needs_c
+def test_the_layered_search_keeps_to_its_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past ``_LAYER_MAX_ENTRIES`` draw positions the layered search stops as when its
+    budget runs out: the best line found, and a bound that still holds."""
+    layout = get_layout("six_peaks")
+    state = new_game(numbered_deal(1, layout.decks), Rules.for_layout("six_peaks"), layout)
+    monkeypatch.setattr(solver, "_LAYER_MAX_ENTRIES", 1000)
+    for solve in (anytime_c, anytime_pure):
+        found = solve(state, SearchBudget(max_nodes=None, seconds=60))
+        assert not found.exact and found.score is not None and found.bound is not None
+        assert found.score < found.bound <= 56 * 57 // 2 + 5 * 15 + 30
+        assert replay(state, found.line).score.total == found.score
 
 
 @needs_c

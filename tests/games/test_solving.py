@@ -133,7 +133,7 @@ def test_analysis_finds_where_a_winnable_game_was_lost(client: TestClient) -> No
 def test_a_six_peaks_analysis_answers_the_best_line_found_and_its_bound(
     client_with: Callable[..., TestClient],
 ) -> None:
-    """Six peaks' exact best-score search does not finish within an analysis's budget:
+    """Six peaks' best-score search does not finish within an analysis's budget:
     the analysis answers the best line found (which the engine replays to its score, and
     which is at least the game's own) and the bound no line passes, marked not exact."""
     client = client_with(analysis_budget_ms=3000)
@@ -149,7 +149,8 @@ def test_a_six_peaks_analysis_answers_the_best_line_found_and_its_bound(
     assert r.status_code == 200, r.text
     a = r.json()
     assert a["best_score_exact"] is False and a["complete"] is False
-    assert a["best_score_bound"] == 56 * 57 // 2 + 5 * 15 + 30
+    # the bound the search proved: at most every card in one streak and every peak
+    assert a["best_score_bound"] <= 56 * 57 // 2 + 5 * 15 + 30
     assert state["score"]["total"] <= a["best_score"] < a["best_score_bound"]
     layout = engine.get_layout("six_peaks")
     line_end = engine.replay(
