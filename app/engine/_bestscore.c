@@ -617,17 +617,20 @@ typedef struct {
     int by_bound;
     int full;                       /* the table is full: new positions are dropped */
     long long dropped;              /* the most a dropped position could lead to */
+    long long ceiling;              /* the most any line from the start can reach */
     Pending *pending;               /* the positions to expand, a heap by bound */
     size_t npending, pending_cap;
 } Layers;
 
 /* The most points any line from a draw position (``acc`` points so far, ``mask`` removed,
  * the streak at ``streak``) can reach: every card left in one streak continuing this one,
- * every peak left (solver.py ``_score_bound`` argues it). */
-static inline long long layer_bound(Search *s, long long acc, u64 mask, int streak) {
+ * every peak left (solver.py ``_score_bound`` argues it), and never more than the start's
+ * own bound (``ceiling``: it may know more, such as a table that cannot be cleared). */
+static inline long long layer_bound(Search *s, Layers *L, long long acc, u64 mask, int streak) {
     int left = s->n - popcount(mask);
-    return acc + s->pts[streak + left] - s->pts[streak] + s->bonus[popcount(s->peak_mask)] -
-           s->bonus[popcount(mask & s->peak_mask)];
+    long long u = acc + s->pts[streak + left] - s->pts[streak] +
+                  s->bonus[popcount(s->peak_mask)] - s->bonus[popcount(mask & s->peak_mask)];
+    return u < L->ceiling ? u : L->ceiling;
 }
 
 static LSlot *layer_slot(LSlot *t, size_t cap, u64 key) {
@@ -722,7 +725,7 @@ static int layer_expand(Search *s, Layers *L, int lv, LSlot *st) {
     size_t base = s->ends_len;
     if (walk(s, mask0, free0, top) < 0) return -1;
     if (s->walk_cut) { /* the ends not reached stay possible: their bound stands */
-        long long u = layer_bound(s, acc, mask0, streak);
+        long long u = layer_bound(s, L, acc, mask0, streak);
         if (u > L->cut_bound) L->cut_bound = u;
         L->cut = 1;
     }
@@ -744,7 +747,7 @@ static int layer_expand(Search *s, Layers *L, int lv, LSlot *st) {
         while (j <= s->nstock && !(f2 & s->sfit[j])) j++;
         if (j > s->nstock) continue;
         long long then = now - s->penalty * (j - lv);
-        long long u = layer_bound(s, then, m2, 0);
+        long long u = layer_bound(s, L, then, m2, 0);
         if (u <= L->best) continue;
         LSlot *e = layer_get(L, j, m2);
         if (e == NULL) {
@@ -786,7 +789,7 @@ static int layers_run(Search *s, Layers *L) {
         for (size_t i = 0; i < L->layer[lv].cap; i++) {
             LSlot *st = &L->layer[lv].slot[i];
             if (st->key == 0 || st->done) continue;
-            if (layer_bound(s, st->acc, st->key - 1, streak) <= L->best) {
+            if (layer_bound(s, L, st->acc, st->key - 1, streak) <= L->best) {
                 st->done = 1;
                 continue;
             }
@@ -805,7 +808,7 @@ static int layers_run(Search *s, Layers *L) {
         for (size_t i = 0; i < L->layer[lv].cap; i++) {
             LSlot *st = &L->layer[lv].slot[i];
             if (st->key == 0 || st->done) continue;
-            long long u = layer_bound(s, st->acc, st->key - 1, streak);
+            long long u = layer_bound(s, L, st->acc, st->key - 1, streak);
             if (pending_push(L, u, lv, st->key - 1) < 0) {
                 s->failed = 2;
                 return -1;
@@ -819,7 +822,7 @@ static int layers_run(Search *s, Layers *L) {
         LSlot *st = layer_slot(y->slot, y->cap, p.mask + 1);
         if (st->key == 0 || st->done) continue;
         int streak = p.level == 0 ? L->start_streak : 0;
-        if (layer_bound(s, st->acc, p.mask, streak) != p.bound) continue; /* a later entry */
+        if (layer_bound(s, L, st->acc, p.mask, streak) != p.bound) continue; /* a later entry */
         if (layer_expand(s, L, p.level, st) < 0) {
             return -1;
         }
@@ -847,7 +850,7 @@ static long long layers_bound(Search *s, Layers *L) {
         for (size_t i = 0; i < y->cap; i++) {
             LSlot *st = &y->slot[i];
             if (st->key == 0 || st->done) continue;
-            long long u = layer_bound(s, st->acc, st->key - 1, streak);
+            long long u = layer_bound(s, L, st->acc, st->key - 1, streak);
             if (u > b) b = u;
         }
     }
@@ -1137,18 +1140,19 @@ done:
 
 
 /* layers(ranks, uncovers, fit, stock, pts, bonus, penalty, peak_mask, full, mask, free,
- *        top, streak, max_nodes, seconds, max_entries, walk_limit, share)
+ *        top, streak, max_nodes, seconds, max_entries, walk_limit, share, ceiling)
  *   -> (points, bound, complete, nodes, ends) */
 static PyObject *layers(PyObject *self, PyObject *args) {
     PyObject *ranks_o, *unc_o, *fit_o, *stock_o, *pts_o, *bonus_o;
-    long long penalty, max_nodes, max_entries, walk_limit;
+    long long penalty, max_nodes, max_entries, walk_limit, ceiling;
     unsigned long long peak_mask, full, mask0, free0;
     int top0, streak;
     double seconds, share;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOOOOLKKKKiiLdLLd", &ranks_o, &unc_o, &fit_o, &stock_o, &pts_o,
-                          &bonus_o, &penalty, &peak_mask, &full, &mask0, &free0, &top0,
-                          &streak, &max_nodes, &seconds, &max_entries, &walk_limit, &share))
+    if (!PyArg_ParseTuple(args, "OOOOOOLKKKKiiLdLLdL", &ranks_o, &unc_o, &fit_o, &stock_o,
+                          &pts_o, &bonus_o, &penalty, &peak_mask, &full, &mask0, &free0, &top0,
+                          &streak, &max_nodes, &seconds, &max_entries, &walk_limit, &share,
+                          &ceiling))
         return NULL;
     Search s;
     memset(&s, 0, sizeof s);
@@ -1169,6 +1173,7 @@ static PyObject *layers(PyObject *self, PyObject *args) {
     L.start_streak = streak;
     L.start_top = top0;
     L.best = 0;
+    L.ceiling = ceiling;
     L.best_level = -1;
     L.switch_at = seconds >= 0 ? now_seconds() + share * seconds : 0;
     L.switch_nodes = max_nodes < 0 ? ((long long)1 << 62) : (long long)(share * (double)max_nodes);
@@ -1226,6 +1231,115 @@ done:
     return result;
 }
 
+
+/* streak(ranks, uncovers, fit, stock, mask, free, top, end) -> the positions played, in order
+ * (the stock is not read: the tables' loader takes one)
+ *
+ * The cards of a streak from (mask, top) that ends on the mask ``end``: solver.py,
+ * _BestSearch._streak_to, the same walk (deduplicated on (mask, top), only masks inside
+ * ``end``), each step kept with the one it came from, in the same order: the same
+ * cards. */
+typedef struct {
+    u64 mask;
+    u64 free;
+    int top;
+    int card;
+    long long parent;
+} Trail;
+
+static PyObject *streak(PyObject *self, PyObject *args) {
+    PyObject *ranks_o, *unc_o, *fit_o, *stock_o;
+    unsigned long long mask0, free0, end;
+    int top0;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOOKKiK", &ranks_o, &unc_o, &fit_o, &stock_o, &mask0, &free0,
+                          &top0, &end))
+        return NULL;
+    Search s;
+    memset(&s, 0, sizeof s);
+    PyObject *result = NULL;
+    Trail *trail = NULL;
+    long long *stack = NULL;
+    if (load_tables(&s, ranks_o, unc_o, fit_o, stock_o) < 0) goto done;
+    if (top0 < -1 || top0 > 13 || (mask0 & ~end) != 0) {
+        PyErr_SetString(PyExc_ValueError, "top: -1 to 13, the end holding the start");
+        goto done;
+    }
+    s.seen_cap = 1 << 8;
+    s.seen = calloc(s.seen_cap, sizeof(SeenSlot));
+    size_t cap = 1 << 10, len = 0, depth = 0;
+    trail = malloc(cap * sizeof(Trail));
+    stack = malloc(cap * sizeof(long long));
+    if (s.seen == NULL || trail == NULL || stack == NULL) goto oom;
+    new_walk(&s);
+    long long found = -1;
+    trail[0] = (Trail){mask0, free0, top0, -1, -1};
+    len = 1;
+    if (mask0 == end) found = 0;
+    stack[depth++] = 0;
+    while (depth && found < 0) {
+        long long at = stack[--depth];
+        Trail st = trail[at];
+        u64 playable = st.free & s.fit[st.top + 1];
+        while (playable) {
+            u64 b = playable & (~playable + 1);
+            playable ^= b;
+            u64 m2 = st.mask | b;
+            if (m2 & ~end) continue;
+            int p = __builtin_ctzll(b);
+            int r = s.rank[p];
+            int added = seen_add(&s, m2, r);
+            if (added < 0) goto oom;
+            if (!added) continue;
+            u64 f2 = st.free & ~b;
+            for (int k = s.unc_off[p]; k < s.unc_off[p + 1]; k++) {
+                u64 cq = s.unc_cover[k];
+                if ((cq & m2) == cq) f2 |= (u64)1 << s.unc_q[k];
+            }
+            if (len == cap) {
+                cap *= 2;
+                Trail *t2 = realloc(trail, cap * sizeof(Trail));
+                if (t2 == NULL) goto oom;
+                trail = t2;
+                long long *s2 = realloc(stack, cap * sizeof(long long));
+                if (s2 == NULL) goto oom;
+                stack = s2;
+            }
+            trail[len] = (Trail){m2, f2, r, p, at};
+            if (m2 == end) {
+                found = (long long)len++;
+                break;
+            }
+            stack[depth++] = (long long)len++;
+        }
+    }
+    if (found < 0) {
+        PyErr_SetString(PyExc_ValueError, "no streak reaches that end");
+        goto done;
+    }
+    {
+        long long count = 0;
+        for (long long at = found; trail[at].parent >= 0; at = trail[at].parent) count++;
+        result = PyList_New((Py_ssize_t)count);
+        if (result == NULL) goto done;
+        for (long long at = found; trail[at].parent >= 0; at = trail[at].parent) {
+            PyObject *card = PyLong_FromLong(trail[at].card);
+            if (card == NULL) {
+                Py_CLEAR(result);
+                goto done;
+            }
+            PyList_SET_ITEM(result, (Py_ssize_t)--count, card);
+        }
+    }
+    goto done;
+oom:
+    PyErr_NoMemory();
+done:
+    free(trail);
+    free(stack);
+    search_free(&s);
+    return result;
+}
 
 /* -- the clearing search as a Python object, its table kept between questions ---------- */
 
@@ -1368,6 +1482,7 @@ static PyTypeObject ClearType = {
 static PyMethodDef methods[] = {
     {"best", best, METH_VARARGS, "The best-score search over draw positions (solver.py)."},
     {"layers", layers, METH_VARARGS, "The layered best-score search (solver.py)."},
+    {"streak", streak, METH_VARARGS, "The cards of a streak to a given end (solver.py)."},
     {NULL, NULL, 0, NULL},
 };
 

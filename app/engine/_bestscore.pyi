@@ -39,7 +39,18 @@ def layers(
     max_entries: int,
     walk_limit: int,
     share: float,
+    ceiling: int,
 ) -> tuple[int, int, bool, int, list[tuple[int, int]]]: ...
+def streak(
+    ranks: Sequence[int],
+    uncovers: Sequence[Sequence[tuple[int, int]]],
+    fit: Sequence[int],
+    stock: Sequence[int],
+    mask: int,
+    free: int,
+    top: int,
+    end: int,
+) -> list[int]: ...
 
 class Clear:
     """The clearing search of one deal and stock, its table kept between questions."""

@@ -1190,8 +1190,16 @@ class _BestSearch(_Search):
 
     def _streak_to(self, mask0: int, top0: int, end: int) -> list[int]:
         """The cards of a streak from (mask0, top0) that ends on the mask ``end`` (one
-        that ``_value_fast`` found)."""
+        that a search found): a walk like ``_streak_ends``' over the masks inside ``end``,
+        each step kept with the one it came from. In C where the install built it
+        (``_bestscore.streak``): six_peaks' streaks reach 50 cards and more, and their walk
+        a million steps, which took Python up to 2 s after a search had spent its budget."""
         t = self.table
+        if _ACCEL is not None and t.n <= _ACCEL_MAX_POSITIONS:
+            played: list[int] = _ACCEL.streak(
+                t.rank, t.uncovers, t.fit, (), mask0, t.free_of(mask0), top0, end
+            )
+            return played
 
         parent: dict[tuple[int, int], tuple[tuple[int, int], int]] = {}
         stack = [(mask0, t.free_of(mask0), top0)]
@@ -1387,19 +1395,25 @@ class _LayerSearch(_BestSearch):
         self.dropped = 0
         self.by_bound = False
         self.pending: list[tuple[int, int, int]] = []
+        self.ceiling = 0
 
-    def run(self, start: _Start) -> tuple[int, int, bool, list[int]]:
+    def run(self, start: _Start, ceiling: int) -> tuple[int, int, bool, list[int]]:
         """The most points still to come of the lines found, a bound on any line's (both
         from ``start``'s score), whether that is exact, and the best line found (move
-        codes; none: stop at once)."""
+        codes; none: stop at once). ``ceiling`` bounds the points of every line from
+        ``start`` (``_score_bound``'s, which may know more than a draw position's bound: a
+        table proved unclearable); no position's bound is taken above it, so a line that
+        reaches it ends the search (golf: an unclearable deal's line leaving one card)."""
         t = self.table
         free = t.free_of(start.mask)
+        self.ceiling = ceiling
         if _ACCEL is not None and t.n <= _ACCEL_MAX_POSITIONS and len(self.stock) < 256:
             found, most, complete, nodes, ends = _ACCEL.layers(
                 *self._accel_args(start.mask, free, start.top, start.streak),
                 _LAYER_MAX_ENTRIES,
                 _LAYER_WALK,
                 _LAYER_SHARE,
+                ceiling,
             )
             self.nodes += nodes
         else:
@@ -1451,17 +1465,19 @@ class _LayerSearch(_BestSearch):
         return self.found, most, complete, self._ends_to(self.found_at, self.layers, start.mask)
 
     def _bound(self, start: _Start, level: int, mask: int, acc: int) -> int:
-        """The most points a line through a draw position can reach (``_score_bound``)."""
+        """The most points a line through a draw position can reach (``_score_bound``),
+        never above the start's (``run``'s ``ceiling``)."""
         sc = self.scorer
         streak = start.streak if level == 0 else 0
         left = self.table.n - mask.bit_count()
         peaks = self.table.peak_mask
-        return (
+        return min(
+            self.ceiling,
             acc
             + sc.pts[streak + left]
             - sc.pts[streak]
             + sc.bonus[peaks.bit_count()]
-            - sc.bonus[(mask & peaks).bit_count()]
+            - sc.bonus[(mask & peaks).bit_count()],
         )
 
     def _by_bound(self, start: _Start) -> None:
@@ -1635,7 +1651,9 @@ def solve_best(
     lower = search.scorer.lower_is_better
     bound = _score_bound(start, search.table, search.scorer, unwinnable)
     if isinstance(search, _LayerSearch):
-        gain, most, exact, codes = search.run(start)
+        gain, most, exact, codes = search.run(
+            start, start.total - bound if lower else bound - start.total
+        )
         # the bound proved, where it is tighter than the one of the start alone
         bound = max(bound, start.total - most) if lower else min(bound, start.total + most)
     else:

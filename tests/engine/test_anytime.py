@@ -19,6 +19,7 @@ from app.engine import (
     legal_moves,
     new_game,
     numbered_deal,
+    solver,
 )
 from app.engine.hints import analysis
 from app.engine.solver import BestAnswer, SearchBudget, solve_best
@@ -179,3 +180,22 @@ def test_an_analysis_keeps_the_game_itself_when_it_beats_every_line_found() -> N
     roomy = analysis(deal, rules, moves, layout, budget=SearchBudget(max_nodes=4_000_000))
     assert roomy.best_score is not None and roomy.best_score > state.score.total
     assert roomy.best_score_bound is not None and roomy.best_score_bound <= a.best_score_bound
+
+
+@pytest.mark.parametrize("pure", [False, True], ids=["c", "python"])
+def test_a_line_that_reaches_the_start_bound_ends_the_search(
+    pure: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Golf deal 47 cannot be cleared (the clearing search proves it), so no line leaves
+    fewer than one card: the first line that leaves one is the best, and the layered
+    search stops there, where the exact search (and the layered one without that bound:
+    every position's own bound is a cleared table) go through every draw position."""
+    if pure:
+        monkeypatch.setattr(solver, "_ACCEL", None)
+    layout = get_layout("golf")
+    state = new_game(numbered_deal(47, layout.decks), Rules.for_layout(layout), layout)
+    exact = solve_best(state)
+    found = solve_best(state, anytime=True)
+    assert exact.score == found.score == found.bound == 1 and found.exact
+    assert replayed(state, found) == 1
+    assert found.nodes * 4 < exact.nodes
