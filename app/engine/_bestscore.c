@@ -588,8 +588,12 @@ typedef struct {
     u64 pmask;
     long long acc;
     int32_t plevel;
-    int32_t done; /* expanded, or proved unable to beat the best line found */
+    int32_t done; /* L_DONE: expanded, or proved unable to beat the best line found (cleared
+                   * when reached again with more points); L_EXPANDED: it has children */
 } LSlot;
+
+#define L_DONE 1
+#define L_EXPANDED 2
 
 typedef struct {
     LSlot *slot;
@@ -616,7 +620,9 @@ typedef struct {
     long long switch_nodes;
     int by_bound;
     int full;                       /* the table is full: new positions are dropped */
-    long long dropped;              /* the most a dropped position could lead to */
+    int evicting;                   /* evicting still frees room (layers_evict) */
+    size_t room;                    /* crowded: fewer free entries than this */
+    long long dropped;              /* the most a dropped or evicted position could lead to */
     long long ceiling;              /* the most any line from the start can reach */
     Pending *pending;               /* the positions to expand, a heap by bound */
     size_t npending, pending_cap;
@@ -765,7 +771,7 @@ static int layer_expand(Search *s, Layers *L, int lv, LSlot *st) {
             e->plevel = lv;
             e->pmask = mask0;
             if (L->by_bound) {
-                e->done = 0; /* reached with more points: to be expanded again */
+                e->done &= L_EXPANDED; /* reached with more points: to be expanded again */
                 if (pending_push(L, u, j, m2) < 0) {
                     s->ends_len = base;
                     s->failed = 2;
@@ -778,61 +784,148 @@ static int layer_expand(Search *s, Layers *L, int lv, LSlot *st) {
     return 0;
 }
 
+static inline int layers_crowded(Layers *L) { return L->entries + L->room > L->max_entries; }
+
+/* The heap of the positions pending, by bound, anew (none evicted or stale); -1 out of
+ * memory. */
+static int layers_pend(Search *s, Layers *L) {
+    L->npending = 0;
+    for (int lv = 0; lv <= s->nstock; lv++) {
+        int streak = lv == 0 ? L->start_streak : 0;
+        for (size_t i = 0; i < L->layer[lv].cap; i++) {
+            LSlot *st = &L->layer[lv].slot[i];
+            if (st->key == 0 || (st->done & L_DONE)) continue;
+            if (pending_push(L, layer_bound(s, L, st->acc, st->key - 1, streak), lv,
+                             st->key - 1) < 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+static int cmp_ll(const void *a, const void *b) {
+    long long x = *(const long long *)a, y = *(const long long *)b;
+    return (x > y) - (x < y);
+}
+
+/* Make room (solver.py ``_LayerSearch._evict``): drop the positions never expanded with the
+ * lowest quarter of their bounds (those proved no better first), and count the highest of
+ * those bounds as dropped; where fewer than ``room`` could go, stop trying. The tables are
+ * rebuilt: call it between expansions only. -1 out of memory. */
+static int layers_evict(Search *s, Layers *L) {
+    const long long proved = -((long long)1 << 62);
+    long long *b = malloc((L->entries + 1) * sizeof(long long));
+    if (b == NULL) return -1;
+    size_t n = 0;
+    for (int lv = 0; lv <= s->nstock; lv++) {
+        int streak = lv == 0 ? L->start_streak : 0;
+        Layer *y = &L->layer[lv];
+        for (size_t i = 0; i < y->cap; i++) {
+            LSlot *st = &y->slot[i];
+            if (st->key == 0 || (st->done & L_EXPANDED)) continue;
+            b[n++] = (st->done & L_DONE) ? proved
+                                         : layer_bound(s, L, st->acc, st->key - 1, streak);
+        }
+    }
+    if (n < L->room) {
+        free(b);
+        L->evicting = 0;
+        return 0;
+    }
+    qsort(b, n, sizeof(long long), cmp_ll);
+    long long cut = b[n / 4];
+    free(b);
+    for (int lv = 0; lv <= s->nstock; lv++) {
+        int streak = lv == 0 ? L->start_streak : 0;
+        Layer *y = &L->layer[lv];
+        if (y->cap == 0) continue;
+        size_t kept = 0;
+        for (size_t i = 0; i < y->cap; i++) {
+            LSlot *st = &y->slot[i];
+            if (st->key == 0) continue;
+            if (!(st->done & L_EXPANDED) &&
+                ((st->done & L_DONE) || layer_bound(s, L, st->acc, st->key - 1, streak) <= cut))
+                st->key = 0; /* evicted: the table is rebuilt below */
+            else
+                kept++;
+        }
+        /* Rebuilt at half full: a layer's table shrinks with it, or the tables of the
+         * layers evicted from would keep their size while others grow. */
+        size_t cap = 64;
+        while (cap < kept * 2) cap *= 2;
+        LSlot *t = calloc(cap, sizeof(LSlot));
+        if (t == NULL) return -1;
+        for (size_t i = 0; i < y->cap; i++)
+            if (y->slot[i].key) *layer_slot(t, cap, y->slot[i].key) = y->slot[i];
+        L->entries -= y->count - kept;
+        y->count = kept;
+        free(y->slot);
+        y->slot = t;
+        y->cap = cap;
+    }
+    if (cut > L->dropped) L->dropped = cut;
+    return layers_pend(s, L);
+}
+
 /* First the layers in the order of the stock (each draw position, once every line to it
  * has reached it, expanded unless its bound cannot beat the best line found) until
- * ``L->switch_at`` seconds or ``L->switch_nodes`` nodes; then the draw positions left,
- * the highest bound first, until the highest cannot beat the best line found. 0 when
- * finished; -1 when the budget (s->failed 1) or the memory or entries (2) ran out first. */
+ * ``L->switch_at`` seconds or ``L->switch_nodes`` nodes, or the table is crowded; then the
+ * draw positions left, the highest bound first, until the highest cannot beat the best
+ * line found, room made between two expansions. 0 when finished; -1 when the budget
+ * (s->failed 1) or the memory or entries (2) ran out first. */
 static int layers_run(Search *s, Layers *L) {
     for (int lv = 0; lv <= s->nstock && !L->by_bound; lv++) {
         int streak = lv == 0 ? L->start_streak : 0;
         for (size_t i = 0; i < L->layer[lv].cap; i++) {
             LSlot *st = &L->layer[lv].slot[i];
-            if (st->key == 0 || st->done) continue;
+            if (st->key == 0 || (st->done & L_DONE)) continue;
             if (layer_bound(s, L, st->acc, st->key - 1, streak) <= L->best) {
-                st->done = 1;
+                st->done |= L_DONE;
                 continue;
             }
-            if (L->full || s->nodes > L->switch_nodes ||
+            if (layers_crowded(L) || s->nodes > L->switch_nodes ||
                 ((L->expanded & 63) == 0 && L->switch_at > 0 && now_seconds() > L->switch_at)) {
                 L->by_bound = 1;
                 break;
             }
             if (layer_expand(s, L, lv, st) < 0) return -1;
-            L->layer[lv].slot[i].done = 1;
+            L->layer[lv].slot[i].done = L_DONE | L_EXPANDED;
         }
     }
     if (!L->by_bound) return 0;
-    for (int lv = 0; lv <= s->nstock; lv++) {
-        int streak = lv == 0 ? L->start_streak : 0;
-        for (size_t i = 0; i < L->layer[lv].cap; i++) {
-            LSlot *st = &L->layer[lv].slot[i];
-            if (st->key == 0 || st->done) continue;
-            long long u = layer_bound(s, L, st->acc, st->key - 1, streak);
-            if (pending_push(L, u, lv, st->key - 1) < 0) {
+    if (layers_pend(s, L) < 0) {
+        s->failed = 2;
+        return -1;
+    }
+    for (;;) {
+        if (L->evicting && layers_crowded(L)) {
+            if (out_of_time(s)) { /* an eviction takes a while: not past the deadline */
+                s->failed = 1;
+                return -1;
+            }
+            if (layers_evict(s, L) < 0) {
                 s->failed = 2;
                 return -1;
             }
         }
-    }
-    while (L->npending) {
+        if (!L->npending) break;
         Pending p = pending_pop(L);
         if (p.bound <= L->best) break; /* no draw position left can beat the best line */
         Layer *y = &L->layer[p.level];
         LSlot *st = layer_slot(y->slot, y->cap, p.mask + 1);
-        if (st->key == 0 || st->done) continue;
+        if (st->key == 0 || (st->done & L_DONE)) continue; /* evicted, or expanded */
         int streak = p.level == 0 ? L->start_streak : 0;
         if (layer_bound(s, L, st->acc, p.mask, streak) != p.bound) continue; /* a later entry */
         if (layer_expand(s, L, p.level, st) < 0) {
             return -1;
         }
         st = layer_slot(y->slot, y->cap, p.mask + 1);
-        st->done = 1;
+        st->done = L_DONE | L_EXPANDED;
     }
     /* finished: mark what is left as proved no better */
     for (int lv = 0; lv <= s->nstock; lv++) {
         Layer *y = &L->layer[lv];
-        for (size_t i = 0; i < y->cap; i++) y->slot[i].done = 1;
+        for (size_t i = 0; i < y->cap; i++) y->slot[i].done |= L_DONE;
     }
     return 0;
 }
@@ -849,7 +942,7 @@ static long long layers_bound(Search *s, Layers *L) {
         int streak = lv == 0 ? L->start_streak : 0;
         for (size_t i = 0; i < y->cap; i++) {
             LSlot *st = &y->slot[i];
-            if (st->key == 0 || st->done) continue;
+            if (st->key == 0 || (st->done & L_DONE)) continue;
             long long u = layer_bound(s, L, st->acc, st->key - 1, streak);
             if (u > b) b = u;
         }
@@ -1140,20 +1233,24 @@ done:
 
 
 /* layers(ranks, uncovers, fit, stock, pts, bonus, penalty, peak_mask, full, mask, free,
- *        top, streak, max_nodes, seconds, max_entries, walk_limit, share, ceiling)
+ *        top, streak, max_nodes, seconds, max_entries, walk_limit, share, ceiling, room)
  *   -> (points, bound, complete, nodes, ends) */
 static PyObject *layers(PyObject *self, PyObject *args) {
     PyObject *ranks_o, *unc_o, *fit_o, *stock_o, *pts_o, *bonus_o;
-    long long penalty, max_nodes, max_entries, walk_limit, ceiling;
+    long long penalty, max_nodes, max_entries, walk_limit, ceiling, room;
     unsigned long long peak_mask, full, mask0, free0;
     int top0, streak;
     double seconds, share;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOOOOLKKKKiiLdLLdL", &ranks_o, &unc_o, &fit_o, &stock_o,
+    if (!PyArg_ParseTuple(args, "OOOOOOLKKKKiiLdLLdLL", &ranks_o, &unc_o, &fit_o, &stock_o,
                           &pts_o, &bonus_o, &penalty, &peak_mask, &full, &mask0, &free0, &top0,
                           &streak, &max_nodes, &seconds, &max_entries, &walk_limit, &share,
-                          &ceiling))
+                          &ceiling, &room))
         return NULL;
+    if (room < 1) {
+        PyErr_SetString(PyExc_ValueError, "room: 1 or more");
+        return NULL;
+    }
     Search s;
     memset(&s, 0, sizeof s);
     Layers L;
@@ -1170,6 +1267,8 @@ static PyObject *layers(PyObject *self, PyObject *args) {
         goto done;
     }
     L.max_entries = max_entries > 0 ? (size_t)max_entries : ((size_t)1 << 22);
+    L.room = L.max_entries / (size_t)room;
+    L.evicting = 1;
     L.start_streak = streak;
     L.start_top = top0;
     L.best = 0;

@@ -40,6 +40,7 @@ def layers(
     walk_limit: int,
     share: float,
     ceiling: int,
+    room: int,
 ) -> tuple[int, int, bool, int, list[tuple[int, int]]]: ...
 def streak(
     ranks: Sequence[int],

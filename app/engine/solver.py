@@ -1340,9 +1340,15 @@ def _score_bound(start: _Start, table: _Table, scorer: _Scorer, unwinnable: bool
 # The layered search's limits: a streak's walk stops after this many steps (its memory:
 # about 100 bytes a step; the draw position it starts from then keeps its bound), and it
 # keeps at most this many draw positions (40 bytes each in C, about 2.7 times that with
-# its tables' free slots; six-peaks deals 0-9 peaked at 69 to 304 MB in their process).
+# its tables' free slots; six-peaks deals whose table fills peak at 356 to 377 MB in their
+# process, with eviction's heap and rebuilt tables: docs/best-score.md).
 _LAYER_WALK: Final = 1_000_000
 _LAYER_MAX_ENTRIES = 1 << 21
+# Room is made (``_LayerSearch._evict``) once less than 1/_LAYER_ROOM of the table is free.
+_LAYER_ROOM: Final = 8
+# A draw position's flags in the Python table (``_LayerSearch``).
+_DONE: Final = 1
+_EXPANDED: Final = 2
 _LAYER_SHARE = 0.3  # of the budget layer by layer, the rest by bound
 
 
@@ -1360,21 +1366,24 @@ class _LayerSearch(_BestSearch):
     Two orders, one table. First (``_LAYER_SHARE`` of the budget) layer by layer, in the
     order of the stock: a draw position's index only grows along a line, so every line to
     a position has reached it when its layer is expanded, and good lines (one long streak
-    after a few draws) are found early. Then the positions left, the highest bound first:
-    what lowers the bound answered. A position reached later with more points is expanded
-    again. Either way the search prunes by the bound of ``_score_bound`` (every card left in
-    one streak, every peak left; its docstring argues it): a draw position whose points so
-    far plus that bound do not pass the best line found cannot lead to a better one, and is
-    neither kept nor expanded. The bound falls along every line (a streak of ``l`` cards
-    then ``r`` left scores at most ``pts[l] + pts[r] <= pts[l + r]``: a streak's n-th card
-    scores at least its (n-1)-th), so the highest bound left only falls.
+    after a few draws) are found early; until the table is crowded (``_crowded``). Then
+    the positions left, the highest bound first: what lowers the bound answered. A
+    position reached later with more points is expanded again. Between two expansions,
+    room is made in a crowded table by evicting the positions never expanded with the
+    lowest bounds (``_evict``). Either way the search prunes by the bound of
+    ``_score_bound`` (every card left in one streak, every peak left; its docstring argues
+    it): a draw position whose points so far plus that bound do not pass the best line
+    found cannot lead to a better one, and is neither kept nor expanded. The bound falls
+    along every line (a streak of ``l`` cards then ``r`` left scores at most ``pts[l] +
+    pts[r] <= pts[l + r]``: a streak's n-th card scores at least its (n-1)-th), so the
+    highest bound left only falls.
 
     When the budget runs out, every line either ended at a streak's end already counted or
     passes through a draw position not yet expanded: the answer's bound is the most of the
     best line found and of those positions' bounds, of any whose walk was cut at
-    ``_LAYER_WALK`` steps (its ends not reached stay possible), and of any position dropped
-    because the table held ``_LAYER_MAX_ENTRIES``. Finished, with none of those above the
-    best line, it is exact: every line was counted or proved no better.
+    ``_LAYER_WALK`` steps (its ends not reached stay possible), and of any position
+    evicted, or dropped because the table held ``_LAYER_MAX_ENTRIES``. Finished, with none
+    of those above the best line, it is exact: every line was counted or proved no better.
 
     In C where the install built it (``_bestscore.layers``, the same answers when it
     finishes: the points, the bound; lines of equal points may differ, its order within a
@@ -1383,15 +1392,17 @@ class _LayerSearch(_BestSearch):
     def __init__(self, layout: Layout, rules: Rules, start: _Start, budget: SearchBudget) -> None:
         super().__init__(layout, rules, start, budget)
         # The Python search's state (``_layers``): per stock index, mask -> [points, free
-        # cards, the draw position the best line to it streaked from: index and mask, 1
-        # once expanded or proved no better]; the best line found (its points, and its
-        # last streak: index, from, end); the most a dropped position, or one whose walk
-        # was cut, could lead to; the positions pending by bound.
+        # cards, the draw position the best line to it streaked from: index and mask,
+        # flags: _DONE (expanded or proved no better; cleared when reached again with
+        # more points) and _EXPANDED (it has children)]; the best line found (its points,
+        # and its last streak: index, from, end); whether evicting still frees room; the
+        # most a dropped or evicted position, or one whose walk was cut, could lead to;
+        # the positions pending by bound.
         self.layers: list[dict[int, list[int]]] = []
         self.entries = 1
         self.found = 0
         self.found_at: tuple[int, int, int] | None = None
-        self.full = False
+        self.evicting = True
         self.dropped = 0
         self.by_bound = False
         self.pending: list[tuple[int, int, int]] = []
@@ -1414,6 +1425,7 @@ class _LayerSearch(_BestSearch):
                 _LAYER_WALK,
                 _LAYER_SHARE,
                 ceiling,
+                _LAYER_ROOM,
             )
             self.nodes += nodes
         else:
@@ -1435,20 +1447,20 @@ class _LayerSearch(_BestSearch):
         try:
             for level, layer in enumerate(self.layers):
                 for mask0, entry in layer.items():
-                    if self.by_bound or entry[4]:
+                    if self.by_bound or entry[4] & _DONE:
                         continue
                     if self._bound(start, level, mask0, entry[0]) <= self.found:
-                        entry[4] = 1
+                        entry[4] |= _DONE
                         continue
                     if (
-                        self.full
+                        self._crowded()
                         or self.nodes > switch_nodes
                         or (switch_at is not None and time.perf_counter() > switch_at)
                     ):
                         self.by_bound = True
                         continue
                     self._expand(start, level, mask0, entry)
-                    entry[4] = 1
+                    entry[4] = _DONE | _EXPANDED
             if self.by_bound:
                 self._by_bound(start)
             finished = True
@@ -1459,7 +1471,7 @@ class _LayerSearch(_BestSearch):
         most = max(self.found, self.dropped)
         for level, layer in enumerate(self.layers):
             for mask, entry in layer.items():
-                if not entry[4]:
+                if not entry[4] & _DONE:
                     most = max(most, self._bound(start, level, mask, entry[0]))
         complete = finished and most == self.found
         return self.found, most, complete, self._ends_to(self.found_at, self.layers, start.mask)
@@ -1482,27 +1494,76 @@ class _LayerSearch(_BestSearch):
 
     def _by_bound(self, start: _Start) -> None:
         """The draw positions left, the highest bound first, until none can beat the best
-        line found (every one is then marked so)."""
-        pending = [
+        line found (every one is then marked so). Room is made in the table between two
+        expansions (``_evict``)."""
+        self._pend(start)
+        while True:
+            if self.evicting and self._crowded():
+                self.within_budget(0)  # an eviction takes a while: not past the deadline
+                self._evict(start)
+            if not self.pending:
+                break
+            negative, level, mask = heapq.heappop(self.pending)
+            if -negative <= self.found:
+                break
+            entry = self.layers[level].get(mask)
+            if (
+                entry is None
+                or entry[4] & _DONE
+                or self._bound(start, level, mask, entry[0]) != -negative
+            ):
+                continue  # evicted, expanded, or a later entry holds its points
+            self._expand(start, level, mask, entry)
+            entry[4] = _DONE | _EXPANDED
+        for layer in self.layers:
+            for entry in layer.values():
+                entry[4] |= _DONE
+
+    def _pend(self, start: _Start) -> None:
+        """The heap of the positions pending, by bound (anew: none evicted or stale)."""
+        self.pending = [
             (-self._bound(start, level, mask, entry[0]), level, mask)
             for level, layer in enumerate(self.layers)
             for mask, entry in layer.items()
-            if not entry[4]
+            if not entry[4] & _DONE
         ]
-        heapq.heapify(pending)
-        self.pending = pending
-        while pending:
-            negative, level, mask = heapq.heappop(pending)
-            if -negative <= self.found:
-                break
-            entry = self.layers[level][mask]
-            if entry[4] or self._bound(start, level, mask, entry[0]) != -negative:
-                continue  # expanded, or a later entry holds its points
-            self._expand(start, level, mask, entry)
-            entry[4] = 1
-        for layer in self.layers:
-            for entry in layer.values():
-                entry[4] = 1
+        heapq.heapify(self.pending)
+
+    def _crowded(self) -> bool:
+        """Less than an eighth of the table is free: one expansion can add that many."""
+        return self.entries + _LAYER_MAX_ENTRIES // _LAYER_ROOM > _LAYER_MAX_ENTRIES
+
+    def _evict(self, start: _Start) -> None:
+        """Make room: drop the positions never expanded with the lowest quarter of their
+        bounds (those proved no better first), and count the highest of those bounds as
+        dropped (a quarter, not more: the cut stays below the highest bounds, which are
+        close together on six peaks). Sound, as a full table's dropping is: every line
+        through one of them is worth at most its bound, and no line found passes through
+        it (it has no children). Where fewer than an eighth of the table could go, it
+        stops trying: new positions are then dropped, each counted by its own bound."""
+        proved = -(1 << 62)
+        bounds = sorted(
+            proved if entry[4] & _DONE else self._bound(start, level, mask, entry[0])
+            for level, layer in enumerate(self.layers)
+            for mask, entry in layer.items()
+            if not entry[4] & _EXPANDED
+        )
+        if len(bounds) < _LAYER_MAX_ENTRIES // _LAYER_ROOM:
+            self.evicting = False
+            return
+        cut = bounds[len(bounds) // 4]
+        for level, layer in enumerate(self.layers):
+            gone = [
+                mask
+                for mask, entry in layer.items()
+                if not entry[4] & _EXPANDED
+                and (entry[4] & _DONE or self._bound(start, level, mask, entry[0]) <= cut)
+            ]
+            for mask in gone:
+                del layer[mask]
+            self.entries -= len(gone)
+        self.dropped = max(self.dropped, cut)
+        self._pend(start)
 
     def _expand(self, start: _Start, level: int, mask0: int, entry: list[int]) -> None:
         """Walk a draw position's streaks: each end is a line's score and, after the draws
@@ -1547,13 +1608,12 @@ class _LayerSearch(_BestSearch):
             kept = self.layers[j].get(m2)
             if kept is None:
                 if self.entries >= _LAYER_MAX_ENTRIES:
-                    self.full = True
                     self.dropped = max(self.dropped, u)
                     continue
                 self.entries += 1
                 kept = self.layers[j][m2] = [then - 1, 0, 0, 0, 0]
             if then > kept[0]:
-                kept[:] = [then, f2, level, mask0, 0]
+                kept[:] = [then, f2, level, mask0, kept[4] & _EXPANDED]
                 if self.by_bound:
                     heapq.heappush(self.pending, (-u, j, m2))
 
