@@ -936,7 +936,7 @@ static int layers_run(Search *s, Layers *L) {
 static long long layers_bound(Search *s, Layers *L) {
     long long b = L->best;
     if (L->cut && L->cut_bound > b) b = L->cut_bound;
-    if (L->full && L->dropped > b) b = L->dropped;
+    if (L->dropped > b) b = L->dropped; /* evicted, or dropped from a full table */
     for (int lv = 0; lv <= s->nstock; lv++) {
         Layer *y = &L->layer[lv];
         int streak = lv == 0 ? L->start_streak : 0;
