@@ -1016,7 +1016,7 @@ export async function events(run) {
     const shownRound = view.rounds.find((x) => x.round === r.round);
     if (new Date(r.opens_at) > Date.now()) {
       const hours = Math.round((new Date(r.opens_at) - Date.now()) / 3600_000);
-      assert(shownRound.button === null && new RegExp(`opens in (${hours - 1}|${hours}|${hours + 1}) hours|opens in \\d days|opens tomorrow`).test(shownRound.text), `round ${r.round} opens later (${r.opens_at}): ${shownRound.text}`);
+      assert(shownRound.button === null && new RegExp(`opens in (${hours - 1}|${hours}|${hours + 1}) hours|opens in \\d+ minutes?|opens in \\d days|opens tomorrow`).test(shownRound.text), `round ${r.round} opens later (${r.opens_at}): ${shownRound.text}`);
     } else {
       assert(shownRound.button === `Play round ${r.round}` && /open · 1 played it/.test(shownRound.text), `round ${r.round} is open: ${shownRound.text}`);
     }
