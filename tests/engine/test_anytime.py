@@ -229,3 +229,28 @@ def test_a_crowded_table_evicts_and_its_bound_still_holds(
             assert replayed(state, found) == found.score
         assert evicting.bound is not None and dropping.bound is not None
         assert evicting.bound < dropping.bound, (number, seed)
+
+
+@pytest.mark.parametrize("pure", [False, True], ids=["c", "python"])
+def test_a_search_that_finishes_after_evicting_is_not_exact(
+    pure: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With room for 1,024 draw positions these searches evict and then finish (nothing
+    pending can beat the line found) without the table ever filling: the positions
+    evicted may lead to better lines, so the answer is not exact, and its bound counts
+    them. A C build that counted them only once the table was full answered these exact
+    with their line's score (99 against a best of 110 on deal 19)."""
+    if pure:
+        monkeypatch.setattr(solver, "_ACCEL", None)
+    rules = Rules.for_layout("six_peaks")
+    for number, seed in ((19, 3), (13, 3)):
+        state = half_cleared(number, rules, seed, 10)
+        best = solve_best(state, SearchBudget(max_nodes=None)).score
+        assert best is not None
+        monkeypatch.setattr(solver, "_LAYER_MAX_ENTRIES", 1024)
+        found = solve_best(state, SearchBudget(max_nodes=None), anytime=True)
+        monkeypatch.setattr(solver, "_LAYER_MAX_ENTRIES", 1 << 21)
+        assert found.score is not None and found.bound is not None
+        assert found.score <= best <= found.bound, (number, seed)
+        assert found.exact == (found.score == best), (number, seed)
+        assert replayed(state, found) == found.score
