@@ -623,20 +623,19 @@ typedef struct {
     int evicting;                   /* evicting still frees room (layers_evict) */
     size_t room;                    /* crowded: fewer free entries than this */
     long long dropped;              /* the most a dropped or evicted position could lead to */
-    long long ceiling;              /* the most any line from the start can reach */
+    long long ceiling;              /* the most any line from the start can reach: a line
+                                     * that reaches it ends the search */
     Pending *pending;               /* the positions to expand, a heap by bound */
     size_t npending, pending_cap;
 } Layers;
 
 /* The most points any line from a draw position (``acc`` points so far, ``mask`` removed,
  * the streak at ``streak``) can reach: every card left in one streak continuing this one,
- * every peak left (solver.py ``_score_bound`` argues it), and never more than the start's
- * own bound (``ceiling``: it may know more, such as a table that cannot be cleared). */
-static inline long long layer_bound(Search *s, Layers *L, long long acc, u64 mask, int streak) {
+ * every peak left (solver.py ``_score_bound`` argues it). */
+static inline long long layer_bound(Search *s, long long acc, u64 mask, int streak) {
     int left = s->n - popcount(mask);
-    long long u = acc + s->pts[streak + left] - s->pts[streak] +
-                  s->bonus[popcount(s->peak_mask)] - s->bonus[popcount(mask & s->peak_mask)];
-    return u < L->ceiling ? u : L->ceiling;
+    return acc + s->pts[streak + left] - s->pts[streak] + s->bonus[popcount(s->peak_mask)] -
+           s->bonus[popcount(mask & s->peak_mask)];
 }
 
 static LSlot *layer_slot(LSlot *t, size_t cap, u64 key) {
@@ -713,8 +712,8 @@ static Pending pending_pop(Layers *L) {
 /* Expand the draw position ``st`` of layer ``lv``: walk its streaks; each end is a line's
  * score and, after the draws to the next stock card that fits, a draw position of a later
  * layer, kept with the most points that reach it (and, by bound, to be expanded, when
- * ``L->by_bound``). 0, or -1 when the budget (s->failed 1) or the memory or entries (2)
- * ran out. */
+ * ``L->by_bound``). 0; 1 when a line reaches ``L->ceiling`` (none can do better); -1 when
+ * the budget (s->failed 1) or the memory or entries (2) ran out. */
 static int layer_expand(Search *s, Layers *L, int lv, LSlot *st) {
     int streak = lv == 0 ? L->start_streak : 0;
     int top = lv == 0 ? L->start_top : s->stock[lv - 1];
@@ -731,7 +730,7 @@ static int layer_expand(Search *s, Layers *L, int lv, LSlot *st) {
     size_t base = s->ends_len;
     if (walk(s, mask0, free0, top) < 0) return -1;
     if (s->walk_cut) { /* the ends not reached stay possible: their bound stands */
-        long long u = layer_bound(s, L, acc, mask0, streak);
+        long long u = layer_bound(s, acc, mask0, streak);
         if (u > L->cut_bound) L->cut_bound = u;
         L->cut = 1;
     }
@@ -747,13 +746,17 @@ static int layer_expand(Search *s, Layers *L, int lv, LSlot *st) {
             L->best_level = lv;
             L->best_from = mask0;
             L->best_end = m2;
+            if (now >= L->ceiling) { /* no line does better: the search is over */
+                s->ends_len = base;
+                return 1;
+            }
         }
         if (m2 == s->full) continue;
         int j = lv + 1;
         while (j <= s->nstock && !(f2 & s->sfit[j])) j++;
         if (j > s->nstock) continue;
         long long then = now - s->penalty * (j - lv);
-        long long u = layer_bound(s, L, then, m2, 0);
+        long long u = layer_bound(s, then, m2, 0);
         if (u <= L->best) continue;
         LSlot *e = layer_get(L, j, m2);
         if (e == NULL) {
@@ -795,7 +798,7 @@ static int layers_pend(Search *s, Layers *L) {
         for (size_t i = 0; i < L->layer[lv].cap; i++) {
             LSlot *st = &L->layer[lv].slot[i];
             if (st->key == 0 || (st->done & L_DONE)) continue;
-            if (pending_push(L, layer_bound(s, L, st->acc, st->key - 1, streak), lv,
+            if (pending_push(L, layer_bound(s, st->acc, st->key - 1, streak), lv,
                              st->key - 1) < 0)
                 return -1;
         }
@@ -824,7 +827,7 @@ static int layers_evict(Search *s, Layers *L) {
             LSlot *st = &y->slot[i];
             if (st->key == 0 || (st->done & L_EXPANDED)) continue;
             b[n++] = (st->done & L_DONE) ? proved
-                                         : layer_bound(s, L, st->acc, st->key - 1, streak);
+                                         : layer_bound(s, st->acc, st->key - 1, streak);
         }
     }
     if (n < L->room) {
@@ -844,7 +847,7 @@ static int layers_evict(Search *s, Layers *L) {
             LSlot *st = &y->slot[i];
             if (st->key == 0) continue;
             if (!(st->done & L_EXPANDED) &&
-                ((st->done & L_DONE) || layer_bound(s, L, st->acc, st->key - 1, streak) <= cut))
+                ((st->done & L_DONE) || layer_bound(s, st->acc, st->key - 1, streak) <= cut))
                 st->key = 0; /* evicted: the table is rebuilt below */
             else
                 kept++;
@@ -871,15 +874,16 @@ static int layers_evict(Search *s, Layers *L) {
  * has reached it, expanded unless its bound cannot beat the best line found) until
  * ``L->switch_at`` seconds or ``L->switch_nodes`` nodes, or the table is crowded; then the
  * draw positions left, the highest bound first, until the highest cannot beat the best
- * line found, room made between two expansions. 0 when finished; -1 when the budget
- * (s->failed 1) or the memory or entries (2) ran out first. */
+ * line found, room made between two expansions; or until a line reaches ``L->ceiling``.
+ * 0 when finished; -1 when the budget (s->failed 1) or the memory or entries (2) ran out
+ * first. */
 static int layers_run(Search *s, Layers *L) {
     for (int lv = 0; lv <= s->nstock && !L->by_bound; lv++) {
         int streak = lv == 0 ? L->start_streak : 0;
         for (size_t i = 0; i < L->layer[lv].cap; i++) {
             LSlot *st = &L->layer[lv].slot[i];
             if (st->key == 0 || (st->done & L_DONE)) continue;
-            if (layer_bound(s, L, st->acc, st->key - 1, streak) <= L->best) {
+            if (layer_bound(s, st->acc, st->key - 1, streak) <= L->best) {
                 st->done |= L_DONE;
                 continue;
             }
@@ -888,8 +892,10 @@ static int layers_run(Search *s, Layers *L) {
                 L->by_bound = 1;
                 break;
             }
-            if (layer_expand(s, L, lv, st) < 0) return -1;
+            int r = layer_expand(s, L, lv, st);
+            if (r < 0) return -1;
             L->layer[lv].slot[i].done = L_DONE | L_EXPANDED;
+            if (r > 0) goto finished;
         }
     }
     if (!L->by_bound) return 0;
@@ -915,14 +921,14 @@ static int layers_run(Search *s, Layers *L) {
         LSlot *st = layer_slot(y->slot, y->cap, p.mask + 1);
         if (st->key == 0 || (st->done & L_DONE)) continue; /* evicted, or expanded */
         int streak = p.level == 0 ? L->start_streak : 0;
-        if (layer_bound(s, L, st->acc, p.mask, streak) != p.bound) continue; /* a later entry */
-        if (layer_expand(s, L, p.level, st) < 0) {
-            return -1;
-        }
+        if (layer_bound(s, st->acc, p.mask, streak) != p.bound) continue; /* a later entry */
+        int r = layer_expand(s, L, p.level, st);
+        if (r < 0) return -1;
         st = layer_slot(y->slot, y->cap, p.mask + 1);
         st->done = L_DONE | L_EXPANDED;
+        if (r > 0) break;
     }
-    /* finished: mark what is left as proved no better */
+finished: /* mark what is left as proved no better */
     for (int lv = 0; lv <= s->nstock; lv++) {
         Layer *y = &L->layer[lv];
         for (size_t i = 0; i < y->cap; i++) y->slot[i].done |= L_DONE;
@@ -932,7 +938,7 @@ static int layers_run(Search *s, Layers *L) {
 
 /* The bound on every line: the best found, the bound of each draw position not expanded,
  * and of each whose walk was cut (every line passes through one of them or ended in a
- * stop already counted). */
+ * stop already counted); never above the start's own (``ceiling``). */
 static long long layers_bound(Search *s, Layers *L) {
     long long b = L->best;
     if (L->cut && L->cut_bound > b) b = L->cut_bound;
@@ -943,11 +949,11 @@ static long long layers_bound(Search *s, Layers *L) {
         for (size_t i = 0; i < y->cap; i++) {
             LSlot *st = &y->slot[i];
             if (st->key == 0 || (st->done & L_DONE)) continue;
-            long long u = layer_bound(s, L, st->acc, st->key - 1, streak);
+            long long u = layer_bound(s, st->acc, st->key - 1, streak);
             if (u > b) b = u;
         }
     }
-    return b;
+    return b < L->ceiling ? b : L->ceiling;
 }
 
 /* -- the Python function ---------------------------------------------------------------- */

@@ -1352,6 +1352,10 @@ _EXPANDED: Final = 2
 _LAYER_SHARE = 0.3  # of the budget layer by layer, the rest by bound
 
 
+class _CeilingReached(Exception):
+    """A line found reaches the start's bound: no line does better (``_LayerSearch``)."""
+
+
 class _LayerSearch(_BestSearch):
     """The best score by layers, then by bound (no redeals): exact when it finishes, else
     the best line found and a sound bound. The answer of an analysis and of ``tripeaks
@@ -1413,8 +1417,9 @@ class _LayerSearch(_BestSearch):
         from ``start``'s score), whether that is exact, and the best line found (move
         codes; none: stop at once). ``ceiling`` bounds the points of every line from
         ``start`` (``_score_bound``'s, which may know more than a draw position's bound: a
-        table proved unclearable); no position's bound is taken above it, so a line that
-        reaches it ends the search (golf: an unclearable deal's line leaving one card)."""
+        table proved unclearable): a line that reaches it ends the search, exact (golf: an
+        unclearable deal's first line leaving one card), and the bound answered is never
+        above it."""
         t = self.table
         free = t.free_of(start.mask)
         self.ceiling = ceiling
@@ -1464,32 +1469,33 @@ class _LayerSearch(_BestSearch):
             if self.by_bound:
                 self._by_bound(start)
             finished = True
+        except _CeilingReached:
+            finished = True
         except BudgetExhausted:
             pass
         # The bound: the best found, every draw position not expanded (nor proved no
-        # better), and those dropped or whose walk was cut.
+        # better), and those dropped or whose walk was cut; never above the ceiling.
         most = max(self.found, self.dropped)
         for level, layer in enumerate(self.layers):
             for mask, entry in layer.items():
                 if not entry[4] & _DONE:
                     most = max(most, self._bound(start, level, mask, entry[0]))
+        most = min(most, self.ceiling)
         complete = finished and most == self.found
         return self.found, most, complete, self._ends_to(self.found_at, self.layers, start.mask)
 
     def _bound(self, start: _Start, level: int, mask: int, acc: int) -> int:
-        """The most points a line through a draw position can reach (``_score_bound``),
-        never above the start's (``run``'s ``ceiling``)."""
+        """The most points a line through a draw position can reach (``_score_bound``)."""
         sc = self.scorer
         streak = start.streak if level == 0 else 0
         left = self.table.n - mask.bit_count()
         peaks = self.table.peak_mask
-        return min(
-            self.ceiling,
+        return (
             acc
             + sc.pts[streak + left]
             - sc.pts[streak]
             + sc.bonus[peaks.bit_count()]
-            - sc.bonus[(mask & peaks).bit_count()],
+            - sc.bonus[(mask & peaks).bit_count()]
         )
 
     def _by_bound(self, start: _Start) -> None:
@@ -1594,6 +1600,8 @@ class _LayerSearch(_BestSearch):
             if now > self.found:
                 self.found = now
                 self.found_at = (level, mask0, m2)
+                if now >= self.ceiling:
+                    raise _CeilingReached
             if m2 == t.full:
                 continue
             j = level + 1
@@ -1729,16 +1737,9 @@ def solve_best(
         line.append("concede")
     score = start.total - gain if lower else start.total + gain
     if end.score.total != score:
-        # The layered search's line may score more than it counted, never less: where
-        # two bounds are both cut to the ceiling (``_LayerSearch.run``) a draw position
-        # can be expanded, then reached again with more points before the budget ends,
-        # and the line is rebuilt through the better way in.
-        better = end.score.total < score if lower else end.score.total > score
-        if not (isinstance(search, _LayerSearch) and better):
-            raise AssertionError(  # pragma: no cover
-                f"solver line scores {end.score.total}, not {score}: {line}"
-            )
-        score = end.score.total
+        raise AssertionError(  # pragma: no cover
+            f"solver line scores {end.score.total}, not {score}: {line}"
+        )
     exact = exact or score == bound
     seconds = time.perf_counter() - began
     return BestAnswer(
