@@ -1337,8 +1337,7 @@ done:
 }
 
 
-/* streak(ranks, uncovers, fit, stock, mask, free, top, end) -> the positions played, in order
- * (the stock is not read: the tables' loader takes one)
+/* streak(ranks, uncovers, fit, mask, free, top, end) -> the positions played, in order
  *
  * The cards of a streak from (mask, top) that ends on the mask ``end``: solver.py,
  * _BestSearch._streak_to, the same walk (deduplicated on (mask, top), only masks inside
@@ -1353,19 +1352,23 @@ typedef struct {
 } Trail;
 
 static PyObject *streak(PyObject *self, PyObject *args) {
-    PyObject *ranks_o, *unc_o, *fit_o, *stock_o;
+    PyObject *ranks_o, *unc_o, *fit_o;
     unsigned long long mask0, free0, end;
     int top0;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOOKKiK", &ranks_o, &unc_o, &fit_o, &stock_o, &mask0, &free0,
-                          &top0, &end))
+    if (!PyArg_ParseTuple(args, "OOOKKiK", &ranks_o, &unc_o, &fit_o, &mask0, &free0, &top0,
+                          &end))
         return NULL;
     Search s;
     memset(&s, 0, sizeof s);
     PyObject *result = NULL;
     Trail *trail = NULL;
     long long *stack = NULL;
-    if (load_tables(&s, ranks_o, unc_o, fit_o, stock_o) < 0) goto done;
+    PyObject *no_stock = PyTuple_New(0); /* a streak draws nothing */
+    if (no_stock == NULL) return NULL;
+    int loaded = load_tables(&s, ranks_o, unc_o, fit_o, no_stock);
+    Py_DECREF(no_stock);
+    if (loaded < 0) goto done;
     if (top0 < -1 || top0 > 13 || (mask0 & ~end) != 0) {
         PyErr_SetString(PyExc_ValueError, "top: -1 to 13, the end holding the start");
         goto done;

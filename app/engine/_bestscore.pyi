@@ -46,7 +46,6 @@ def streak(
     ranks: Sequence[int],
     uncovers: Sequence[Sequence[tuple[int, int]]],
     fit: Sequence[int],
-    stock: Sequence[int],
     mask: int,
     free: int,
     top: int,

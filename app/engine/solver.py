@@ -1197,7 +1197,7 @@ class _BestSearch(_Search):
         t = self.table
         if _ACCEL is not None and t.n <= _ACCEL_MAX_POSITIONS:
             played: list[int] = _ACCEL.streak(
-                t.rank, t.uncovers, t.fit, (), mask0, t.free_of(mask0), top0, end
+                t.rank, t.uncovers, t.fit, mask0, t.free_of(mask0), top0, end
             )
             return played
 
@@ -1548,26 +1548,20 @@ class _LayerSearch(_BestSearch):
         it (it has no children). Where fewer than an eighth of the table could go, it
         stops trying: new positions are then dropped, each counted by its own bound."""
         proved = -(1 << 62)
-        bounds = sorted(
-            proved if entry[4] & _DONE else self._bound(start, level, mask, entry[0])
+        bounds = [
+            (proved if entry[4] & _DONE else self._bound(start, level, mask, entry[0]), level, mask)
             for level, layer in enumerate(self.layers)
             for mask, entry in layer.items()
             if not entry[4] & _EXPANDED
-        )
+        ]
         if len(bounds) < _LAYER_MAX_ENTRIES // _LAYER_ROOM:
             self.evicting = False
             return
-        cut = bounds[len(bounds) // 4]
-        for level, layer in enumerate(self.layers):
-            gone = [
-                mask
-                for mask, entry in layer.items()
-                if not entry[4] & _EXPANDED
-                and (entry[4] & _DONE or self._bound(start, level, mask, entry[0]) <= cut)
-            ]
-            for mask in gone:
-                del layer[mask]
-            self.entries -= len(gone)
+        cut = sorted(bound for bound, _, _ in bounds)[len(bounds) // 4]
+        for bound, level, mask in bounds:
+            if bound <= cut:
+                del self.layers[level][mask]
+                self.entries -= 1
         self.dropped = max(self.dropped, cut)
         self._pend(start)
 
