@@ -806,9 +806,32 @@ static int layers_pend(Search *s, Layers *L) {
     return 0;
 }
 
-static int cmp_ll(const void *a, const void *b) {
-    long long x = *(const long long *)a, y = *(const long long *)b;
-    return (x > y) - (x < y);
+/* The k-th smallest of b[0..n) (0-based, k < n), reordering b: a selection (Hoare's
+ * partition around the middle element), in time linear on average where a sort of six
+ * peaks' two million bounds took a tenth of a second. */
+static long long kth_smallest(long long *b, long n, long k) {
+    long lo = 0, hi = n - 1;
+    while (lo < hi) {
+        long long pivot = b[lo + (hi - lo) / 2];
+        long i = lo, j = hi;
+        while (i <= j) {
+            while (b[i] < pivot) i++;
+            while (b[j] > pivot) j--;
+            if (i <= j) {
+                long long t = b[i];
+                b[i++] = b[j];
+                b[j--] = t;
+            }
+        }
+        /* now b[lo..j] <= pivot, b[i..hi] >= pivot, and any between equal it */
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            return b[k];
+    }
+    return b[k];
 }
 
 /* Make room (solver.py ``_LayerSearch._evict``): drop the positions never expanded with the
@@ -835,8 +858,7 @@ static int layers_evict(Search *s, Layers *L) {
         L->evicting = 0;
         return 0;
     }
-    qsort(b, n, sizeof(long long), cmp_ll);
-    long long cut = b[n / 4];
+    long long cut = kth_smallest(b, (long)n, (long)(n / 4));
     free(b);
     for (int lv = 0; lv <= s->nstock; lv++) {
         int streak = lv == 0 ? L->start_streak : 0;
