@@ -91,6 +91,8 @@ typedef struct {
     Py_ssize_t nbonus;
     long long penalty;
     u64 peak_mask;
+    u64 rank_mask[14]; /* the positions holding each rank (0: a joker) */
+    int wraps;         /* a King and an Ace are neighbours */
     /* the clearing search's bound: Hall's sets I of ranks as (the positions holding a rank of
      * I, those holding a rank of N(I)), and hall_stock[f * (nstock + 1) + i]: the stock
      * cards from index i on with a rank in the f-th set's N(I) */
@@ -580,16 +582,18 @@ static int clears(Search *s, u64 mask, u64 free_, int idx, int top, int drawn, i
 
 /* A draw position of the layered search, in the table of its stock index: its mask (the
  * key: mask + 1; 0 for an empty slot), its free cards, the most points a line found reaches
- * it with, and the draw position that line's last streak was played from (``plevel``,
- * ``pmask``). */
+ * it with, the draw position that line's last streak was played from (``plevel``,
+ * ``pmask``), and the most points still to come from it (``ahead_of``: its bound is
+ * ``acc + ahead``, worked out once, when the slot is made). */
 typedef struct {
     u64 key;
     u64 free;
     u64 pmask;
     long long acc;
-    int32_t plevel;
-    int32_t done; /* L_DONE: expanded, or proved unable to beat the best line found (cleared
+    int16_t plevel;
+    int16_t done; /* L_DONE: expanded, or proved unable to beat the best line found (cleared
                    * when reached again with more points); L_EXPANDED: it has children */
+    int32_t ahead;
 } LSlot;
 
 #define L_DONE 1
@@ -629,14 +633,116 @@ typedef struct {
     size_t npending, pending_cap;
 } Layers;
 
-/* The most points any line from a draw position (``acc`` points so far, ``mask`` removed,
- * the streak at ``streak``) can reach: every card left in one streak continuing this one,
- * every peak left (solver.py ``_score_bound`` argues it). */
-static inline long long layer_bound(Search *s, long long acc, u64 mask, int streak) {
-    int left = s->n - popcount(mask);
-    return acc + s->pts[streak + left] - s->pts[streak] + s->bonus[popcount(s->peak_mask)] -
-           s->bonus[popcount(mask & s->peak_mask)];
+/* The least weight of a set of ranks holding one of every two neighbouring ranks, ``w[r - 1]``
+ * for rank r (solver.py ``_rank_cover``): ``*in`` among the sets that hold the rank ``v + 1``,
+ * ``*out`` among those that do not. Round the ring from v when a King and an Ace are
+ * neighbours (the last rank before v is then in the set unless v is), else Ace to King. */
+static inline void cover_step(int *in, int *out, int w) {
+    int in2 = (*in < *out ? *in : *out) + w; /* this rank in: the one before either way */
+    *out = *in;                             /* this rank out: the one before in */
+    *in = in2;
 }
+
+static void rank_cover(const int *w, int wraps, int v, int *in_set, int *out_set) {
+    /* two programmes side by side: a (v out of the set) and b (v in it), each the least
+     * weight so far with the last rank in the set (in) or not (out) */
+    const int never = 1 << 30;
+    int a_in, a_out, b_in, b_out;
+    if (wraps) {
+        a_in = never, a_out = 0, b_in = w[v], b_out = never;
+        for (int r = v == 12 ? 0 : v + 1; r != v; r = r == 12 ? 0 : r + 1) {
+            cover_step(&a_in, &a_out, w[r]);
+            cover_step(&b_in, &b_out, w[r]);
+        }
+        *out_set = a_in; /* v out: the last rank before it is in */
+        *in_set = b_in < b_out ? b_in : b_out;
+        return;
+    }
+    a_in = b_in = w[0];
+    a_out = b_out = 0;
+    for (int r = 0; r < 13; r++) {
+        if (r > 0) {
+            cover_step(&a_in, &a_out, w[r]);
+            cover_step(&b_in, &b_out, w[r]);
+        }
+        if (r == v) {
+            a_in = never;
+            b_out = never;
+        }
+    }
+    *out_set = a_in < a_out ? a_in : a_out;
+    *in_set = b_in < b_out ? b_in : b_out;
+}
+
+/* The points of a first streak of ``l1`` cards continuing one of ``streak``, then
+ * ``streaks`` of ``anyway`` cards and one of ``part`` (none past ``draws`` streaks). */
+static inline long long split_points(Search *s, int streak, int l1, int anyway, int streaks,
+                                     int part, int draws) {
+    long long later = streaks >= draws ? draws * s->pts[anyway]
+                                       : streaks * s->pts[anyway] + s->pts[part];
+    return s->pts[streak + l1] - s->pts[streak] + later;
+}
+
+/* How many cards of each rank (0: a joker) are left (``mask`` removed). */
+static void rank_counts(Search *s, u64 mask, int *counts) {
+    u64 rest = s->full & ~mask;
+    for (int r = 0; r <= 13; r++) counts[r] = popcount(s->rank_mask[r] & rest);
+}
+
+/* The most points the cards left (``counts`` of each rank) can still score in streaks, from
+ * the waste top ``top`` and a streak of ``streak``, with ``draws`` stock cards left: solver.py
+ * ``_cards_bound`` (it argues it), with the caps of ``_streak_caps``. */
+static long long cards_bound(Search *s, const int *counts, int top, int streak, int draws) {
+    int w[13], left = counts[0];
+    for (int r = 1; r <= 13; r++) {
+        w[r - 1] = 2 * counts[r];
+        left += counts[r];
+    }
+    int in = 0, out = 0;
+    rank_cover(w, s->wraps, top >= 1 ? top - 1 : 0, &in, &out);
+    int anyway = 2 * counts[0] + (in < out ? in : out) + 1;
+    if (anyway > left) anyway = left;
+    int first = anyway;
+    if (top >= 1) { /* the top is a card of a rank in the set, or not */
+        first = 2 * counts[0] + (in + 1 < out ? in + 1 : out);
+        if (first > left) first = left;
+    }
+    /* The most over the first streak's length l1 <= first (solver.py ``_cards_bound``):
+     * over each run of l1 where the later streaks' count stays q, at the run's ends. */
+    if (anyway == 0) return 0; /* no card left */
+    long long best = 0;
+    for (int q = 0, hi = left;; q++, hi -= anyway) {
+        int lo = hi - anyway + 1 > 0 ? hi - anyway + 1 : 0;
+        if (lo <= first) {
+            int end = hi < first ? hi : first;
+            long long v = split_points(s, streak, end, anyway, q, left - end - q * anyway, draws);
+            if (v > best) best = v;
+            v = split_points(s, streak, lo, anyway, q, left - lo - q * anyway, draws);
+            if (v > best) best = v;
+        }
+        if (lo == 0) break;
+    }
+    return best;
+}
+
+/* The most points any line from a draw position of layer ``lv`` (``acc`` points so far,
+ * ``mask`` removed) can reach: the cards' (``cards_bound``), every peak left (solver.py
+ * ``_score_bound`` argues it). */
+static inline long long peaks_left(Search *s, u64 mask) {
+    return s->bonus[popcount(s->peak_mask)] - s->bonus[popcount(mask & s->peak_mask)];
+}
+
+/* The most points still to come from a draw position of layer ``lv`` (``mask`` removed,
+ * ``counts`` of each rank left): the cards' (``cards_bound``) and every peak left's bonus
+ * (solver.py ``_LayerSearch._ahead``, ``_score_bound`` argues it). */
+static inline long long ahead_of(Search *s, Layers *L, u64 mask, int lv, const int *counts) {
+    int streak = lv == 0 ? L->start_streak : 0;
+    int top = lv == 0 ? L->start_top : s->stock[lv - 1];
+    return cards_bound(s, counts, top, streak, s->nstock - lv) + peaks_left(s, mask);
+}
+
+/* A draw position's bound: the most points a line through it can reach. */
+static inline long long slot_bound(const LSlot *st) { return st->acc + st->ahead; }
 
 static LSlot *layer_slot(LSlot *t, size_t cap, u64 key) {
     size_t m = cap - 1;
@@ -645,32 +751,38 @@ static LSlot *layer_slot(LSlot *t, size_t cap, u64 key) {
     return &t[i];
 }
 
-/* The slot of ``mask`` in layer ``lv``, a new one with no points yet; NULL out of memory or
- * past ``max_entries``. */
-static LSlot *layer_get(Layers *L, int lv, u64 mask) {
+/* Room in layer ``lv``'s table for one more slot (grown at three quarters full); -1 out of
+ * memory. */
+static int layer_grow(Layer *y);
+static inline int layer_room(Layers *L, int lv) {
     Layer *y = &L->layer[lv];
-    if ((y->count + 1) * 4 > y->cap * 3) {
-        size_t cap = y->cap ? y->cap * 2 : 64;
-        LSlot *t = calloc(cap, sizeof(LSlot));
-        if (t == NULL) return NULL;
-        for (size_t i = 0; i < y->cap; i++)
-            if (y->slot[i].key) *layer_slot(t, cap, y->slot[i].key) = y->slot[i];
-        free(y->slot);
-        y->slot = t;
-        y->cap = cap;
+    return (y->count + 1) * 4 <= y->cap * 3 ? 0 : layer_grow(y);
+}
+
+static int layer_grow(Layer *y) {
+    size_t cap = y->cap ? y->cap * 2 : 64;
+    LSlot *t = calloc(cap, sizeof(LSlot));
+    if (t == NULL) return -1;
+    for (size_t i = 0; i < y->cap; i++)
+        if (y->slot[i].key) *layer_slot(t, cap, y->slot[i].key) = y->slot[i];
+    free(y->slot);
+    y->slot = t;
+    y->cap = cap;
+    return 0;
+}
+
+/* Make the empty slot ``e`` of layer ``lv`` (after ``layer_room``) hold ``mask``, with no
+ * points yet; -1 past ``max_entries`` (the table is then full). */
+static int layer_claim(Layers *L, int lv, LSlot *e, u64 mask) {
+    if (L->entries >= L->max_entries) {
+        L->full = 1;
+        return -1;
     }
-    LSlot *e = layer_slot(y->slot, y->cap, mask + 1);
-    if (e->key == 0) {
-        if (L->entries >= L->max_entries) {
-            L->full = 1;
-            return NULL;
-        }
-        L->entries++;
-        y->count++;
-        e->key = mask + 1;
-        e->acc = LLONG_MIN;
-    }
-    return e;
+    L->entries++;
+    L->layer[lv].count++;
+    e->key = mask + 1;
+    e->acc = LLONG_MIN;
+    return 0;
 }
 
 static int pending_push(Layers *L, long long bound, int level, u64 mask) {
@@ -730,12 +842,13 @@ static int layer_expand(Search *s, Layers *L, int lv, LSlot *st) {
     size_t base = s->ends_len;
     if (walk(s, mask0, free0, top) < 0) return -1;
     if (s->walk_cut) { /* the ends not reached stay possible: their bound stands */
-        long long u = layer_bound(s, acc, mask0, streak);
+        long long u = acc + st->ahead;
         if (u > L->cut_bound) L->cut_bound = u;
         L->cut = 1;
     }
     int count0 = popcount(mask0);
     long long base_pts = s->pts[streak] + s->bonus[popcount(mask0 & s->peak_mask)];
+    int counts0[14], counts[14], counted = 0; /* counts0: the ranks left at mask0, once needed */
     for (size_t k = base; k < s->ends_len; k++) {
         u64 m2 = s->ends[k].mask;
         u64 f2 = s->ends[k].free;
@@ -756,22 +869,40 @@ static int layer_expand(Search *s, Layers *L, int lv, LSlot *st) {
         while (j <= s->nstock && !(f2 & s->sfit[j])) j++;
         if (j > s->nstock) continue;
         long long then = now - s->penalty * (j - lv);
-        long long u = layer_bound(s, then, m2, 0);
-        if (u <= L->best) continue;
-        LSlot *e = layer_get(L, j, m2);
-        if (e == NULL) {
-            if (L->full) { /* no room: its lines are counted by their bound alone */
-                if (u > L->dropped) L->dropped = u;
-                continue;
-            }
+        /* every card left in one streak: never below the bound, and a tenth of its cost */
+        if (then + s->pts[s->n - popcount(m2)] + peaks_left(s, m2) <= L->best) continue;
+        if (layer_room(L, j) < 0) {
             s->ends_len = base;
             s->failed = 2;
             return -1;
         }
+        Layer *y = &L->layer[j];
+        LSlot *e = layer_slot(y->slot, y->cap, m2 + 1);
+        long long ahead = e->ahead;
+        if (e->key == 0) {
+            if (!counted) {
+                rank_counts(s, mask0, counts0);
+                counted = 1;
+            }
+            memcpy(counts, counts0, sizeof counts); /* less the streak's cards */
+            for (u64 played = m2 & ~mask0; played; played &= played - 1)
+                counts[s->rank[__builtin_ctzll(played)]]--;
+            ahead = ahead_of(s, L, m2, j, counts);
+        }
+        long long u = then + ahead;
+        if (u <= L->best) continue;
+        if (e->key == 0) {
+            if (layer_claim(L, j, e, m2) < 0) {
+                /* no room: its lines are counted by their bound alone */
+                if (u > L->dropped) L->dropped = u;
+                continue;
+            }
+            e->ahead = (int32_t)ahead;
+        }
         if (then > e->acc) {
             e->acc = then;
             e->free = f2;
-            e->plevel = lv;
+            e->plevel = (int16_t)lv;
             e->pmask = mask0;
             if (L->by_bound) {
                 e->done &= L_EXPANDED; /* reached with more points: to be expanded again */
@@ -794,11 +925,10 @@ static inline int layers_crowded(Layers *L) { return L->entries + L->room > L->m
 static int layers_pend(Search *s, Layers *L) {
     L->npending = 0;
     for (int lv = 0; lv <= s->nstock; lv++) {
-        int streak = lv == 0 ? L->start_streak : 0;
         for (size_t i = 0; i < L->layer[lv].cap; i++) {
             LSlot *st = &L->layer[lv].slot[i];
             if (st->key == 0 || (st->done & L_DONE)) continue;
-            if (pending_push(L, layer_bound(s, st->acc, st->key - 1, streak), lv,
+            if (pending_push(L, slot_bound(st), lv,
                              st->key - 1) < 0)
                 return -1;
         }
@@ -844,13 +974,12 @@ static int layers_evict(Search *s, Layers *L) {
     if (b == NULL) return -1;
     size_t n = 0;
     for (int lv = 0; lv <= s->nstock; lv++) {
-        int streak = lv == 0 ? L->start_streak : 0;
         Layer *y = &L->layer[lv];
         for (size_t i = 0; i < y->cap; i++) {
             LSlot *st = &y->slot[i];
             if (st->key == 0 || (st->done & L_EXPANDED)) continue;
             b[n++] = (st->done & L_DONE) ? proved
-                                         : layer_bound(s, st->acc, st->key - 1, streak);
+                                         : slot_bound(st);
         }
     }
     if (n < L->room) {
@@ -861,7 +990,6 @@ static int layers_evict(Search *s, Layers *L) {
     long long cut = kth_smallest(b, (long)n, (long)(n / 4));
     free(b);
     for (int lv = 0; lv <= s->nstock; lv++) {
-        int streak = lv == 0 ? L->start_streak : 0;
         Layer *y = &L->layer[lv];
         if (y->cap == 0) continue;
         size_t kept = 0;
@@ -869,7 +997,7 @@ static int layers_evict(Search *s, Layers *L) {
             LSlot *st = &y->slot[i];
             if (st->key == 0) continue;
             if (!(st->done & L_EXPANDED) &&
-                ((st->done & L_DONE) || layer_bound(s, st->acc, st->key - 1, streak) <= cut))
+                ((st->done & L_DONE) || slot_bound(st) <= cut))
                 st->key = 0; /* evicted: the table is rebuilt below */
             else
                 kept++;
@@ -901,11 +1029,10 @@ static int layers_evict(Search *s, Layers *L) {
  * first. */
 static int layers_run(Search *s, Layers *L) {
     for (int lv = 0; lv <= s->nstock && !L->by_bound; lv++) {
-        int streak = lv == 0 ? L->start_streak : 0;
         for (size_t i = 0; i < L->layer[lv].cap; i++) {
             LSlot *st = &L->layer[lv].slot[i];
             if (st->key == 0 || (st->done & L_DONE)) continue;
-            if (layer_bound(s, st->acc, st->key - 1, streak) <= L->best) {
+            if (slot_bound(st) <= L->best) {
                 st->done |= L_DONE;
                 continue;
             }
@@ -942,8 +1069,7 @@ static int layers_run(Search *s, Layers *L) {
         Layer *y = &L->layer[p.level];
         LSlot *st = layer_slot(y->slot, y->cap, p.mask + 1);
         if (st->key == 0 || (st->done & L_DONE)) continue; /* evicted, or expanded */
-        int streak = p.level == 0 ? L->start_streak : 0;
-        if (layer_bound(s, st->acc, p.mask, streak) != p.bound) continue; /* a later entry */
+        if (slot_bound(st) != p.bound) continue; /* a later entry */
         int r = layer_expand(s, L, p.level, st);
         if (r < 0) return -1;
         st = layer_slot(y->slot, y->cap, p.mask + 1);
@@ -967,11 +1093,10 @@ static long long layers_bound(Search *s, Layers *L) {
     if (L->dropped > b) b = L->dropped; /* evicted, or dropped from a full table */
     for (int lv = 0; lv <= s->nstock; lv++) {
         Layer *y = &L->layer[lv];
-        int streak = lv == 0 ? L->start_streak : 0;
         for (size_t i = 0; i < y->cap; i++) {
             LSlot *st = &y->slot[i];
             if (st->key == 0 || (st->done & L_DONE)) continue;
-            long long u = layer_bound(s, st->acc, st->key - 1, streak);
+            long long u = slot_bound(st);
             if (u > b) b = u;
         }
     }
@@ -1042,6 +1167,7 @@ static int load_tables(Search *s, PyObject *ranks_o, PyObject *unc_o, PyObject *
             PyErr_SetString(PyExc_ValueError, "ranks: 0 to 13");
             goto fail;
         }
+        s->rank_mask[s->rank[i]] |= (u64)1 << i;
     }
 
     fast = PySequence_Fast(unc_o, "uncovers: a sequence");
@@ -1261,19 +1387,19 @@ done:
 
 
 /* layers(ranks, uncovers, fit, stock, pts, bonus, penalty, peak_mask, full, mask, free,
- *        top, streak, max_nodes, seconds, max_entries, walk_limit, share, ceiling, room)
- *   -> (points, bound, complete, nodes, ends) */
+ *        top, streak, max_nodes, seconds, max_entries, walk_limit, share, ceiling, room,
+ *        wraps) -> (points, bound, complete, nodes, ends) */
 static PyObject *layers(PyObject *self, PyObject *args) {
     PyObject *ranks_o, *unc_o, *fit_o, *stock_o, *pts_o, *bonus_o;
     long long penalty, max_nodes, max_entries, walk_limit, ceiling, room;
     unsigned long long peak_mask, full, mask0, free0;
-    int top0, streak;
+    int top0, streak, wraps;
     double seconds, share;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOOOOLKKKKiiLdLLdLL", &ranks_o, &unc_o, &fit_o, &stock_o,
+    if (!PyArg_ParseTuple(args, "OOOOOOLKKKKiiLdLLdLLp", &ranks_o, &unc_o, &fit_o, &stock_o,
                           &pts_o, &bonus_o, &penalty, &peak_mask, &full, &mask0, &free0, &top0,
                           &streak, &max_nodes, &seconds, &max_entries, &walk_limit, &share,
-                          &ceiling, &room))
+                          &ceiling, &room, &wraps))
         return NULL;
     if (room < 1) {
         PyErr_SetString(PyExc_ValueError, "room: 1 or more");
@@ -1288,6 +1414,11 @@ static PyObject *layers(PyObject *self, PyObject *args) {
                    top0, streak, max_nodes, seconds) < 0)
         goto done;
     s.walk_limit = walk_limit > 0 ? walk_limit : 0;
+    s.wraps = wraps;
+    if (s.pts[s.npts - 1] + s.bonus[s.nbonus - 1] > INT32_MAX) { /* a slot's ``ahead`` */
+        PyErr_SetString(PyExc_ValueError, "points: at most 2**31 - 1 still to come");
+        goto done;
+    }
     if (alloc_work(&s) < 0) goto done;
     L.layer = calloc((size_t)s.nstock + 1, sizeof(Layer));
     if (L.layer == NULL) {
@@ -1304,14 +1435,21 @@ static PyObject *layers(PyObject *self, PyObject *args) {
     L.best_level = -1;
     L.switch_at = seconds >= 0 ? now_seconds() + share * seconds : 0;
     L.switch_nodes = max_nodes < 0 ? ((long long)1 << 62) : (long long)(share * (double)max_nodes);
-    LSlot *first = layer_get(&L, 0, mask0);
-    if (first == NULL) {
+    if (layer_room(&L, 0) < 0) {
         PyErr_NoMemory();
+        goto done;
+    }
+    LSlot *first = layer_slot(L.layer[0].slot, L.layer[0].cap, mask0 + 1);
+    if (layer_claim(&L, 0, first, mask0) < 0) {
+        PyErr_SetString(PyExc_ValueError, "max_entries: 1 or more");
         goto done;
     }
     first->acc = 0;
     first->free = free0;
     first->plevel = -1;
+    int counts0[14];
+    rank_counts(&s, mask0, counts0);
+    first->ahead = (int32_t)ahead_of(&s, &L, mask0, 0, counts0);
     int rc;
     long long bound;
     Py_BEGIN_ALLOW_THREADS

@@ -41,6 +41,7 @@ def layers(
     share: float,
     ceiling: int,
     room: int,
+    wraps: bool,
 ) -> tuple[int, int, bool, int, list[tuple[int, int]]]: ...
 def streak(
     ranks: Sequence[int],

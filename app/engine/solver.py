@@ -355,6 +355,8 @@ class _Table:
         )
         # sup_ranks[r]: the ranks a card of rank r may go on
         self.sup_ranks = _sup_ranks(rules.wrap, rules.king_stops)
+        # whether a King and an Ace are neighbours (``_streak_caps``)
+        self.wraps = bool(self.sup_ranks[1] >> KING & 1 or self.sup_ranks[KING] >> 1 & 1)
         # fit[top + 1]: positions whose card may go on ``top`` (NO_TOP: any)
         self.fit = (
             self.full,
@@ -1302,39 +1304,110 @@ class _BestSearch(_Search):
         return found
 
 
+def _rank_cover(weights: Sequence[int], wraps: bool) -> int:
+    """The least weight of a set of ranks that holds one of every two neighbouring ranks
+    (a vertex cover of the ranks Ace to King in a line, or in a ring when ``wraps``),
+    ``weights[r - 1]`` for rank ``r``: a small dynamic programme along the ranks."""
+    never = 1 << 30
+    best = never
+    for ace_in in (False, True):
+        inside, outside = (weights[0], never) if ace_in else (never, 0)
+        for w in weights[1:]:
+            inside, outside = min(inside, outside) + w, inside
+        # King and Ace are neighbours when it wraps: one of them is in the set
+        best = min(best, inside, outside if ace_in or not wraps else never)
+    return best
+
+
+def _streak_caps(table: _Table, mask: int, top: int) -> tuple[int, int]:
+    """The most cards a streak can take from the cards left (``mask`` removed): from the
+    waste top ``top``, and from any top (the streaks after a draw).
+
+    Why no streak takes more. Two cards one after the other in a streak (the waste top
+    first) have neighbouring ranks, or one is a joker. Take any set C of ranks that holds
+    one of every two neighbouring ranks (``_rank_cover``), and count a joker as in C: then
+    no two cards outside C follow each other. In the sequence of the top and the streak's
+    ``l`` cards, the cards outside C are therefore at most one more than those in C, and no
+    more than those in C when the top is in C (it comes first). So ``l <= 2 k`` with
+    ``k`` the cards left whose rank is in C (jokers included), plus one when the top is in
+    C (no top, or a joker, counts as in C: the first card may then be anything). The least
+    such count over every C is the cap; it is a relaxation (covering and the order of the
+    cards are not looked at), and it bounds a streak of every card left only where the
+    ranks left are spread evenly around the ranks' ring (on random half-played six-peaks
+    positions it takes 5 to 10 cards off 30 to 45)."""
+    counts = table.rank_counts(mask)
+    left = sum(counts)
+    jokers = 2 * counts[0]
+    weights = [2 * c for c in counts[1:]]
+    anyway = min(left, jokers + _rank_cover(weights, table.wraps) + 1)
+    if top < 1:  # no top, or a joker
+        return anyway, anyway
+    weights[top - 1] += 1
+    return min(left, jokers + _rank_cover(weights, table.wraps)), anyway
+
+
+def _cards_bound(
+    table: _Table, scorer: _Scorer, mask: int, top: int, streak: int, draws: int
+) -> int:
+    """The most points the cards left can still score (their streaks' points: not the
+    peaks' bonuses, not the draws' penalties), from a position with ``mask`` removed, the
+    waste top ``top`` and a streak of ``streak``, with ``draws`` stock cards left.
+
+    Why no line scores more. The cards still to be played are split into streaks: the
+    first continues the current one and takes at most ``first`` cards, each later one
+    starts after a draw (so there are at most ``draws`` of them) and takes at most
+    ``anyway`` (``_streak_caps``: the caps only fall as cards are removed). A streak's n-th
+    card scores ``pts[n] - pts[n - 1]``, which never falls as n grows (classic n, msc 100 +
+    200(n - 1), cards_left 1), so for each length ``l1`` of the first, the rest score at most
+    as many streaks of ``anyway`` cards as fit and one of what remains (``pts`` is convex:
+    the most of a sum of ``pts`` under those caps is at a corner). The most of that over
+    ``l1`` is the bound. It never rises along a line: after the first streak and a draw,
+    the same split counts what is left."""
+    left = table.n - mask.bit_count()
+    first, anyway = _streak_caps(table, mask, top)
+    # The most over l1: along each run of l1 over which the later streaks' count stays the
+    # same (q), the sum is convex, so at the run's ends.
+    if not anyway:
+        return 0  # no card left
+    pts = scorer.pts
+    best = 0
+    q, hi = 0, left
+    while True:
+        lo = max(hi - anyway + 1, 0)
+        for l1 in (lo, min(hi, first)) if lo <= first else ():
+            part = left - l1 - q * anyway
+            later = draws * pts[anyway] if q >= draws else q * pts[anyway] + pts[part]
+            best = max(best, pts[streak + l1] - pts[streak] + later)
+        if lo == 0:
+            return best
+        q, hi = q + 1, hi - anyway
+
+
 def _score_bound(start: _Start, table: _Table, scorer: _Scorer, unwinnable: bool) -> int:
     """A sound bound on the final score reachable from ``start``: no line scores more
     (under ``cards_left``, where lower is better, no line leaves fewer cards).
 
     Why no line passes it. Every point still to come is a card's streak points, a peak's
-    bonus or a draw's penalty. A streak's n-th card scores ``pts[n] - pts[n - 1]``, which
-    never falls as n grows (classic n, msc 100 + 200(n - 1), cards_left 1), so however the
-    ``left`` cards still on the table are split into streaks, they score at most what they
-    would all as one streak continuing the current one: ``pts[streak + left] -
-    pts[streak]`` (each card's place in that one streak is at least its place in its own).
-    Each peak left is taken at most once, and the bonus is counted by how many peaks are
-    taken, so the bonuses still to come are at most ``bonus[peaks] - bonus[taken]``. The
-    penalty is never negative, so the draws can only lower the sum. Under cards_left the
-    fewest cards a line can leave is 0, or 1 once the clearing search has proved that the
-    table cannot be cleared.
+    bonus or a draw's penalty. The cards' points are at most ``_cards_bound``'s (its
+    docstring argues it: streaks capped by the ranks left). Each peak left is taken at
+    most once, and the bonus is counted by how many peaks are taken, so the bonuses still
+    to come are at most ``bonus[peaks] - bonus[taken]``. The penalty is never negative, so
+    the draws can only lower the sum. Under cards_left the fewest cards a line can leave
+    is 0 (or what ``_cards_bound`` says cannot be taken), or 1 once the clearing search has
+    proved that the table cannot be cleared.
 
-    It is loose where streaks are short (six peaks: every card left in one streak, 1,701
-    points at the start, where the best line found scores 500 to 1,200): a bound that
-    follows how covering breaks streaks would have to bound the longest streak still
-    possible, which nothing cheap does (docs/best-score.md says what was tried)."""
+    It is loose where the ranks left are spread evenly (the six peaks start: 1,701 points
+    for every card left in one streak on most deals, where the best line found scores 500
+    to 1,500): only covering and the order of the cards make such streaks short, which
+    nothing cheap follows (docs/best-score.md says what was tried)."""
     left = table.n - start.mask.bit_count()
+    # with a redeal left the waste comes round again: as many streaks as cards
+    draws = len(start.stock) if start.redeals_left == 0 else table.n
+    cards = _cards_bound(table, scorer, start.mask, start.top, start.streak, draws)
     if scorer.lower_is_better:
-        return 1 if unwinnable and left else 0
-    pts = scorer.pts
-    bonus = scorer.bonus
+        return max(left - cards, 1 if unwinnable and left else 0)
     taken = (start.mask & table.peak_mask).bit_count()
-    return (
-        start.total
-        + pts[start.streak + left]
-        - pts[start.streak]
-        + bonus[table.peak_mask.bit_count()]
-        - bonus[taken]
-    )
+    return start.total + cards + scorer.bonus[table.peak_mask.bit_count()] - scorer.bonus[taken]
 
 
 # The layered search's limits: a streak's walk stops after this many steps (its memory:
@@ -1398,7 +1471,8 @@ class _LayerSearch(_BestSearch):
         # The Python search's state (``_layers``): per stock index, mask -> [points, free
         # cards, the draw position the best line to it streaked from: index and mask,
         # flags: _DONE (expanded or proved no better; cleared when reached again with
-        # more points) and _EXPANDED (it has children)]; the best line found (its points,
+        # more points) and _EXPANDED (it has children), the most points still to come
+        # (``_ahead``)]; the best line found (its points,
         # and its last streak: index, from, end); whether evicting still frees room; the
         # most a dropped or evicted position, or one whose walk was cut, could lead to;
         # the positions pending by bound.
@@ -1431,6 +1505,7 @@ class _LayerSearch(_BestSearch):
                 _LAYER_SHARE,
                 ceiling,
                 _LAYER_ROOM,
+                t.wraps,
             )
             self.nodes += nodes
         else:
@@ -1441,7 +1516,7 @@ class _LayerSearch(_BestSearch):
         """``run`` in Python: the points, the bound, whether finished, and the best line's
         draw positions as ``_best_ends`` gives them."""
         self.layers = [{} for _ in range(len(self.stock) + 1)]
-        self.layers[0][start.mask] = [0, free0, -1, 0, 0]
+        self.layers[0][start.mask] = [0, free0, -1, 0, 0, self._ahead(start, 0, start.mask)]
         switch_at = (
             None
             if self.deadline is None
@@ -1454,7 +1529,7 @@ class _LayerSearch(_BestSearch):
                 for mask0, entry in layer.items():
                     if self.by_bound or entry[4] & _DONE:
                         continue
-                    if self._bound(start, level, mask0, entry[0]) <= self.found:
+                    if entry[0] + entry[5] <= self.found:
                         entry[4] |= _DONE
                         continue
                     if (
@@ -1476,24 +1551,23 @@ class _LayerSearch(_BestSearch):
         # The bound: the best found, every draw position not expanded (nor proved no
         # better), and those dropped or whose walk was cut; never above the ceiling.
         most = max(self.found, self.dropped)
-        for level, layer in enumerate(self.layers):
-            for mask, entry in layer.items():
+        for layer in self.layers:
+            for entry in layer.values():
                 if not entry[4] & _DONE:
-                    most = max(most, self._bound(start, level, mask, entry[0]))
+                    most = max(most, entry[0] + entry[5])
         most = min(most, self.ceiling)
         complete = finished and most == self.found
         return self.found, most, complete, self._ends_to(self.found_at, self.layers, start.mask)
 
-    def _bound(self, start: _Start, level: int, mask: int, acc: int) -> int:
-        """The most points a line through a draw position can reach (``_score_bound``)."""
+    def _ahead(self, start: _Start, level: int, mask: int) -> int:
+        """The most points still to come from a draw position (``_score_bound``): its bound
+        is its points so far and these. Kept in its entry, worked out once."""
         sc = self.scorer
-        streak = start.streak if level == 0 else 0
-        left = self.table.n - mask.bit_count()
+        streak, top = (start.streak, start.top) if level == 0 else (0, self.stock[level - 1])
+        draws = len(self.stock) - level
         peaks = self.table.peak_mask
         return (
-            acc
-            + sc.pts[streak + left]
-            - sc.pts[streak]
+            _cards_bound(self.table, sc, mask, top, streak, draws)
             + sc.bonus[peaks.bit_count()]
             - sc.bonus[(mask & peaks).bit_count()]
         )
@@ -1513,11 +1587,7 @@ class _LayerSearch(_BestSearch):
             if -negative <= self.found:
                 break
             entry = self.layers[level].get(mask)
-            if (
-                entry is None
-                or entry[4] & _DONE
-                or self._bound(start, level, mask, entry[0]) != -negative
-            ):
+            if entry is None or entry[4] & _DONE or entry[0] + entry[5] != -negative:
                 continue  # evicted, expanded, or a later entry holds its points
             self._expand(start, level, mask, entry)
             entry[4] = _DONE | _EXPANDED
@@ -1528,7 +1598,7 @@ class _LayerSearch(_BestSearch):
     def _pend(self, start: _Start) -> None:
         """The heap of the positions pending, by bound (anew: none evicted or stale)."""
         self.pending = [
-            (-self._bound(start, level, mask, entry[0]), level, mask)
+            (-entry[0] - entry[5], level, mask)
             for level, layer in enumerate(self.layers)
             for mask, entry in layer.items()
             if not entry[4] & _DONE
@@ -1549,7 +1619,7 @@ class _LayerSearch(_BestSearch):
         stops trying: new positions are then dropped, each counted by its own bound."""
         proved = -(1 << 62)
         bounds = [
-            (proved if entry[4] & _DONE else self._bound(start, level, mask, entry[0]), level, mask)
+            (proved if entry[4] & _DONE else entry[0] + entry[5], level, mask)
             for level, layer in enumerate(self.layers)
             for mask, entry in layer.items()
             if not entry[4] & _EXPANDED
@@ -1585,7 +1655,7 @@ class _LayerSearch(_BestSearch):
         ends, walked, walk_cut = self._streak_ends(mask0, entry[1], top, _LAYER_WALK)
         self.nodes += walked
         if walk_cut:  # the ends not reached stay possible: its bound stands
-            self.dropped = max(self.dropped, self._bound(start, level, mask0, acc))
+            self.dropped = max(self.dropped, acc + entry[5])
         count0 = mask0.bit_count()
         base = pts[streak] + bonus[(mask0 & peak_mask).bit_count()]
         for m2, f2 in ends.items():
@@ -1604,18 +1674,19 @@ class _LayerSearch(_BestSearch):
             if j > draws:
                 continue
             then = now - penalty * (j - level)
-            u = self._bound(start, j, m2, then)
+            kept = self.layers[j].get(m2)
+            ahead = self._ahead(start, j, m2) if kept is None else kept[5]
+            u = then + ahead
             if u <= self.found:
                 continue
-            kept = self.layers[j].get(m2)
             if kept is None:
                 if self.entries >= _LAYER_MAX_ENTRIES:
                     self.dropped = max(self.dropped, u)
                     continue
                 self.entries += 1
-                kept = self.layers[j][m2] = [then - 1, 0, 0, 0, 0]
+                kept = self.layers[j][m2] = [then - 1, 0, 0, 0, 0, ahead]
             if then > kept[0]:
-                kept[:] = [then, f2, level, mask0, kept[4] & _EXPANDED]
+                kept[:5] = [then, f2, level, mask0, kept[4] & _EXPANDED]
                 if self.by_bound:
                     heapq.heappush(self.pending, (-u, j, m2))
 
