@@ -1332,9 +1332,9 @@ def _streak_caps(table: _Table, mask: int, top: int) -> tuple[int, int]:
     ``k`` the cards left whose rank is in C (jokers included), plus one when the top is in
     C (no top, or a joker, counts as in C: the first card may then be anything). The least
     such count over every C is the cap; it is a relaxation (covering and the order of the
-    cards are not looked at), and it bounds a streak of every card left only where the
-    ranks left are spread evenly around the ranks' ring (on random half-played six-peaks
-    positions it takes 5 to 10 cards off 30 to 45)."""
+    cards are not looked at), and it lets a streak take every card left only where the
+    ranks left are spread evenly around the ranks' ring (on twelve six-peaks positions
+    played forward 0 to 20 draws, it took 0 to 10 cards off the 27 to 56 left)."""
     counts = table.rank_counts(mask)
     left = sum(counts)
     jokers = 2 * counts[0]
@@ -1396,10 +1396,10 @@ def _score_bound(start: _Start, table: _Table, scorer: _Scorer, unwinnable: bool
     is 0 (or what ``_cards_bound`` says cannot be taken), or 1 once the clearing search has
     proved that the table cannot be cleared.
 
-    It is loose where the ranks left are spread evenly (the six peaks start: 1,701 points
-    for every card left in one streak on most deals, where the best line found scores 500
-    to 1,500): only covering and the order of the cards make such streaks short, which
-    nothing cheap follows (docs/best-score.md says what was tried)."""
+    It is loose where the ranks left are spread evenly: at the six peaks start it is 1,701
+    points (every card in one streak) on 28 of deals 0-99, 1,579 on average, where the
+    best lines found score 600 to 1,560. Only covering and the order of the cards make
+    such streaks short, which nothing cheap follows (docs/best-score.md)."""
     left = table.n - start.mask.bit_count()
     # with a redeal left the waste comes round again: as many streaks as cards
     draws = len(start.stock) if start.redeals_left == 0 else table.n
@@ -1422,7 +1422,7 @@ _LAYER_ROOM: Final = 8
 # A draw position's flags in the Python table (``_LayerSearch``).
 _DONE: Final = 1
 _EXPANDED: Final = 2
-_LAYER_SHARE = 0.3  # of the budget layer by layer, the rest by bound
+_LAYER_SHARE = 0.05  # of the budget layer by layer, the rest by bound (docs/best-score.md)
 
 
 class _CeilingReached(Exception):
@@ -1444,16 +1444,17 @@ class _LayerSearch(_BestSearch):
     order of the stock: a draw position's index only grows along a line, so every line to
     a position has reached it when its layer is expanded, and good lines (one long streak
     after a few draws) are found early; until the table is crowded (``_crowded``). Then
-    the positions left, the highest bound first: what lowers the bound answered. A
-    position reached later with more points is expanded again. Between two expansions,
-    room is made in a crowded table by evicting the positions never expanded with the
-    lowest bounds (``_evict``). Either way the search prunes by the bound of
-    ``_score_bound`` (every card left in one streak, every peak left; its docstring argues
-    it): a draw position whose points so far plus that bound do not pass the best line
-    found cannot lead to a better one, and is neither kept nor expanded. The bound falls
-    along every line (a streak of ``l`` cards then ``r`` left scores at most ``pts[l] +
-    pts[r] <= pts[l + r]``: a streak's n-th card scores at least its (n-1)-th), so the
-    highest bound left only falls.
+    the positions left, the highest bound first: what lowers the bound answered. Between
+    two expansions, room is made in a crowded table by evicting the positions never
+    expanded with the lowest bounds (``_evict``). Either way the search prunes by the bound of
+    ``_score_bound`` (the cards left in streaks capped by the ranks left, every peak left;
+    ``_cards_bound`` argues it), kept in each entry (``_ahead``): a draw position whose
+    points so far plus that bound do not pass the best line found cannot lead to a better
+    one, and is neither kept nor expanded. The bound falls along every line (a streak and
+    the bound after it are one of the splits the bound before it counted), so the highest
+    bound left only falls, and a position reached from another with more points has the
+    higher bound there: taken by bound, an expanded position is never reached again with
+    more points.
 
     When the budget runs out, every line either ended at a streak's end already counted or
     passes through a draw position not yet expanded: the answer's bound is the most of the
