@@ -318,7 +318,9 @@ static int push_end(Search *s, u64 mask, u64 free_) {
 /* -- the search (solver.py, _BestSearch._value_fast) ------------------------------------ */
 
 /* Every mask a streak can reach from (mask0, top0), pushed on ``ends`` in the order the
- * Python walk finds them (mask0 first); the walk is deduplicated on (mask, top). */
+ * Python walk finds them (mask0 first); the walk is deduplicated on (mask, top). Cut short
+ * past ``walk_limit`` steps, it says so (``walk_cut``) and leaves on ``walk`` the states it
+ * had still to go on from. */
 static int walk(Search *s, u64 mask0, u64 free0, int top0) {
     new_walk(s);
     if (push_end(s, mask0, free0) < 0 || endset_add(s, mask0) < 0) goto oom;
@@ -337,9 +339,11 @@ static int walk(Search *s, u64 mask0, u64 free0, int top0) {
             if (added < 0) goto oom;
             if (!added) continue;
             if (s->walk_limit && (long long)s->seen_count > s->walk_limit) {
+                /* cut short: every end not reached is reached from a state still on the
+                 * stack, or from this one (its other cards), left there for the caller */
+                s->walk[s->walk_len++] = st;
                 s->walk_cut = 1;
-                s->walk_len = 0;
-                break;
+                goto walked;
             }
             if ((s->seen_count & 4095) == 0 &&
                 (s->nodes + (long long)s->seen_count > s->max_nodes || out_of_time(s))) {
@@ -357,6 +361,7 @@ static int walk(Search *s, u64 mask0, u64 free0, int top0) {
             if (push_walk(s, m2, f2, r) < 0) goto oom;
         }
     }
+walked:
     s->nodes += (long long)s->seen_count;
     return 0;
 oom:
@@ -841,13 +846,27 @@ static int layer_expand(Search *s, Layers *L, int lv, LSlot *st) {
     s->walk_cut = 0;
     size_t base = s->ends_len;
     if (walk(s, mask0, free0, top) < 0) return -1;
-    if (s->walk_cut) { /* the ends not reached stay possible: their bound stands */
-        long long u = acc + st->ahead;
+    int count0 = popcount(mask0);
+    long long base_pts = s->pts[streak] + s->bonus[popcount(mask0 & s->peak_mask)];
+    if (s->walk_cut) {
+        /* the ends not reached stay possible, each line through one of the states the walk
+         * had still to go on from (solver.py ``_LayerSearch._expand``), never above the
+         * position's own bound */
+        long long u = LLONG_MIN;
+        for (size_t i = 0; i < s->walk_len; i++) {
+            Step *w = &s->walk[i];
+            int played = popcount(w->mask) - count0, counts[14];
+            rank_counts(s, w->mask, counts);
+            long long v = acc - base_pts + s->pts[streak + played] +
+                          cards_bound(s, counts, w->top, streak + played, s->nstock - lv) +
+                          s->bonus[popcount(s->peak_mask)];
+            if (v > u) u = v;
+        }
+        s->walk_len = 0;
+        if (u > acc + st->ahead) u = acc + st->ahead;
         if (u > L->cut_bound) L->cut_bound = u;
         L->cut = 1;
     }
-    int count0 = popcount(mask0);
-    long long base_pts = s->pts[streak] + s->bonus[popcount(mask0 & s->peak_mask)];
     int counts0[14], counts[14], counted = 0; /* counts0: the ranks left at mask0, once needed */
     for (size_t k = base; k < s->ends_len; k++) {
         u64 m2 = s->ends[k].mask;

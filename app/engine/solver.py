@@ -1147,12 +1147,14 @@ class _BestSearch(_Search):
 
     def _streak_ends(
         self, mask0: int, free0: int, top0: int, cap: int | None
-    ) -> tuple[dict[int, int], int, bool]:
+    ) -> tuple[dict[int, int], int, list[tuple[int, int]]]:
         """Every mask a streak can reach from a draw position (with its free cards), how
-        many steps the walk took, and whether it was cut short: the walk is deduplicated on
+        many steps the walk took, and where it was cut short: the walk is deduplicated on
         (mask, top), all that decides how it can go on, and depth first (the highest
         position first). ``cap`` stops it past that many steps (``_LAYER_WALK``; None: the
-        whole walk), as the C walk does."""
+        whole walk), as the C walk does; it then answers the states (mask, top) it had
+        still to go on from, those on its stack and the one it was at: every end it did
+        not reach is reached from one of them (none when it finished)."""
         t = self.table
         fit = t.fit
         rank = t.rank
@@ -1177,7 +1179,7 @@ class _BestSearch(_Search):
                     continue
                 seen.add(k)
                 if len(seen) > limit:
-                    return ends, len(seen), True
+                    return ends, len(seen), [(m, tp), *((sm, st) for sm, _, st in stack)]
                 if not len(seen) & 4095:
                     # One streak's walk can be huge (six_peaks): keep to the budget inside it.
                     self.within_budget(len(seen))
@@ -1188,7 +1190,7 @@ class _BestSearch(_Search):
                 if m2 not in ends:
                     ends[m2] = f2
                 push((m2, f2, r))
-        return ends, len(seen), False
+        return ends, len(seen), []
 
     def _streak_to(self, mask0: int, top0: int, end: int) -> list[int]:
         """The cards of a streak from (mask0, top0) that ends on the mask ``end`` (one
@@ -1653,12 +1655,23 @@ class _LayerSearch(_BestSearch):
         acc = entry[0]
         self.tick()
         self.within_budget(0)
-        ends, walked, walk_cut = self._streak_ends(mask0, entry[1], top, _LAYER_WALK)
+        ends, walked, left_at = self._streak_ends(mask0, entry[1], top, _LAYER_WALK)
         self.nodes += walked
-        if walk_cut:  # the ends not reached stay possible: its bound stands
-            self.dropped = max(self.dropped, acc + entry[5])
         count0 = mask0.bit_count()
         base = pts[streak] + bonus[(mask0 & peak_mask).bit_count()]
+        if left_at:  # cut short: the ends not reached stay possible, each line through one
+            # of the states the walk had still to go on from (its points so far, then the
+            # streak going on: the bound of _score_bound from there), never above its own
+            peaks = bonus[peak_mask.bit_count()]
+            cut = max(
+                acc
+                - base
+                + pts[streak + m.bit_count() - count0]
+                + _cards_bound(t, sc, m, tp, streak + m.bit_count() - count0, draws - level)
+                + peaks
+                for m, tp in left_at
+            )
+            self.dropped = max(self.dropped, min(cut, acc + entry[5]))
         for m2, f2 in ends.items():
             now = acc + pts[streak + m2.bit_count() - count0] + bonus[(m2 & peak_mask).bit_count()]
             now -= base

@@ -256,3 +256,29 @@ def test_a_search_that_finishes_after_evicting_is_not_exact(
         assert found.score <= best <= found.bound, (number, seed)
         assert not found.exact and found.bound > found.score, (number, seed)
         assert replayed(state, found) == found.score
+
+
+def test_a_walk_cut_short_is_bounded_by_the_states_it_had_left(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A streak's walk cut short (``_LAYER_WALK``) leaves ends unreached: each is reached
+    from a state the walk still had to go on from, so the answer's bound counts those
+    states' bounds (their points so far and the bound from there), not the whole
+    position's. With walks cut at 100 steps and 2,000 nodes, the bound holds on positions
+    solved exactly, every line found replays to its score, and C and Python, which walk
+    and expand these in the same order, prove the same bounds. Counting each cut
+    position's own bound instead, deal 1's was 653 and deal 15's 338."""
+    rules = Rules.for_layout("six_peaks")
+    best = {(1, 2): 207, (2, 1): 172, (13, 2): -9, (15, 1): 3}  # as in the test above
+    proved: dict[tuple[int, int], int] = {}
+    monkeypatch.setattr(solver, "_LAYER_WALK", 100)
+    for accel in (solver._ACCEL, None):
+        monkeypatch.setattr(solver, "_ACCEL", accel)
+        for number, seed in SIX_PEAKS:
+            state = half_cleared(number, rules, seed, 12)
+            found = solve_best(state, SearchBudget(max_nodes=2_000), anytime=True)
+            assert found.score is not None and found.bound is not None
+            assert found.score <= best[number, seed] <= found.bound, (number, seed)
+            assert replayed(state, found) == found.score
+            assert proved.setdefault((number, seed), found.bound) == found.bound
+    assert proved[1, 2] < 653 and proved[15, 1] < 338
