@@ -638,16 +638,18 @@ typedef struct {
     size_t npending, pending_cap;
 } Layers;
 
-/* The least weight of a set of ranks holding one of every two neighbouring ranks, ``w[r - 1]``
- * for rank r (solver.py ``_rank_cover``): ``*in`` among the sets that hold the rank ``v + 1``,
- * ``*out`` among those that do not. Round the ring from v when a King and an Ace are
- * neighbours (the last rank before v is then in the set unless v is), else Ace to King. */
+/* One rank further along ``rank_cover``'s programme, the rank weighing ``w``. */
 static inline void cover_step(int *in, int *out, int w) {
     int in2 = (*in < *out ? *in : *out) + w; /* this rank in: the one before either way */
     *out = *in;                             /* this rank out: the one before in */
     *in = in2;
 }
 
+/* The least weight of a set of ranks holding one of every two neighbouring ranks, ``w[r - 1]``
+ * for rank r (solver.py ``_rank_cover``): ``*in_set`` among the sets that hold the rank
+ * ``v + 1``, ``*out_set`` among those that do not. Round the ring from v when a King and an
+ * Ace are neighbours (the last rank before v is then in the set unless v is), else Ace to
+ * King. */
 static void rank_cover(const int *w, int wraps, int v, int *in_set, int *out_set) {
     /* two programmes side by side: a (v out of the set) and b (v in it), each the least
      * weight so far with the last rank in the set (in) or not (out) */
@@ -730,9 +732,7 @@ static long long cards_bound(Search *s, const int *counts, int top, int streak, 
     return best;
 }
 
-/* The most points any line from a draw position of layer ``lv`` (``acc`` points so far,
- * ``mask`` removed) can reach: the cards' (``cards_bound``), every peak left (solver.py
- * ``_score_bound`` argues it). */
+/* The bonus of every peak left (``mask`` removed). */
 static inline long long peaks_left(Search *s, u64 mask) {
     return s->bonus[popcount(s->peak_mask)] - s->bonus[popcount(mask & s->peak_mask)];
 }
@@ -888,7 +888,7 @@ static int layer_expand(Search *s, Layers *L, int lv, LSlot *st) {
         while (j <= s->nstock && !(f2 & s->sfit[j])) j++;
         if (j > s->nstock) continue;
         long long then = now - s->penalty * (j - lv);
-        /* every card left in one streak: never below the bound, and a tenth of its cost */
+        /* every card left in one streak: never below the bound, and cheaper */
         if (then + s->pts[s->n - popcount(m2)] + peaks_left(s, m2) <= L->best) continue;
         if (layer_room(L, j) < 0) {
             s->ends_len = base;
@@ -957,7 +957,7 @@ static int layers_pend(Search *s, Layers *L) {
 
 /* The k-th smallest of b[0..n) (0-based, k < n), reordering b: a selection (Hoare's
  * partition around the middle element), in time linear on average where a sort of six
- * peaks' two million bounds took a tenth of a second. */
+ * peaks' two million bounds took 0.2 s. */
 static long long kth_smallest(long long *b, long n, long k) {
     long lo = 0, hi = n - 1;
     while (lo < hi) {
