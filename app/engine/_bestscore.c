@@ -596,8 +596,8 @@ typedef struct {
     u64 pmask;
     long long acc;
     int16_t plevel;
-    int16_t done; /* L_DONE: expanded, or proved unable to beat the best line found (cleared
-                   * when reached again with more points); L_EXPANDED: it has children */
+    int16_t done; /* L_DONE: expanded, or proved unable to beat the best line found;
+                   * L_EXPANDED: it has children */
     int32_t ahead;
 } LSlot;
 
@@ -737,13 +737,19 @@ static inline long long peaks_left(Search *s, u64 mask) {
     return s->bonus[popcount(s->peak_mask)] - s->bonus[popcount(mask & s->peak_mask)];
 }
 
-/* The most points still to come from a draw position of layer ``lv`` (``mask`` removed,
- * ``counts`` of each rank left): the cards' (``cards_bound``) and every peak left's bonus
- * (solver.py ``_LayerSearch._ahead``, ``_score_bound`` argues it). */
+/* The most points still to come from a position (``mask`` removed, ``counts`` of each rank
+ * left, ``cards_bound``'s other arguments): the cards' and every peak left's bonus (solver.py
+ * ``_points_ahead``, ``_score_bound`` argues it). */
+static inline long long points_ahead(Search *s, u64 mask, const int *counts, int top,
+                                     int streak, int draws) {
+    return cards_bound(s, counts, top, streak, draws) + peaks_left(s, mask);
+}
+
+/* ``points_ahead`` from a draw position of layer ``lv`` (solver.py ``_LayerSearch._ahead``). */
 static inline long long ahead_of(Search *s, Layers *L, u64 mask, int lv, const int *counts) {
     int streak = lv == 0 ? L->start_streak : 0;
     int top = lv == 0 ? L->start_top : s->stock[lv - 1];
-    return cards_bound(s, counts, top, streak, s->nstock - lv) + peaks_left(s, mask);
+    return points_ahead(s, mask, counts, top, streak, s->nstock - lv);
 }
 
 /* A draw position's bound: the most points a line through it can reach. */
@@ -858,8 +864,9 @@ static int layer_expand(Search *s, Layers *L, int lv, LSlot *st) {
             int played = popcount(w->mask) - count0, counts[14];
             rank_counts(s, w->mask, counts);
             long long v = acc - base_pts + s->pts[streak + played] +
-                          cards_bound(s, counts, w->top, streak + played, s->nstock - lv) +
-                          s->bonus[popcount(s->peak_mask)];
+                          s->bonus[popcount(w->mask & s->peak_mask)] +
+                          points_ahead(s, w->mask, counts, w->top, streak + played,
+                                       s->nstock - lv);
             if (v > u) u = v;
         }
         s->walk_len = 0;
@@ -897,8 +904,10 @@ static int layer_expand(Search *s, Layers *L, int lv, LSlot *st) {
         }
         Layer *y = &L->layer[j];
         LSlot *e = layer_slot(y->slot, y->cap, m2 + 1);
-        long long ahead = e->ahead;
-        if (e->key == 0) {
+        long long ahead;
+        if (e->key) {
+            ahead = e->ahead;
+        } else {
             if (!counted) {
                 rank_counts(s, mask0, counts0);
                 counted = 1;
@@ -924,7 +933,6 @@ static int layer_expand(Search *s, Layers *L, int lv, LSlot *st) {
             e->plevel = (int16_t)lv;
             e->pmask = mask0;
             if (L->by_bound) {
-                e->done &= L_EXPANDED; /* reached with more points: to be expanded again */
                 if (pending_push(L, u, j, m2) < 0) {
                     s->ends_len = base;
                     s->failed = 2;
@@ -947,9 +955,7 @@ static int layers_pend(Search *s, Layers *L) {
         for (size_t i = 0; i < L->layer[lv].cap; i++) {
             LSlot *st = &L->layer[lv].slot[i];
             if (st->key == 0 || (st->done & L_DONE)) continue;
-            if (pending_push(L, slot_bound(st), lv,
-                             st->key - 1) < 0)
-                return -1;
+            if (pending_push(L, slot_bound(st), lv, st->key - 1) < 0) return -1;
         }
     }
     return 0;
@@ -997,8 +1003,7 @@ static int layers_evict(Search *s, Layers *L) {
         for (size_t i = 0; i < y->cap; i++) {
             LSlot *st = &y->slot[i];
             if (st->key == 0 || (st->done & L_EXPANDED)) continue;
-            b[n++] = (st->done & L_DONE) ? proved
-                                         : slot_bound(st);
+            b[n++] = (st->done & L_DONE) ? proved : slot_bound(st);
         }
     }
     if (n < L->room) {
@@ -1015,8 +1020,7 @@ static int layers_evict(Search *s, Layers *L) {
         for (size_t i = 0; i < y->cap; i++) {
             LSlot *st = &y->slot[i];
             if (st->key == 0) continue;
-            if (!(st->done & L_EXPANDED) &&
-                ((st->done & L_DONE) || slot_bound(st) <= cut))
+            if (!(st->done & L_EXPANDED) && ((st->done & L_DONE) || slot_bound(st) <= cut))
                 st->key = 0; /* evicted: the table is rebuilt below */
             else
                 kept++;

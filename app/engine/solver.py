@@ -1306,19 +1306,31 @@ class _BestSearch(_Search):
         return found
 
 
-def _rank_cover(weights: Sequence[int], wraps: bool) -> int:
+def _rank_cover(weights: Sequence[int], wraps: bool, v: int) -> tuple[int, int]:
     """The least weight of a set of ranks that holds one of every two neighbouring ranks
     (a vertex cover of the ranks Ace to King in a line, or in a ring when ``wraps``),
-    ``weights[r - 1]`` for rank ``r``: a small dynamic programme along the ranks."""
+    ``weights[r - 1]`` for rank ``r``: among the sets that hold the rank ``v + 1``, and
+    among those that do not. Two dynamic programmes side by side (a: v out, b: v in), each
+    the least weight so far with the last rank in the set or not; round the ring from v
+    when it wraps (the last rank before v is then in the set unless v is), else Ace to
+    King."""
     never = 1 << 30
-    best = never
-    for ace_in in (False, True):
-        inside, outside = (weights[0], never) if ace_in else (never, 0)
-        for w in weights[1:]:
-            inside, outside = min(inside, outside) + w, inside
-        # King and Ace are neighbours when it wraps: one of them is in the set
-        best = min(best, inside, outside if ace_in or not wraps else never)
-    return best
+    if wraps:
+        a_in, a_out, b_in, b_out = never, 0, weights[v], never
+        for r in range(v + 1, v + 13):
+            w = weights[r % 13]
+            a_in, a_out = min(a_in, a_out) + w, a_in
+            b_in, b_out = min(b_in, b_out) + w, b_in
+        return min(b_in, b_out), a_in
+    a_in = b_in = weights[0]
+    a_out = b_out = 0
+    for r, w in enumerate(weights):
+        if r:
+            a_in, a_out = min(a_in, a_out) + w, a_in
+            b_in, b_out = min(b_in, b_out) + w, b_in
+        if r == v:
+            a_in, b_out = never, never
+    return min(b_in, b_out), min(a_in, a_out)
 
 
 def _streak_caps(table: _Table, mask: int, top: int) -> tuple[int, int]:
@@ -1340,12 +1352,12 @@ def _streak_caps(table: _Table, mask: int, top: int) -> tuple[int, int]:
     counts = table.rank_counts(mask)
     left = sum(counts)
     jokers = 2 * counts[0]
-    weights = [2 * c for c in counts[1:]]
-    anyway = min(left, jokers + _rank_cover(weights, table.wraps) + 1)
+    inside, outside = _rank_cover([2 * c for c in counts[1:]], table.wraps, max(top - 1, 0))
+    anyway = min(left, jokers + min(inside, outside) + 1)
     if top < 1:  # no top, or a joker
         return anyway, anyway
-    weights[top - 1] += 1
-    return min(left, jokers + _rank_cover(weights, table.wraps)), anyway
+    # the top is a card of a rank in the set, or not
+    return min(left, jokers + min(inside + 1, outside)), anyway
 
 
 def _cards_bound(
@@ -1385,6 +1397,19 @@ def _cards_bound(
         q, hi = q + 1, hi - anyway
 
 
+def _points_ahead(
+    table: _Table, scorer: _Scorer, mask: int, top: int, streak: int, draws: int
+) -> int:
+    """The most points still to come from a position (``_cards_bound``'s arguments): the
+    cards' and every peak left's bonus (``_score_bound`` argues it)."""
+    peaks = table.peak_mask
+    return (
+        _cards_bound(table, scorer, mask, top, streak, draws)
+        + scorer.bonus[peaks.bit_count()]
+        - scorer.bonus[(mask & peaks).bit_count()]
+    )
+
+
 def _score_bound(start: _Start, table: _Table, scorer: _Scorer, unwinnable: bool) -> int:
     """A sound bound on the final score reachable from ``start``: no line scores more
     (under ``cards_left``, where lower is better, no line leaves fewer cards).
@@ -1400,23 +1425,23 @@ def _score_bound(start: _Start, table: _Table, scorer: _Scorer, unwinnable: bool
 
     It is loose where the ranks left are spread evenly: at the six peaks start it is 1,701
     points (every card in one streak) on 28 of deals 0-99, 1,579 on average, where the
-    best lines found score 600 to 1,560. Only covering and the order of the cards make
+    best lines found score 667 to 1,560. Only covering and the order of the cards make
     such streaks short, which nothing cheap follows (docs/best-score.md)."""
     left = table.n - start.mask.bit_count()
     # with a redeal left the waste comes round again: as many streaks as cards
     draws = len(start.stock) if start.redeals_left == 0 else table.n
-    cards = _cards_bound(table, scorer, start.mask, start.top, start.streak, draws)
-    if scorer.lower_is_better:
-        return max(left - cards, 1 if unwinnable and left else 0)
-    taken = (start.mask & table.peak_mask).bit_count()
-    return start.total + cards + scorer.bonus[table.peak_mask.bit_count()] - scorer.bonus[taken]
+    ahead = _points_ahead(table, scorer, start.mask, start.top, start.streak, draws)
+    if scorer.lower_is_better:  # no bonus: the points are the cards taken
+        return max(left - ahead, 1 if unwinnable and left else 0)
+    return start.total + ahead
 
 
 # The layered search's limits: a streak's walk stops after this many steps (its memory:
-# about 100 bytes a step; the draw position it starts from then keeps its bound), and it
-# keeps at most this many draw positions (40 bytes each in C, about 2.7 times that with
-# its tables' free slots; six-peaks deals whose table fills peak at 356 to 377 MB in their
-# process, with eviction's heap and rebuilt tables: docs/best-score.md).
+# about 100 bytes a step; the ends it did not reach are then bounded by the states it had
+# left, ``_expand``), and it keeps at most this many draw positions (40 bytes each in C,
+# about 2.7 times that with its tables' free slots; six-peaks deals whose table crowds
+# peaked at up to 388 MB in their process before the caps of ``_streak_caps``, 254 with
+# them: docs/best-score.md).
 _LAYER_WALK: Final = 1_000_000
 _LAYER_MAX_ENTRIES = 1 << 21
 # Room is made (``_LayerSearch._evict``) once less than 1/_LAYER_ROOM of the table is free.
@@ -1460,8 +1485,9 @@ class _LayerSearch(_BestSearch):
 
     When the budget runs out, every line either ended at a streak's end already counted or
     passes through a draw position not yet expanded: the answer's bound is the most of the
-    best line found and of those positions' bounds, of any whose walk was cut at
-    ``_LAYER_WALK`` steps (its ends not reached stay possible), and of any position
+    best line found and of those positions' bounds, of the states a walk cut at
+    ``_LAYER_WALK`` steps had still to go on from (its ends not reached stay possible),
+    and of any position
     evicted, or dropped because the table held ``_LAYER_MAX_ENTRIES``. Finished, with none
     of those above the best line, it is exact: every line was counted or proved no better.
 
@@ -1473,12 +1499,11 @@ class _LayerSearch(_BestSearch):
         super().__init__(layout, rules, start, budget)
         # The Python search's state (``_layers``): per stock index, mask -> [points, free
         # cards, the draw position the best line to it streaked from: index and mask,
-        # flags: _DONE (expanded or proved no better; cleared when reached again with
-        # more points) and _EXPANDED (it has children), the most points still to come
-        # (``_ahead``)]; the best line found (its points,
-        # and its last streak: index, from, end); whether evicting still frees room; the
-        # most a dropped or evicted position, or one whose walk was cut, could lead to;
-        # the positions pending by bound.
+        # flags: _DONE (expanded or proved no better) and _EXPANDED (it has children), the
+        # most points still to come (``_ahead``)]; the best line found (its points, and
+        # its last streak: index, from, end); whether evicting still frees room; the most
+        # a dropped or evicted position, or one whose walk was cut, could lead to; the
+        # positions pending by bound.
         self.layers: list[dict[int, list[int]]] = []
         self.entries = 1
         self.found = 0
@@ -1563,17 +1588,10 @@ class _LayerSearch(_BestSearch):
         return self.found, most, complete, self._ends_to(self.found_at, self.layers, start.mask)
 
     def _ahead(self, start: _Start, level: int, mask: int) -> int:
-        """The most points still to come from a draw position (``_score_bound``): its bound
-        is its points so far and these. Kept in its entry, worked out once."""
-        sc = self.scorer
+        """The most points still to come from a draw position (``_points_ahead``): its
+        bound is its points so far and these. Kept in its entry, worked out once."""
         streak, top = (start.streak, start.top) if level == 0 else (0, self.stock[level - 1])
-        draws = len(self.stock) - level
-        peaks = self.table.peak_mask
-        return (
-            _cards_bound(self.table, sc, mask, top, streak, draws)
-            + sc.bonus[peaks.bit_count()]
-            - sc.bonus[(mask & peaks).bit_count()]
-        )
+        return _points_ahead(self.table, self.scorer, mask, top, streak, len(self.stock) - level)
 
     def _by_bound(self, start: _Start) -> None:
         """The draw positions left, the highest bound first, until none can beat the best
@@ -1661,14 +1679,13 @@ class _LayerSearch(_BestSearch):
         base = pts[streak] + bonus[(mask0 & peak_mask).bit_count()]
         if left_at:  # cut short: the ends not reached stay possible, each line through one
             # of the states the walk had still to go on from (its points so far, then the
-            # streak going on: the bound of _score_bound from there), never above its own
-            peaks = bonus[peak_mask.bit_count()]
+            # streak going on: _points_ahead from there), never above its own bound
             cut = max(
                 acc
                 - base
                 + pts[streak + m.bit_count() - count0]
-                + _cards_bound(t, sc, m, tp, streak + m.bit_count() - count0, draws - level)
-                + peaks
+                + bonus[(m & peak_mask).bit_count()]
+                + _points_ahead(t, sc, m, tp, streak + m.bit_count() - count0, draws - level)
                 for m, tp in left_at
             )
             self.dropped = max(self.dropped, min(cut, acc + entry[5]))
@@ -1700,7 +1717,7 @@ class _LayerSearch(_BestSearch):
                 self.entries += 1
                 kept = self.layers[j][m2] = [then - 1, 0, 0, 0, 0, ahead]
             if then > kept[0]:
-                kept[:5] = [then, f2, level, mask0, kept[4] & _EXPANDED]
+                kept[:4] = [then, f2, level, mask0]
                 if self.by_bound:
                     heapq.heappush(self.pending, (-u, j, m2))
 
