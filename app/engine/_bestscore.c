@@ -50,17 +50,13 @@ typedef struct {
     int64_t best;
 } Entry;
 
+/* A mask one walk has reached, with the tops (bit r: rank r, 0 a joker) it was reached with. */
 typedef struct {
     u64 mask;
     uint32_t gen;
-    int32_t top;
+    uint16_t tops;
+    uint16_t pad;
 } SeenSlot;
-
-typedef struct {
-    u64 mask;
-    uint32_t gen;
-    uint32_t pad;
-} EndSlot;
 
 typedef struct {
     u64 mask;
@@ -109,11 +105,10 @@ typedef struct {
     /* the table of draw positions */
     Entry *tt;
     size_t tt_cap, tt_count, tt_max;
-    /* one streak's walk: (mask, top) seen, the masks it ends on */
+    /* one streak's walk: the masks it reached (each the end of a streak) with their tops;
+     * ``seen_count`` counts the states (mask, top), ``seen_masks`` the masks */
     SeenSlot *seen;
-    size_t seen_cap, seen_count;
-    EndSlot *endset;
-    size_t endset_cap, endset_count;
+    size_t seen_cap, seen_count, seen_masks;
     uint32_t gen;
     Step *walk;
     size_t walk_len, walk_cap;
@@ -211,7 +206,7 @@ static int seen_grow(Search *s) {
     for (size_t i = 0; i < s->seen_cap; i++) {
         SeenSlot *o = &s->seen[i];
         if (o->gen != s->gen) continue;
-        size_t j = (size_t)mix(o->mask * 31 + (u64)o->top) & (cap - 1);
+        size_t j = (size_t)mix(o->mask) & (cap - 1);
         while (t[j].gen == s->gen) j = (j + 1) & (cap - 1);
         t[j] = *o;
     }
@@ -221,68 +216,59 @@ static int seen_grow(Search *s) {
     return 0;
 }
 
-/* 1 if (mask, top) is new (and now seen), 0 if seen, -1 out of memory */
-static int seen_add(Search *s, u64 mask, int top) {
-    if ((s->seen_count + 1) * 2 > s->seen_cap && seen_grow(s) < 0) return -1;
+/* Mark (mask, top) seen (top -1: the mask alone, as the walk's first), looking from the slot
+ * ``j`` on (``seen_home``; ``seen_room`` has made room): 2 if the mask is new
+ * (a new end), 1 if only the top is new, 0 if both were seen, -1 out of memory. One table
+ * keyed on the mask, its tops a bit set: one probe a step, where a set of (mask, top) and one
+ * of the masks took two (they were four fifths of a six-peaks walk's time). */
+static inline int seen_probe(Search *s, u64 mask, int top, size_t j) {
     size_t m = s->seen_cap - 1;
-    size_t j = (size_t)mix(mask * 31 + (u64)top) & m;
+    uint16_t bit = top < 0 ? 0 : (uint16_t)(1u << top);
     for (;;) {
         SeenSlot *o = &s->seen[j];
         if (o->gen != s->gen) {
             o->gen = s->gen;
             o->mask = mask;
-            o->top = top;
+            o->tops = bit;
+            s->seen_masks++;
+            if (bit) s->seen_count++;
+            return 2;
+        }
+        if (o->mask == mask) {
+            if (o->tops & bit || !bit) return 0;
+            o->tops |= bit;
             s->seen_count++;
             return 1;
         }
-        if (o->mask == mask && o->top == top) return 0;
         j = (j + 1) & m;
     }
 }
 
-static int endset_grow(Search *s) {
-    size_t cap = s->endset_cap * 2;
-    EndSlot *t = calloc(cap, sizeof(EndSlot));
-    if (t == NULL) return -1;
-    for (size_t i = 0; i < s->endset_cap; i++) {
-        EndSlot *o = &s->endset[i];
-        if (o->gen != s->gen) continue;
-        size_t j = (size_t)mix(o->mask) & (cap - 1);
-        while (t[j].gen == s->gen) j = (j + 1) & (cap - 1);
-        t[j] = *o;
-    }
-    free(s->endset);
-    s->endset = t;
-    s->endset_cap = cap;
+/* The slot where ``seen_probe`` starts looking for ``mask``. */
+static inline size_t seen_home(Search *s, u64 mask) {
+    return (size_t)mix(mask) & (s->seen_cap - 1);
+}
+
+/* Room in the table for ``more`` masks; -1 out of memory. */
+static inline int seen_room(Search *s, size_t more) {
+    while ((s->seen_masks + more) * 2 > s->seen_cap)
+        if (seen_grow(s) < 0) return -1;
     return 0;
 }
 
-static int endset_add(Search *s, u64 mask) {
-    if ((s->endset_count + 1) * 2 > s->endset_cap && endset_grow(s) < 0) return -1;
-    size_t m = s->endset_cap - 1;
-    size_t j = (size_t)mix(mask) & m;
-    for (;;) {
-        EndSlot *o = &s->endset[j];
-        if (o->gen != s->gen) {
-            o->gen = s->gen;
-            o->mask = mask;
-            s->endset_count++;
-            return 1;
-        }
-        if (o->mask == mask) return 0;
-        j = (j + 1) & m;
-    }
+static int seen_add(Search *s, u64 mask, int top) {
+    if (seen_room(s, 1) < 0) return -1;
+    return seen_probe(s, mask, top, seen_home(s, mask));
 }
 
 static void new_walk(Search *s) {
     s->gen++;
     if (s->gen == 0) { /* wrapped: clear the stamps */
         memset(s->seen, 0, s->seen_cap * sizeof(SeenSlot));
-        memset(s->endset, 0, s->endset_cap * sizeof(EndSlot));
         s->gen = 1;
     }
     s->seen_count = 0;
-    s->endset_count = 0;
+    s->seen_masks = 0;
 }
 
 static int push_walk(Search *s, u64 mask, u64 free_, int top) {
@@ -323,20 +309,28 @@ static int push_end(Search *s, u64 mask, u64 free_) {
  * had still to go on from. */
 static int walk(Search *s, u64 mask0, u64 free0, int top0) {
     new_walk(s);
-    if (push_end(s, mask0, free0) < 0 || endset_add(s, mask0) < 0) goto oom;
+    if (push_end(s, mask0, free0) < 0 || seen_add(s, mask0, -1) < 0) goto oom;
     s->walk_len = 0;
     if (push_walk(s, mask0, free0, top0) < 0) goto oom;
     while (s->walk_len) {
         Step st = s->walk[--s->walk_len];
         u64 playable = st.free & s->fit[st.top + 1];
+        /* the children's slots are fetched first, so that their cache misses overlap */
+        size_t home[64];
+        int kids = 0;
+        if (seen_room(s, (size_t)popcount(playable)) < 0) goto oom;
+        for (u64 rest = playable; rest; rest &= rest - 1) {
+            home[kids] = seen_home(s, st.mask | (rest & (~rest + 1)));
+            __builtin_prefetch(&s->seen[home[kids++]]);
+        }
+        kids = 0;
         while (playable) {
             u64 b = playable & (~playable + 1);
             playable ^= b;
             u64 m2 = st.mask | b;
             int p = __builtin_ctzll(b);
             int r = s->rank[p];
-            int added = seen_add(s, m2, r);
-            if (added < 0) goto oom;
+            int added = seen_probe(s, m2, r, home[kids++]);
             if (!added) continue;
             if (s->walk_limit && (long long)s->seen_count > s->walk_limit) {
                 /* cut short: every end not reached is reached from a state still on the
@@ -355,9 +349,7 @@ static int walk(Search *s, u64 mask0, u64 free0, int top0) {
                 u64 cq = s->unc_cover[k];
                 if ((cq & m2) == cq) f2 |= (u64)1 << s->unc_q[k];
             }
-            int fresh = endset_add(s, m2);
-            if (fresh < 0) goto oom;
-            if (fresh && push_end(s, m2, f2) < 0) goto oom;
+            if (added == 2 && push_end(s, m2, f2) < 0) goto oom;
             if (push_walk(s, m2, f2, r) < 0) goto oom;
         }
     }
@@ -874,6 +866,19 @@ static int layer_expand(Search *s, Layers *L, int lv, LSlot *st) {
         if (u > L->cut_bound) L->cut_bound = u;
         L->cut = 1;
     }
+    /* Each end's next draw position (the stock index after the draws to the next card that
+     * fits; past the stock: none), and its slot fetched, so that the slots' cache misses
+     * overlap. */
+    for (size_t k = base; k < s->ends_len; k++) {
+        End *d = &s->ends[k];
+        int j = lv + 1;
+        while (j <= s->nstock && !(d->free & s->sfit[j])) j++;
+        d->next = j;
+        if (j <= s->nstock && d->mask != s->full) {
+            Layer *y = &L->layer[j];
+            __builtin_prefetch(&y->slot[(size_t)mix(d->mask + 1) & (y->cap - 1)]);
+        }
+    }
     int counts0[14], counts[14], counted = 0; /* counts0: the ranks left at mask0, once needed */
     for (size_t k = base; k < s->ends_len; k++) {
         u64 m2 = s->ends[k].mask;
@@ -891,8 +896,7 @@ static int layer_expand(Search *s, Layers *L, int lv, LSlot *st) {
             }
         }
         if (m2 == s->full) continue;
-        int j = lv + 1;
-        while (j <= s->nstock && !(f2 & s->sfit[j])) j++;
+        int j = s->ends[k].next;
         if (j > s->nstock) continue;
         long long then = now - s->penalty * (j - lv);
         /* every card left in one streak: never below the bound, and cheaper */
@@ -1161,7 +1165,6 @@ static void search_free(Search *s) {
     free(s->bonus);
     free(s->tt);
     free(s->seen);
-    free(s->endset);
     free(s->walk);
     free(s->ends);
     free(s->hall_in);
@@ -1297,13 +1300,11 @@ static int alloc_work(Search *s) {
     s->tt = calloc(s->tt_cap, sizeof(Entry));
     s->seen_cap = 1 << 8;
     s->seen = calloc(s->seen_cap, sizeof(SeenSlot));
-    s->endset_cap = 1 << 8;
-    s->endset = calloc(s->endset_cap, sizeof(EndSlot));
     s->walk_cap = 1 << 8;
     s->walk = malloc(s->walk_cap * sizeof(Step));
     s->ends_cap = 1 << 10;
     s->ends = malloc(s->ends_cap * sizeof(End));
-    if (!s->tt || !s->seen || !s->endset || !s->walk || !s->ends) {
+    if (!s->tt || !s->seen || !s->walk || !s->ends) {
         PyErr_NoMemory();
         return -1;
     }
