@@ -1691,7 +1691,12 @@ class _LayerSearch(_BestSearch):
                 for m, tp in left_at
             )
             self.dropped = max(self.dropped, min(cut, acc + entry[5]))
-        for m2, f2 in ends.items():
+        all_peaks = bonus[peak_mask.bit_count()]
+        for k, (m2, f2) in enumerate(ends.items()):
+            if not k & 4095 and k:
+                # a walk's ends can be many, each new draw position's bound costs
+                # microseconds here: keep to the budget (the position stays pending)
+                self.within_budget(0)
             now = acc + pts[streak + m2.bit_count() - count0] + bonus[(m2 & peak_mask).bit_count()]
             now -= base
             if now > self.found:
@@ -1707,6 +1712,10 @@ class _LayerSearch(_BestSearch):
             if j > draws:
                 continue
             then = now - penalty * (j - level)
+            # every card left in one streak: never below the bound, and cheaper (as in C)
+            left = t.n - m2.bit_count()
+            if then + pts[left] + all_peaks - bonus[(m2 & peak_mask).bit_count()] <= self.found:
+                continue
             kept = self.layers[j].get(m2)
             ahead = self._ahead(start, j, m2) if kept is None else kept[5]
             u = then + ahead
