@@ -674,11 +674,15 @@ static void rank_cover(const int *w, int wraps, int v, int *in_set, int *out_set
 }
 
 /* The points of a first streak of ``l1`` cards continuing one of ``streak``, then
- * ``streaks`` of ``anyway`` cards and one of ``part`` (none past ``draws`` streaks). */
+ * ``streaks`` of ``anyway`` cards and one of ``part`` (none past ``draws`` streaks), each
+ * later one less the penalty of its draw, or left out where it scores less than that
+ * (solver.py ``_cards_bound``). */
 static inline long long split_points(Search *s, int streak, int l1, int anyway, int streaks,
                                      int part, int draws) {
-    long long later = streaks >= draws ? draws * s->pts[anyway]
-                                       : streaks * s->pts[anyway] + s->pts[part];
+    long long full = s->pts[anyway] - s->penalty, rest = s->pts[part] - s->penalty;
+    if (full < 0) full = 0;
+    if (rest < 0) rest = 0;
+    long long later = streaks >= draws ? draws * full : streaks * full + rest;
     return s->pts[streak + l1] - s->pts[streak] + later;
 }
 

@@ -1363,9 +1363,10 @@ def _streak_caps(table: _Table, mask: int, top: int) -> tuple[int, int]:
 def _cards_bound(
     table: _Table, scorer: _Scorer, mask: int, top: int, streak: int, draws: int
 ) -> int:
-    """The most points the cards left can still score (their streaks' points: not the
-    peaks' bonuses, not the draws' penalties), from a position with ``mask`` removed, the
-    waste top ``top`` and a streak of ``streak``, with ``draws`` stock cards left.
+    """The most points the cards left can still score: their streaks' points, less the
+    penalty of the draw each streak after the first needs (not the peaks' bonuses), from a
+    position with ``mask`` removed, the waste top ``top`` and a streak of ``streak``, with
+    ``draws`` stock cards left.
 
     Why no line scores more. The cards still to be played are split into streaks: the
     first continues the current one and takes at most ``first`` cards, each later one
@@ -1374,23 +1375,29 @@ def _cards_bound(
     card scores ``pts[n] - pts[n - 1]``, which never falls as n grows (classic n, msc 100 +
     200(n - 1), cards_left 1), so for each length ``l1`` of the first, the rest score at most
     as many streaks of ``anyway`` cards as fit and one of what remains (``pts`` is convex:
-    the most of a sum of ``pts`` under those caps is at a corner). The most of that over
-    ``l1`` is the bound. It never rises along a line: after the first streak and a draw,
-    the same split counts what is left."""
+    the most of a sum of ``pts`` under those caps is at a corner). A later streak starts
+    after a draw of its own, so each costs at least the penalty; one that scores less than
+    that is better left out, so each counts ``max(pts[l] - penalty, 0)`` (leaving cards
+    out of a corner never does better: fewer cards have a corner no higher, and no more
+    streaks). The most of that over ``l1`` is the bound (along each run of ``l1`` with the
+    same count of later streaks the sum is convex, a max of convex terms, so at the run's
+    ends). It never rises along a line: after the first streak and a draw (whose penalty
+    the line pays), the same split counts what is left, with one later streak fewer."""
     left = table.n - mask.bit_count()
     first, anyway = _streak_caps(table, mask, top)
     # The most over l1: along each run of l1 over which the later streaks' count stays the
     # same (q), the sum is convex, so at the run's ends.
     if not anyway:
         return 0  # no card left
-    pts = scorer.pts
+    pts, penalty = scorer.pts, scorer.penalty
+    full = max(pts[anyway] - penalty, 0)  # a later streak of ``anyway`` cards
     best = 0
     q, hi = 0, left
     while True:
         lo = max(hi - anyway + 1, 0)
         for l1 in (lo, min(hi, first)) if lo <= first else ():
             part = left - l1 - q * anyway
-            later = draws * pts[anyway] if q >= draws else q * pts[anyway] + pts[part]
+            later = draws * full if q >= draws else q * full + max(pts[part] - penalty, 0)
             best = max(best, pts[streak + l1] - pts[streak] + later)
         if lo == 0:
             return best
@@ -1415,11 +1422,12 @@ def _score_bound(start: _Start, table: _Table, scorer: _Scorer, unwinnable: bool
     (under ``cards_left``, where lower is better, no line leaves fewer cards).
 
     Why no line passes it. Every point still to come is a card's streak points, a peak's
-    bonus or a draw's penalty. The cards' points are at most ``_cards_bound``'s (its
-    docstring argues it: streaks capped by the ranks left). Each peak left is taken at
-    most once, and the bonus is counted by how many peaks are taken, so the bonuses still
-    to come are at most ``bonus[peaks] - bonus[taken]``. The penalty is never negative, so
-    the draws can only lower the sum. Under cards_left the fewest cards a line can leave
+    bonus or a draw's penalty. The cards' points, less the penalty of one draw for each
+    streak after the first, are at most ``_cards_bound``'s (its docstring argues it:
+    streaks capped by the ranks left). Each peak left is taken at most once, and the bonus
+    is counted by how many peaks are taken, so the bonuses still to come are at most
+    ``bonus[peaks] - bonus[taken]``. The penalty is never negative, so the other draws can
+    only lower the sum. Under cards_left the fewest cards a line can leave
     is 0 (or what ``_cards_bound`` says cannot be taken), or 1 once the clearing search has
     proved that the table cannot be cleared.
 

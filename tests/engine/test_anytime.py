@@ -158,8 +158,9 @@ def test_with_redeals_there_is_no_line_found_but_the_bound() -> None:
     answer = solve_best(state, SearchBudget(max_nodes=50_000), anytime=True)
     assert answer.score is None and not answer.exact
     # The start's bound: deal 2's ranks let a streak take at most 51 of its 56 cards
-    # (test_streak_caps), so a streak of 51 and one of 5, and every peak
-    assert answer.bound == 51 * 52 // 2 + 5 * 6 // 2 + 5 * 15 + 30
+    # (test_streak_caps), so a streak of 51 and one of 5 after a draw (its penalty, 5),
+    # and every peak
+    assert answer.bound == 51 * 52 // 2 + (5 * 6 // 2 - 5) + 5 * 15 + 30
 
 
 def test_an_analysis_keeps_the_game_itself_when_it_beats_every_line_found() -> None:

@@ -14,6 +14,7 @@ from app.engine import (
     GameState,
     Play,
     Rules,
+    Scoring,
     apply,
     get_layout,
     legal_moves,
@@ -80,3 +81,66 @@ def test_a_six_peaks_start_where_the_ranks_cap_a_streak() -> None:
     rules = Rules.for_layout(layout)
     state = new_game(numbered_deal(2, layout.decks), rules, layout)
     assert caps(state) == (56, 51, 51)
+
+
+def most_of_every_split(
+    pts: list[int], penalty: int, streak: int, left: int, first: int, anyway: int, draws: int
+) -> int:
+    """The most points of any split of the cards left into streaks under the caps, by brute
+    force: a first streak of at most ``first`` cards continuing one of ``streak``, then at
+    most ``draws`` streaks of at most ``anyway`` cards, each after a draw that costs
+    ``penalty``; cards may be left out."""
+    never = -(1 << 40)
+    # later[t]: the most of later streaks (as many as allowed) taking t cards in all
+    later = [0] + [never] * left
+    for _ in range(draws):
+        step = later[:]
+        for t in range(1, left + 1):
+            for size in range(1, min(anyway, t) + 1):
+                if later[t - size] > never:
+                    step[t] = max(step[t], later[t - size] + pts[size] - penalty)
+        if step == later:
+            break
+        later = step
+    best = never
+    for l1 in range(first + 1):
+        rest = max(later[: left - l1 + 1])
+        best = max(best, pts[streak + l1] - pts[streak] + rest)
+    return best
+
+
+@pytest.mark.parametrize("layout_name", ["tripeaks", "six_peaks"])
+def test_the_cards_bound_is_the_most_of_every_split_less_the_draws(layout_name: str) -> None:
+    """``_cards_bound`` takes the most over splits at a few corners, and charges each streak
+    after the first the penalty of its draw (a streak worth less is left out): at positions
+    of random games it equals the brute force over every split, under classic scoring with
+    a penalty of 5 and of 0, and msc."""
+    layout = get_layout(layout_name)
+    rng = random.Random(5)
+    checked = 0
+    for rules in (
+        Rules.for_layout(layout),
+        Rules.for_layout(layout, draw_penalty=0),
+        Rules.for_layout(layout, scoring=Scoring.MSC),
+    ):
+        for number in range(3):
+            state = new_game(numbered_deal(number, layout.decks, rules.jokers), rules, layout)
+            while not state.is_over:
+                if rng.random() < 0.3:
+                    start = start_of(state)
+                    table = solver._Table(state.layout, state.rules, start.ranks)
+                    scorer = solver._scorer(rules, layout, table.n + start.streak)
+                    first, anyway = solver._streak_caps(table, start.mask, start.top)
+                    left = table.n - start.mask.bit_count()
+                    draws = len(start.stock)
+                    bound = solver._cards_bound(
+                        table, scorer, start.mask, start.top, start.streak, draws
+                    )
+                    expected = most_of_every_split(
+                        scorer.pts, scorer.penalty, start.streak, left, first, anyway, draws
+                    )
+                    assert bound == expected, (rules, number, start)
+                    checked += 1
+                plays = [m for m in legal_moves(state) if isinstance(m, Play)]
+                state = apply(state, rng.choice(plays) if plays else DRAW)
+    assert checked > 60
