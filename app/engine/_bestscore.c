@@ -151,11 +151,12 @@ static inline int popcount(u64 x) {
 
 static inline u64 tt_key(u64 mask, int idx) { return (mask << 8 | (u64)idx) + 1; }
 
-static inline size_t tt_home(u64 key, size_t cap) { return (size_t)mix(key) & (cap - 1); }
+/* Where open addressing starts looking for ``key`` in a table of ``cap`` slots (a power of 2). */
+static inline size_t home_of(u64 key, size_t cap) { return (size_t)mix(key) & (cap - 1); }
 
 static inline Entry *tt_find(Search *s, u64 key) {
     size_t m = s->tt_cap - 1;
-    size_t i = tt_home(key, s->tt_cap);
+    size_t i = home_of(key, s->tt_cap);
     for (;;) {
         Entry *e = &s->tt[i];
         if (e->key == key) return e;
@@ -166,7 +167,7 @@ static inline Entry *tt_find(Search *s, u64 key) {
 
 static Entry *tt_slot(Entry *tt, size_t cap, u64 key) {
     size_t m = cap - 1;
-    size_t i = tt_home(key, cap);
+    size_t i = home_of(key, cap);
     while (tt[i].key != 0 && tt[i].key != key) i = (i + 1) & m;
     return &tt[i];
 }
@@ -206,7 +207,7 @@ static int seen_grow(Search *s) {
     for (size_t i = 0; i < s->seen_cap; i++) {
         SeenSlot *o = &s->seen[i];
         if (o->gen != s->gen) continue;
-        size_t j = (size_t)mix(o->mask) & (cap - 1);
+        size_t j = home_of(o->mask, cap);
         while (t[j].gen == s->gen) j = (j + 1) & (cap - 1);
         t[j] = *o;
     }
@@ -216,14 +217,14 @@ static int seen_grow(Search *s) {
     return 0;
 }
 
-/* Mark (mask, top) seen (top -1: the mask alone, as the walk's first), looking from the slot
- * ``j`` on (``seen_home``; ``seen_room`` has made room): 2 if the mask is new
+/* Mark (mask, top) seen, looking from the slot
+ * ``j`` on (``home_of``; ``seen_room`` has made room): 2 if the mask is new
  * (a new end), 1 if only the top is new, 0 if both were seen, -1 out of memory. One table
  * keyed on the mask, its tops a bit set: one probe a step, where a set of (mask, top) and one
  * of the masks took two (they were four fifths of a six-peaks walk's time). */
 static inline int seen_probe(Search *s, u64 mask, int top, size_t j) {
     size_t m = s->seen_cap - 1;
-    uint16_t bit = top < 0 ? 0 : (uint16_t)(1u << top);
+    uint16_t bit = (uint16_t)(1u << top);
     for (;;) {
         SeenSlot *o = &s->seen[j];
         if (o->gen != s->gen) {
@@ -231,22 +232,17 @@ static inline int seen_probe(Search *s, u64 mask, int top, size_t j) {
             o->mask = mask;
             o->tops = bit;
             s->seen_masks++;
-            if (bit) s->seen_count++;
+            s->seen_count++;
             return 2;
         }
         if (o->mask == mask) {
-            if (o->tops & bit || !bit) return 0;
+            if (o->tops & bit) return 0;
             o->tops |= bit;
             s->seen_count++;
             return 1;
         }
         j = (j + 1) & m;
     }
-}
-
-/* The slot where ``seen_probe`` starts looking for ``mask``. */
-static inline size_t seen_home(Search *s, u64 mask) {
-    return (size_t)mix(mask) & (s->seen_cap - 1);
 }
 
 /* Room in the table for ``more`` masks; -1 out of memory. */
@@ -258,7 +254,7 @@ static inline int seen_room(Search *s, size_t more) {
 
 static int seen_add(Search *s, u64 mask, int top) {
     if (seen_room(s, 1) < 0) return -1;
-    return seen_probe(s, mask, top, seen_home(s, mask));
+    return seen_probe(s, mask, top, home_of(mask, s->seen_cap));
 }
 
 static void new_walk(Search *s) {
@@ -301,6 +297,15 @@ static int push_end(Search *s, u64 mask, u64 free_) {
     return 0;
 }
 
+/* The next draw position after stock index ``idx`` where one of the ``free_`` cards can be
+ * played: the first later index whose top one of them fits, nstock + 1 when none does
+ * (solver.py: a draw with no card to play is followed straight to it). */
+static inline int next_draw(Search *s, u64 free_, int idx) {
+    int j = idx + 1;
+    while (j <= s->nstock && !(free_ & s->sfit[j])) j++;
+    return j;
+}
+
 /* -- the search (solver.py, _BestSearch._value_fast) ------------------------------------ */
 
 /* Every mask a streak can reach from (mask0, top0), pushed on ``ends`` in the order the
@@ -309,7 +314,7 @@ static int push_end(Search *s, u64 mask, u64 free_) {
  * had still to go on from. */
 static int walk(Search *s, u64 mask0, u64 free0, int top0) {
     new_walk(s);
-    if (push_end(s, mask0, free0) < 0 || seen_add(s, mask0, -1) < 0) goto oom;
+    if (push_end(s, mask0, free0) < 0) goto oom; /* never reached again: masks only grow */
     s->walk_len = 0;
     if (push_walk(s, mask0, free0, top0) < 0) goto oom;
     while (s->walk_len) {
@@ -320,7 +325,7 @@ static int walk(Search *s, u64 mask0, u64 free0, int top0) {
         int kids = 0;
         if (seen_room(s, (size_t)popcount(playable)) < 0) goto oom;
         for (u64 rest = playable; rest; rest &= rest - 1) {
-            home[kids] = seen_home(s, st.mask | (rest & (~rest + 1)));
+            home[kids] = home_of(st.mask | (rest & (~rest + 1)), s->seen_cap);
             __builtin_prefetch(&s->seen[home[kids++]]);
         }
         kids = 0;
@@ -377,13 +382,8 @@ static int value_fast(Search *s, int keep, u64 mask0, u64 free0, int idx, int to
      * played (solver.py), its slot in the table fetched while the others are looked at. */
     for (size_t i = base; i < stop; i++) {
         End *d = &s->ends[i];
-        int j = idx + 1;
-        if (d->mask == s->full) {
-            j = s->nstock + 1;
-        } else {
-            while (j <= s->nstock && !(d->free & s->sfit[j])) j++;
-            if (j <= s->nstock) __builtin_prefetch(&s->tt[tt_home(tt_key(d->mask, j), s->tt_cap)]);
-        }
+        int j = d->mask == s->full ? s->nstock + 1 : next_draw(s, d->free, idx);
+        if (j <= s->nstock) __builtin_prefetch(&s->tt[home_of(tt_key(d->mask, j), s->tt_cap)]);
         d->next = j;
     }
     int count0 = popcount(mask0);
@@ -434,8 +434,7 @@ static int choose(Search *s, u64 mask0, u64 free0, int idx, int top0, int streak
         }
         if (m2 == s->full) continue;
         u64 f2 = s->ends[i].free;
-        int j = idx + 1;
-        while (j <= s->nstock && !(f2 & s->sfit[j])) j++;
+        int j = next_draw(s, f2, idx);
         if (j > s->nstock) continue;
         Entry *e = tt_find(s, tt_key(m2, j));
         if (e != NULL && now - s->penalty * (j - idx) + e->best == best) {
@@ -556,8 +555,7 @@ static int clears(Search *s, u64 mask, u64 free_, int idx, int top, int drawn, i
             return 1;
         }
     }
-    int j = idx + 1;
-    while (j <= s->nstock && !(free_ & s->sfit[j])) j++;
+    int j = next_draw(s, free_, idx);
     if (j <= s->nstock) {
         int won = clears(s, mask, free_, j, s->stock[j - 1], 1, line, line_len);
         if (won < 0) return -1;
@@ -753,7 +751,7 @@ static inline long long slot_bound(const LSlot *st) { return st->acc + st->ahead
 
 static LSlot *layer_slot(LSlot *t, size_t cap, u64 key) {
     size_t m = cap - 1;
-    size_t i = (size_t)mix(key) & m;
+    size_t i = home_of(key, cap);
     while (t[i].key != 0 && t[i].key != key) i = (i + 1) & m;
     return &t[i];
 }
@@ -875,12 +873,11 @@ static int layer_expand(Search *s, Layers *L, int lv, LSlot *st) {
      * overlap. */
     for (size_t k = base; k < s->ends_len; k++) {
         End *d = &s->ends[k];
-        int j = lv + 1;
-        while (j <= s->nstock && !(d->free & s->sfit[j])) j++;
+        int j = d->mask == s->full ? s->nstock + 1 : next_draw(s, d->free, lv);
         d->next = j;
-        if (j <= s->nstock && d->mask != s->full) {
+        if (j <= s->nstock) {
             Layer *y = &L->layer[j];
-            __builtin_prefetch(&y->slot[(size_t)mix(d->mask + 1) & (y->cap - 1)]);
+            __builtin_prefetch(&y->slot[home_of(d->mask + 1, y->cap)]);
         }
     }
     int counts0[14], counts[14], counted = 0; /* counts0: the ranks left at mask0, once needed */

@@ -1404,17 +1404,18 @@ def _cards_bound(
         q, hi = q + 1, hi - anyway
 
 
+def _peaks_left(table: _Table, scorer: _Scorer, mask: int) -> int:
+    """The bonus of every peak left (``mask`` removed)."""
+    peaks = table.peak_mask
+    return scorer.bonus[peaks.bit_count()] - scorer.bonus[(mask & peaks).bit_count()]
+
+
 def _points_ahead(
     table: _Table, scorer: _Scorer, mask: int, top: int, streak: int, draws: int
 ) -> int:
     """The most points still to come from a position (``_cards_bound``'s arguments): the
     cards' and every peak left's bonus (``_score_bound`` argues it)."""
-    peaks = table.peak_mask
-    return (
-        _cards_bound(table, scorer, mask, top, streak, draws)
-        + scorer.bonus[peaks.bit_count()]
-        - scorer.bonus[(mask & peaks).bit_count()]
-    )
+    return _cards_bound(table, scorer, mask, top, streak, draws) + _peaks_left(table, scorer, mask)
 
 
 def _score_bound(start: _Start, table: _Table, scorer: _Scorer, unwinnable: bool) -> int:
@@ -1699,7 +1700,6 @@ class _LayerSearch(_BestSearch):
                 for m, tp in left_at
             )
             self.dropped = max(self.dropped, min(cut, acc + entry[5]))
-        all_peaks = bonus[peak_mask.bit_count()]
         for k, (m2, f2) in enumerate(ends.items()):
             if not k & 4095 and k:
                 # a walk's ends can be many, each new draw position's bound costs
@@ -1721,8 +1721,7 @@ class _LayerSearch(_BestSearch):
                 continue
             then = now - penalty * (j - level)
             # every card left in one streak: never below the bound, and cheaper (as in C)
-            left = t.n - m2.bit_count()
-            if then + pts[left] + all_peaks - bonus[(m2 & peak_mask).bit_count()] <= self.found:
+            if then + pts[t.n - m2.bit_count()] + _peaks_left(t, sc, m2) <= self.found:
                 continue
             kept = self.layers[j].get(m2)
             ahead = self._ahead(start, j, m2) if kept is None else kept[5]
