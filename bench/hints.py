@@ -1,11 +1,12 @@
 """The hint against the other bots, side by side on the same deals.
 
 ``python -m bench hints`` plays numbered deals with each strategy of
-``app.engine.bots.STRATEGIES`` named in ``--strategies`` (default: random, greedy, pimc,
-hint) under one rule set, as the server plays its hints (64 samples at most, within
-250 ms), and prints: games won with the 95% interval, the time a decision takes (p50,
-p99), which deals one won and the other lost, and for the hints the calibration table
-(deciles of the chance said against the games then won) and the Brier score.
+``app.engine.bots.STRATEGIES`` or ``bench.hint_attempts.ATTEMPTS`` named in
+``--strategies`` (default: random, greedy, pimc, hint) under one rule set, as the server
+plays its hints (64 samples at most, within 250 ms), and prints: games won with the 95%
+interval, the time a decision takes (p50, p99), which deals one won and the other lost,
+and for the hints the calibration table (deciles of the chance said against the games
+then won) and the Brier score.
 
 Options: ``--deals N`` (default 100; ``--quick``: 20) from ``--first K`` (default 0);
 ``--rules wrap|nowrap|golf|six_peaks`` (classic TriPeaks with wrap, without, golf, or six
@@ -40,6 +41,10 @@ from app.engine.bots import (
     summarise,
 )
 from app.engine.calibration import calibrated, fit
+from bench.hint_attempts import ATTEMPTS
+
+# The bots, and the hints tried and not taken (``bench.hint_attempts``)
+KNOWN = {**STRATEGIES, **ATTEMPTS}
 
 RULE_SETS = {
     "wrap": ("tripeaks", {"wrap": True}),
@@ -54,7 +59,7 @@ def _play(job: tuple[str, str, HintSettings, int]) -> dict[str, object]:
     layout_name, options = RULE_SETS[rule_set]
     layout = get_layout(layout_name)
     rules = Rules.for_layout(layout, **options)
-    strategy = STRATEGIES[name](rules, layout, settings)
+    strategy = KNOWN[name](rules, layout, settings)
     return play_game(strategy, rules, layout, deal).to_dict()
 
 
@@ -100,9 +105,9 @@ def run(argv: list[str]) -> None:
     wanted = range(args.first, args.first + deals)
     settings = HintSettings(args.samples, args.seconds or None, args.nodes)
     names = [n for n in args.strategies.split(",") if n]
-    unknown = [n for n in names if n not in STRATEGIES]
+    unknown = [n for n in names if n not in KNOWN]
     if unknown:
-        raise SystemExit(f"unknown strategies {unknown}; known: {sorted(STRATEGIES)}")
+        raise SystemExit(f"unknown strategies {unknown}; known: {sorted(KNOWN)}")
     print(
         f"rules {args.rules}, deals {wanted.start}-{wanted.stop - 1}, hints: at most"
         f" {settings.samples} samples, {settings.seconds or 'no'} s, {settings.nodes} nodes"

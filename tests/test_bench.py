@@ -111,3 +111,44 @@ def test_difficulty_measures_keeps_and_predicts(
     for tier in ("easy", "medium", "hard"):
         assert f"  {tier}: 1 draws" in again
     assert len(out.read_text().splitlines()) == 10
+
+
+def test_the_hints_tried_and_not_taken_play_and_never_peek(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from app.engine import Rules, apply, new_game, numbered_deal, player_view
+    from app.engine.solver import SearchBudget
+    from bench.hint_attempts import postponed_move, rollout_move
+
+    names = "postponed,postponed3,rollout"
+    argv = ["hints", "--deals", "2", "--first", "3", "--strategies", names]
+    hints.run([*argv, "--samples", "4", "--seconds", "0", "--out", str(tmp_path)])
+    assert "paired: " in capsys.readouterr().out
+    for name in names.split(","):
+        assert len((tmp_path / f"wrap-{name}.jsonl").read_text().splitlines()) == 2
+    # Two games the player cannot tell apart (a face-down card and a stock card swapped):
+    # the same moves, whatever the hidden cards.
+    rules = Rules.for_layout("tripeaks")
+    deal = list(numbered_deal(5))
+    deal[0], deal[40] = deal[40], deal[0]
+    a, b = new_game(numbered_deal(5), rules), new_game(tuple(deal), rules)
+    assert a.tableau != b.tableau
+    budget = SearchBudget(max_nodes=5_000)
+    for _ in range(3):
+        va, vb = player_view(a), player_view(b)
+        assert va == vb
+        for move in (postponed_move, rollout_move):
+            chosen = [
+                move(
+                    v,
+                    rules,
+                    a.layout,
+                    seed=2,
+                    time_budget=None,
+                    max_samples=6,
+                    sample_budget=budget,
+                )
+                for v in (va, vb)
+            ]
+            assert chosen[0] == chosen[1] and chosen[0] in va["legal_moves"]
+        a, b = apply(a, "draw"), apply(b, "draw")
