@@ -14,7 +14,8 @@
  * stock cards (a key is the mask << 8 | the stock index).
  *
  * layers(ranks, uncovers, fit, stock, pts, bonus, penalty, peak_mask, full,
- *        mask, free, top, streak, max_nodes, seconds, max_entries, walk_limit, share)
+ *        mask, free, top, streak, max_nodes, seconds, max_entries, walk_limit, share,
+ *        ceiling, room, wraps, longest)
  *   -> (points, bound, complete, nodes, ends)
  *
  * The layered search of the same draw positions (solver.py ``_LayerSearch``, the answer of
@@ -23,9 +24,16 @@
  * best line's draw positions as ``best`` gives them. Layer by layer for ``share`` of the
  * budget, then by bound. ``max_entries`` draw positions at most are kept (past them a new
  * one counts by its bound alone), a streak's walk stops after ``walk_limit`` steps (0:
- * never). Its answers are the Python search's when it finishes
- * (tests/engine/test_best_accel.py); its order of expansion within a layer and among equal
- * bounds is its tables', so lines of equal points may differ.
+ * never), no streak of any line takes more than ``longest`` cards (the bound's cap). Its
+ * answers are the Python search's when it finishes (tests/engine/test_best_accel.py); its
+ * order of expansion within a layer and among equal bounds is its tables', so lines of
+ * equal points may differ.
+ *
+ * longest(ranks, uncovers, fit, stock, mask, free, top, streak, length, max_nodes,
+ *         seconds, max_entries, wraps) -> (found: True, False, or None out of budget; nodes)
+ *
+ * Whether some line has a streak of ``length`` cards (solver.py
+ * ``_LayerSearch._streak_reaches``): the same states in the same order, the same nodes.
  *
  * Clear(ranks, uncovers, fit, stock, full, hall).wins(mask, free, index, top, max_nodes,
  *      seconds, max_entries) -> (won: True, False, or None out of budget; nodes; the line)
@@ -117,6 +125,8 @@ typedef struct {
     /* the layered search: a walk stops after ``walk_limit`` steps (0: never), and says so */
     long long walk_limit;
     int walk_cut;
+    /* no streak of any line takes more cards than this (solver.py ``_streak_ceiling``) */
+    int longest;
 } Search;
 
 static inline u64 mix(u64 x) {
@@ -579,12 +589,14 @@ static int clears(Search *s, u64 mask, u64 free_, int idx, int top, int drawn, i
  * key: mask + 1; 0 for an empty slot), its free cards, the most points a line found reaches
  * it with, the draw position that line's last streak was played from (``plevel``,
  * ``pmask``), and the most points still to come from it (``ahead_of``: its bound is
- * ``acc + ahead``, worked out once, when the slot is made). */
+ * ``acc + ahead``), and the same by the caps alone, without the ceiling on every streak
+ * (``lead``: the order of eviction), both worked out once, when the slot is made. */
 typedef struct {
     u64 key;
     u64 free;
     u64 pmask;
-    long long acc;
+    int32_t acc; /* INT32_MIN: none yet */
+    int32_t lead;
     int16_t plevel;
     int16_t done; /* L_DONE: expanded, or proved unable to beat the best line found;
                    * L_EXPANDED: it has children */
@@ -624,6 +636,7 @@ typedef struct {
     long long dropped;              /* the most a dropped or evicted position could lead to */
     long long ceiling;              /* the most any line from the start can reach: a line
                                      * that reaches it ends the search */
+    int open;                       /* a streak's length no ceiling: the cards and the streak */
     Pending *pending;               /* the positions to expand, a heap by bound */
     size_t npending, pending_cap;
 } Layers;
@@ -690,10 +703,10 @@ static void rank_counts(Search *s, u64 mask, int *counts) {
     for (int r = 0; r <= 13; r++) counts[r] = popcount(s->rank_mask[r] & rest);
 }
 
-/* The most points the cards left (``counts`` of each rank) can still score in streaks, from
- * the waste top ``top`` and a streak of ``streak``, with ``draws`` stock cards left: solver.py
- * ``_cards_bound`` (it argues it), with the caps of ``_streak_caps``. */
-static long long cards_bound(Search *s, const int *counts, int top, int streak, int draws) {
+/* The most cards a streak can take from the cards left (``counts`` of each rank): from the
+ * top ``top`` (``*first``) and from any top (``*anyway``): solver.py ``_streak_caps`` (it
+ * argues it). */
+static void streak_caps(Search *s, const int *counts, int top, int *first, int *anyway) {
     int w[13], left = counts[0];
     for (int r = 1; r <= 13; r++) {
         w[r - 1] = 2 * counts[r];
@@ -701,13 +714,26 @@ static long long cards_bound(Search *s, const int *counts, int top, int streak, 
     }
     int in = 0, out = 0;
     rank_cover(w, s->wraps, top >= 1 ? top - 1 : 0, &in, &out);
-    int anyway = 2 * counts[0] + (in < out ? in : out) + 1;
-    if (anyway > left) anyway = left;
-    int first = anyway;
+    *anyway = 2 * counts[0] + (in < out ? in : out) + 1;
+    if (*anyway > left) *anyway = left;
+    *first = *anyway;
     if (top >= 1) { /* the top is a card of a rank in the set, or not */
-        first = 2 * counts[0] + (in + 1 < out ? in + 1 : out);
-        if (first > left) first = left;
+        *first = 2 * counts[0] + (in + 1 < out ? in + 1 : out);
+        if (*first > left) *first = left;
     }
+}
+
+/* The most points the cards left (``counts`` of each rank) can still score in streaks, from
+ * the waste top ``top`` and a streak of ``streak``, with ``draws`` stock cards left, no
+ * streak taking more than ``longest`` cards: solver.py ``_cards_bound`` (it argues it), with
+ * the caps of ``streak_caps``. */
+static long long cards_bound(Search *s, const int *counts, int top, int streak, int draws,
+                             int longest) {
+    int left = 0, first, anyway;
+    for (int r = 0; r <= 13; r++) left += counts[r];
+    streak_caps(s, counts, top, &first, &anyway);
+    if (anyway > longest) anyway = longest;
+    if (first > longest - streak) first = longest - streak > 0 ? longest - streak : 0;
     /* The most over the first streak's length l1 <= first (solver.py ``_cards_bound``):
      * over each run of l1 where the later streaks' count stays q, at the run's ends. */
     if (anyway == 0) return 0; /* no card left */
@@ -735,19 +761,24 @@ static inline long long peaks_left(Search *s, u64 mask) {
  * left, ``cards_bound``'s other arguments): the cards' and every peak left's bonus (solver.py
  * ``_points_ahead``, ``_score_bound`` argues it). */
 static inline long long points_ahead(Search *s, u64 mask, const int *counts, int top,
-                                     int streak, int draws) {
-    return cards_bound(s, counts, top, streak, draws) + peaks_left(s, mask);
+                                     int streak, int draws, int longest) {
+    return cards_bound(s, counts, top, streak, draws, longest) + peaks_left(s, mask);
 }
 
 /* ``points_ahead`` from a draw position of layer ``lv`` (solver.py ``_LayerSearch._ahead``). */
-static inline long long ahead_of(Search *s, Layers *L, u64 mask, int lv, const int *counts) {
+static inline long long ahead_of(Search *s, Layers *L, u64 mask, int lv, const int *counts,
+                                 int longest) {
     int streak = lv == 0 ? L->start_streak : 0;
     int top = lv == 0 ? L->start_top : s->stock[lv - 1];
-    return points_ahead(s, mask, counts, top, streak, s->nstock - lv);
+    return points_ahead(s, mask, counts, top, streak, s->nstock - lv, longest);
 }
 
 /* A draw position's bound: the most points a line through it can reach. */
-static inline long long slot_bound(const LSlot *st) { return st->acc + st->ahead; }
+static inline long long slot_bound(const LSlot *st) { return (long long)st->acc + st->ahead; }
+
+/* The order of eviction: a draw position's bound by the caps alone (solver.py
+ * ``_LayerSearch._evict``). */
+static inline long long slot_lead(const LSlot *st) { return (long long)st->acc + st->lead; }
 
 static LSlot *layer_slot(LSlot *t, size_t cap, u64 key) {
     size_t m = cap - 1;
@@ -786,7 +817,7 @@ static int layer_claim(Layers *L, int lv, LSlot *e, u64 mask) {
     L->entries++;
     L->layer[lv].count++;
     e->key = mask + 1;
-    e->acc = LLONG_MIN;
+    e->acc = INT32_MIN;
     return 0;
 }
 
@@ -860,7 +891,7 @@ static int layer_expand(Search *s, Layers *L, int lv, LSlot *st) {
             long long v = acc - base_pts + s->pts[streak + played] +
                           s->bonus[popcount(w->mask & s->peak_mask)] +
                           points_ahead(s, w->mask, counts, w->top, streak + played,
-                                       s->nstock - lv);
+                                       s->nstock - lv, s->longest);
             if (v > u) u = v;
         }
         s->walk_len = 0;
@@ -920,7 +951,7 @@ static int layer_expand(Search *s, Layers *L, int lv, LSlot *st) {
             memcpy(counts, counts0, sizeof counts); /* less the streak's cards */
             for (u64 played = m2 & ~mask0; played; played &= played - 1)
                 counts[s->rank[__builtin_ctzll(played)]]--;
-            ahead = ahead_of(s, L, m2, j, counts);
+            ahead = ahead_of(s, L, m2, j, counts, s->longest);
         }
         long long u = then + ahead;
         if (u <= L->best) continue;
@@ -931,9 +962,11 @@ static int layer_expand(Search *s, Layers *L, int lv, LSlot *st) {
                 continue;
             }
             e->ahead = (int32_t)ahead;
+            e->lead = (int32_t)(s->longest < L->open ? ahead_of(s, L, m2, j, counts, L->open)
+                                                     : ahead);
         }
         if (then > e->acc) {
-            e->acc = then;
+            e->acc = (int32_t)then;
             e->free = f2;
             e->plevel = (int16_t)lv;
             e->pmask = mask0;
@@ -995,9 +1028,10 @@ static long long kth_smallest(long long *b, long n, long k) {
 }
 
 /* Make room (solver.py ``_LayerSearch._evict``): drop the positions never expanded with the
- * lowest quarter of their bounds (those proved no better first), and count the highest of
- * those bounds as dropped; where fewer than ``room`` could go, stop trying. The tables are
- * rebuilt: call it between expansions only. -1 out of memory. */
+ * lowest quarter of their bounds by the caps alone (``slot_lead``; those proved no better
+ * first), and count the highest of their bounds as dropped; where fewer than ``room`` could
+ * go, stop trying. The tables are rebuilt: call it between expansions only. -1 out of
+ * memory. */
 static int layers_evict(Search *s, Layers *L) {
     const long long proved = -((long long)1 << 62);
     long long *b = malloc((L->entries + 1) * sizeof(long long));
@@ -1008,7 +1042,7 @@ static int layers_evict(Search *s, Layers *L) {
         for (size_t i = 0; i < y->cap; i++) {
             LSlot *st = &y->slot[i];
             if (st->key == 0 || (st->done & L_EXPANDED)) continue;
-            b[n++] = (st->done & L_DONE) ? proved : slot_bound(st);
+            b[n++] = (st->done & L_DONE) ? proved : slot_lead(st);
         }
     }
     if (n < L->room) {
@@ -1016,7 +1050,7 @@ static int layers_evict(Search *s, Layers *L) {
         L->evicting = 0;
         return 0;
     }
-    long long cut = kth_smallest(b, (long)n, (long)(n / 4));
+    long long cut = kth_smallest(b, (long)n, (long)(n / 4)), most = L->dropped;
     free(b);
     for (int lv = 0; lv <= s->nstock; lv++) {
         Layer *y = &L->layer[lv];
@@ -1025,9 +1059,10 @@ static int layers_evict(Search *s, Layers *L) {
         for (size_t i = 0; i < y->cap; i++) {
             LSlot *st = &y->slot[i];
             if (st->key == 0) continue;
-            if (!(st->done & L_EXPANDED) && ((st->done & L_DONE) || slot_bound(st) <= cut))
+            if (!(st->done & L_EXPANDED) && ((st->done & L_DONE) || slot_lead(st) <= cut)) {
+                if (!(st->done & L_DONE) && slot_bound(st) > most) most = slot_bound(st);
                 st->key = 0; /* evicted: the table is rebuilt below */
-            else
+            } else
                 kept++;
         }
         /* Rebuilt at half full: a layer's table shrinks with it, or the tables of the
@@ -1044,7 +1079,7 @@ static int layers_evict(Search *s, Layers *L) {
         y->slot = t;
         y->cap = cap;
     }
-    if (cut > L->dropped) L->dropped = cut;
+    L->dropped = most;
     return layers_pend(s, L);
 }
 
@@ -1335,6 +1370,7 @@ static int setup_best(Search *s, PyObject *ranks_o, PyObject *unc_o, PyObject *f
     s->max_nodes = max_nodes < 0 ? ((long long)1 << 62) : max_nodes;
     s->timed = seconds >= 0;
     s->deadline = now_seconds() + seconds;
+    s->longest = s->n + streak; /* no ceiling but the cards */
     return 0;
 }
 
@@ -1418,13 +1454,13 @@ static PyObject *layers(PyObject *self, PyObject *args) {
     PyObject *ranks_o, *unc_o, *fit_o, *stock_o, *pts_o, *bonus_o;
     long long penalty, max_nodes, max_entries, walk_limit, ceiling, room;
     unsigned long long peak_mask, full, mask0, free0;
-    int top0, streak, wraps;
+    int top0, streak, wraps, longest;
     double seconds, share;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOOOOLKKKKiiLdLLdLLp", &ranks_o, &unc_o, &fit_o, &stock_o,
+    if (!PyArg_ParseTuple(args, "OOOOOOLKKKKiiLdLLdLLpi", &ranks_o, &unc_o, &fit_o, &stock_o,
                           &pts_o, &bonus_o, &penalty, &peak_mask, &full, &mask0, &free0, &top0,
                           &streak, &max_nodes, &seconds, &max_entries, &walk_limit, &share,
-                          &ceiling, &room, &wraps))
+                          &ceiling, &room, &wraps, &longest))
         return NULL;
     if (room < 1) {
         PyErr_SetString(PyExc_ValueError, "room: 1 or more");
@@ -1440,6 +1476,7 @@ static PyObject *layers(PyObject *self, PyObject *args) {
         goto done;
     s.walk_limit = walk_limit > 0 ? walk_limit : 0;
     s.wraps = wraps;
+    if (longest < s.longest) s.longest = longest < streak ? streak : longest;
     if (s.pts[s.npts - 1] + s.bonus[s.nbonus - 1] > INT32_MAX) { /* a slot's ``ahead`` */
         PyErr_SetString(PyExc_ValueError, "points: at most 2**31 - 1 still to come");
         goto done;
@@ -1455,6 +1492,7 @@ static PyObject *layers(PyObject *self, PyObject *args) {
     L.evicting = 1;
     L.start_streak = streak;
     L.start_top = top0;
+    L.open = s.n + streak;
     L.best = 0;
     L.ceiling = ceiling;
     L.best_level = -1;
@@ -1474,7 +1512,8 @@ static PyObject *layers(PyObject *self, PyObject *args) {
     first->plevel = -1;
     int counts0[14];
     rank_counts(&s, mask0, counts0);
-    first->ahead = (int32_t)ahead_of(&s, &L, mask0, 0, counts0);
+    first->ahead = (int32_t)ahead_of(&s, &L, mask0, 0, counts0, s.longest);
+    first->lead = (int32_t)ahead_of(&s, &L, mask0, 0, counts0, L.open);
     int rc;
     long long bound;
     Py_BEGIN_ALLOW_THREADS
@@ -1517,6 +1556,173 @@ done:
         free(L.layer);
     }
     free(L.pending);
+    search_free(&s);
+    return result;
+}
+
+
+/* longest(ranks, uncovers, fit, stock, mask, free, top, streak, length, max_nodes, seconds,
+ *         max_entries, wraps) -> (found: True, False, or None out of budget; nodes)
+ *
+ * Whether some line from the position has a streak of ``length`` cards or more (the
+ * streak going on counted whole): solver.py ``_LayerSearch._streak_reaches``, the same
+ * search (it argues it) in the same order: the same states, nodes and answers. Each state
+ * (mask, top, the streak's cards, the next stock index) searched is a node; ``max_entries``
+ * (mask, top) at most are kept (past them: out of budget). */
+typedef struct {
+    u64 key; /* (mask << 4 | top + 1) + 1, 0 for an empty slot */
+    int16_t len;
+    int16_t idx;
+} ReachSlot;
+
+typedef struct {
+    u64 mask;
+    u64 free;
+    int top, len, idx, drawn; /* drawn: just drawn to (it does not draw again) */
+} Reach;
+
+static ReachSlot *reach_slot(ReachSlot *t, size_t cap, u64 key) {
+    size_t m = cap - 1;
+    size_t i = home_of(key, cap);
+    while (t[i].key != 0 && t[i].key != key) i = (i + 1) & m;
+    return &t[i];
+}
+
+/* 1: a streak of ``length`` found, 0: none, -1: out of budget, -2: out of memory. */
+static int streak_reaches(Search *s, u64 mask0, u64 free0, int top0, int streak0, int length,
+                          size_t max_entries) {
+    size_t cap = 1 << 12, count = 0, sp = 0, stack_cap = 1 << 10;
+    ReachSlot *seen = calloc(cap, sizeof(ReachSlot));
+    Reach *stack = malloc(stack_cap * sizeof(Reach));
+    /* fan[i * 14 + k], k < nfan[i]: solver.py ``_first_draws`` (the latest first) */
+    int *fan = malloc(((size_t)s->nstock + 1) * 14 * sizeof(int));
+    int *nfan = calloc((size_t)s->nstock + 1, sizeof(int));
+    int rc = 0;
+    if (seen == NULL || stack == NULL || fan == NULL || nfan == NULL) {
+        rc = -2;
+        goto out;
+    }
+    for (int i = 0; i < s->nstock; i++) {
+        int ranks = 0, k = 0, firsts[14];
+        for (int j = i; j < s->nstock; j++)
+            if (!(ranks >> s->stock[j] & 1)) {
+                ranks |= 1 << s->stock[j];
+                firsts[k++] = j;
+            }
+        for (int m = 0; m < k; m++) fan[i * 14 + m] = firsts[k - 1 - m];
+        nfan[i] = k;
+    }
+    stack[sp++] = (Reach){mask0, free0, top0, streak0, 0, 0};
+    while (sp > 0) {
+        Reach r = stack[--sp];
+        if (r.len >= length) {
+            rc = 1;
+            break;
+        }
+        u64 key = (r.mask << 4 | (u64)(r.top + 1)) + 1;
+        ReachSlot *e = reach_slot(seen, cap, key);
+        if (e->key == key) {
+            /* reached before with as long a streak and as many stock cards left: every line
+             * from here was one from there, its streaks no longer */
+            if (e->len >= r.len && e->idx <= r.idx) continue;
+            if (r.len > e->len) e->len = (int16_t)r.len;
+            if (r.idx < e->idx) e->idx = (int16_t)r.idx;
+        } else {
+            if (count >= max_entries) {
+                rc = -1;
+                break;
+            }
+            if (4 * (count + 1) > 3 * cap) { /* grow at three quarters full */
+                size_t cap2 = cap * 2;
+                ReachSlot *t2 = calloc(cap2, sizeof(ReachSlot));
+                if (t2 == NULL) {
+                    rc = -2;
+                    break;
+                }
+                for (size_t i = 0; i < cap; i++)
+                    if (seen[i].key != 0) *reach_slot(t2, cap2, seen[i].key) = seen[i];
+                free(seen);
+                seen = t2;
+                cap = cap2;
+                e = reach_slot(seen, cap, key);
+            }
+            *e = (ReachSlot){key, (int16_t)r.len, (int16_t)r.idx};
+            count++;
+        }
+        s->nodes++;
+        if (s->nodes > s->max_nodes || ((s->nodes & 1023) == 0 && out_of_time(s))) {
+            rc = -1;
+            break;
+        }
+        int counts[14], first, anyway;
+        rank_counts(s, r.mask, counts);
+        streak_caps(s, counts, r.top, &first, &anyway);
+        if (r.len + first < length && anyway < length) continue;
+        if (sp + 78 > stack_cap) { /* 14 draws and at most 64 plays */
+            Reach *st2 = realloc(stack, 2 * stack_cap * sizeof(Reach));
+            if (st2 == NULL) {
+                rc = -2;
+                break;
+            }
+            stack = st2;
+            stack_cap *= 2;
+        }
+        if (anyway >= length && !r.drawn)
+            for (int k = 0; k < nfan[r.idx]; k++) {
+                int j = fan[r.idx * 14 + k];
+                stack[sp++] = (Reach){r.mask, r.free, s->stock[j], 0, j + 1, 1};
+            }
+        for (u64 playable = r.free & s->fit[r.top + 1]; playable; playable &= playable - 1) {
+            int p = __builtin_ctzll(playable);
+            u64 m2 = r.mask | (u64)1 << p, f2 = r.free & ~((u64)1 << p);
+            for (int k = s->unc_off[p]; k < s->unc_off[p + 1]; k++)
+                if ((s->unc_cover[k] & m2) == s->unc_cover[k]) f2 |= (u64)1 << s->unc_q[k];
+            stack[sp++] = (Reach){m2, f2, s->rank[p], r.len + 1, r.idx, 0};
+        }
+    }
+out:
+    free(seen);
+    free(stack);
+    free(fan);
+    free(nfan);
+    return rc;
+}
+
+static PyObject *longest(PyObject *self, PyObject *args) {
+    PyObject *ranks_o, *unc_o, *fit_o, *stock_o;
+    long long max_nodes, max_entries;
+    unsigned long long mask0, free0;
+    int top0, streak, length, wraps;
+    double seconds;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOOKKiiiLdLp", &ranks_o, &unc_o, &fit_o, &stock_o, &mask0,
+                          &free0, &top0, &streak, &length, &max_nodes, &seconds, &max_entries,
+                          &wraps))
+        return NULL;
+    Search s;
+    memset(&s, 0, sizeof s);
+    PyObject *result = NULL;
+    if (load_tables(&s, ranks_o, unc_o, fit_o, stock_o) < 0) goto done;
+    if (top0 < -1 || top0 > 13 || streak < 0 || streak > 32000) {
+        PyErr_SetString(PyExc_ValueError, "top: -1 to 13, streak: 0 to 32000");
+        goto done;
+    }
+    s.full = s.n == 64 ? ~(u64)0 : ((u64)1 << s.n) - 1;
+    s.wraps = wraps;
+    s.max_nodes = max_nodes < 0 ? ((long long)1 << 62) : max_nodes;
+    s.timed = seconds >= 0;
+    s.deadline = now_seconds() + seconds;
+    size_t entries = max_entries > 0 ? (size_t)max_entries : ((size_t)1 << 22);
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = streak_reaches(&s, mask0, free0, top0, streak, length, entries);
+    Py_END_ALLOW_THREADS
+    if (rc == -2) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    result = Py_BuildValue("(NL)", rc < 0 ? Py_NewRef(Py_None) : PyBool_FromLong(rc), s.nodes);
+done:
     search_free(&s);
     return result;
 }
@@ -1776,6 +1982,7 @@ static PyMethodDef methods[] = {
     {"best", best, METH_VARARGS, "The best-score search over draw positions (solver.py)."},
     {"layers", layers, METH_VARARGS, "The layered best-score search (solver.py)."},
     {"streak", streak, METH_VARARGS, "The cards of a streak to a given end (solver.py)."},
+    {"longest", longest, METH_VARARGS, "Whether a line has a streak so long (solver.py)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1360,13 +1360,30 @@ def _streak_caps(table: _Table, mask: int, top: int) -> tuple[int, int]:
     return min(left, jokers + min(inside + 1, outside)), anyway
 
 
+def _first_draws(stock: Sequence[int]) -> list[list[int]]:
+    """Per stock index i (0 to the stock's length): the indexes j >= i of the first card
+    of each rank from i on, the latest first (a search that pushes them takes the
+    nearest first)."""
+    out: list[list[int]] = [[] for _ in range(len(stock) + 1)]
+    for i in range(len(stock)):
+        ranks: set[int] = set()
+        for j in range(i, len(stock)):
+            if stock[j] not in ranks:
+                ranks.add(stock[j])
+                out[i].append(j)
+        out[i].reverse()
+    return out
+
+
 def _cards_bound(
-    table: _Table, scorer: _Scorer, mask: int, top: int, streak: int, draws: int
+    table: _Table, scorer: _Scorer, mask: int, top: int, streak: int, draws: int, longest: int
 ) -> int:
     """The most points the cards left can still score: their streaks' points, less the
     penalty of the draw each streak after the first needs (not the peaks' bonuses), from a
     position with ``mask`` removed, the waste top ``top`` and a streak of ``streak``, with
-    ``draws`` stock cards left.
+    ``draws`` stock cards left, where no streak takes more than ``longest`` cards (the one
+    going on counted whole: ``_LayerSearch._streak_ceiling``; ``table.n + streak`` where
+    nothing is known).
 
     Why no line scores more. The cards still to be played are split into streaks: the
     first continues the current one and takes at most ``first`` cards, each later one
@@ -1385,6 +1402,7 @@ def _cards_bound(
     the line pays), the same split counts what is left, with one later streak fewer."""
     left = table.n - mask.bit_count()
     first, anyway = _streak_caps(table, mask, top)
+    first, anyway = min(first, max(longest - streak, 0)), min(anyway, longest)
     # The most over l1: along each run of l1 over which the later streaks' count stays the
     # same (q), the sum is convex, so at the run's ends.
     if not anyway:
@@ -1411,16 +1429,20 @@ def _peaks_left(table: _Table, scorer: _Scorer, mask: int) -> int:
 
 
 def _points_ahead(
-    table: _Table, scorer: _Scorer, mask: int, top: int, streak: int, draws: int
+    table: _Table, scorer: _Scorer, mask: int, top: int, streak: int, draws: int, longest: int
 ) -> int:
     """The most points still to come from a position (``_cards_bound``'s arguments): the
     cards' and every peak left's bonus (``_score_bound`` argues it)."""
-    return _cards_bound(table, scorer, mask, top, streak, draws) + _peaks_left(table, scorer, mask)
+    cards = _cards_bound(table, scorer, mask, top, streak, draws, longest)
+    return cards + _peaks_left(table, scorer, mask)
 
 
-def _score_bound(start: _Start, table: _Table, scorer: _Scorer, unwinnable: bool) -> int:
+def _score_bound(
+    start: _Start, table: _Table, scorer: _Scorer, unwinnable: bool, longest: int
+) -> int:
     """A sound bound on the final score reachable from ``start``: no line scores more
-    (under ``cards_left``, where lower is better, no line leaves fewer cards).
+    (under ``cards_left``, where lower is better, no line leaves fewer cards). No streak
+    takes more than ``longest`` cards (``_cards_bound``).
 
     Why no line passes it. Every point still to come is a card's streak points, a peak's
     bonus or a draw's penalty. The cards' points, less the penalty of one draw for each
@@ -1439,7 +1461,7 @@ def _score_bound(start: _Start, table: _Table, scorer: _Scorer, unwinnable: bool
     left = table.n - start.mask.bit_count()
     # with a redeal left the waste comes round again: as many streaks as cards
     draws = len(start.stock) if start.redeals_left == 0 else table.n
-    ahead = _points_ahead(table, scorer, start.mask, start.top, start.streak, draws)
+    ahead = _points_ahead(table, scorer, start.mask, start.top, start.streak, draws, longest)
     if scorer.lower_is_better:  # no bonus: the points are the cards taken
         return max(left - ahead, 1 if unwinnable and left else 0)
     return start.total + ahead
@@ -1461,6 +1483,17 @@ _LAYER_ROOM: Final = 8
 _DONE: Final = 1
 _EXPANDED: Final = 2
 _LAYER_SHARE = 0.05  # of the budget layer by layer, the rest by bound (docs/best-score.md)
+# Of the budget, first, the probe: one layered search as it was before the ceiling
+# (``_LayerSearch.run``; classic and golf deals finish there).
+_PROBE_SHARE = 0.1
+# Of the budget left after the probe, the share that proves how many cards no streak passes
+# (``streak_ceiling``), and the (mask, top) states that proof keeps at most: in C 16 bytes
+# each, a table of 2**24 slots at the most (256 MiB, and the one it grew from while it
+# grows: a proof that reached the cap peaked at 404 MB in its process, measured); in
+# Python about 200 bytes each, so a tenth as many. Freed before the layered search.
+_CEILING_SHARE = 0.2
+_CEILING_MAX_ENTRIES: Final = 12_000_000
+_CEILING_MAX_ENTRIES_PY: Final = 1_200_000
 
 
 class _CeilingReached(Exception):
@@ -1502,6 +1535,12 @@ class _LayerSearch(_BestSearch):
     evicted, or dropped because the table held ``_LAYER_MAX_ENTRIES``. Finished, with none
     of those above the best line, it is exact: every line was counted or proved no better.
 
+    The ceiling on every streak (``streak_ceiling``, after a probe: ``run``): a proof that
+    no line has a streak of more than so many cards, which the bound takes as a cap on
+    every streak beside the ranks' (``_cards_bound``'s ``longest``). Under it the bounds
+    of the positions whose ranks allow longer streaks are alike, so the positions evicted
+    are chosen by the bound of the caps alone (``_evict``).
+
     In C where the install built it (``_bestscore.layers``, the same answers when it
     finishes: the points, the bound; lines of equal points may differ, its order within a
     layer and among equal bounds is its tables'). Measured in docs/best-score.md."""
@@ -1524,16 +1563,188 @@ class _LayerSearch(_BestSearch):
         self.by_bound = False
         self.pending: list[tuple[int, int, int]] = []
         self.ceiling = 0
+        # no streak takes more cards: the cards and the streak (``open``), or what
+        # ``streak_ceiling`` proves
+        self.open = self.longest = self.table.n + start.streak
 
-    def run(self, start: _Start, ceiling: int) -> tuple[int, int, bool, list[int]]:
+    def streak_ceiling(self, start: _Start) -> int:
+        """The fewest cards no streak of any line from ``start`` passes (the streak going on
+        counted whole) that ``_CEILING_SHARE`` of the budget can prove, kept for the bounds
+        (``_cards_bound``'s ``longest``).
+
+        From the caps of the start (``_streak_caps``: no streak passes them), a length at a
+        time, downwards: whether some line has a streak of that many cards
+        (``_streak_reaches``, in C where it is built: ``_bestscore.longest``, the same
+        answers). None: the ceiling is one less, and the next length is tried. One: the
+        ceiling is that length, exactly. Out of the share of the budget: the last ceiling
+        proved. Each length costs more than the one before (2 to 3 times on six peaks, more
+        where the lengths are short), so a length whose cost, foretold by the growth from
+        the one before (taken as 1.5 to 3), would not fit in what is left of the share is
+        not tried: its time goes to the layered search. Only with a budget (``run``)."""
+        t = self.table
+        first, anyway = _streak_caps(t, start.mask, start.top)
+        longest = max(start.streak + first, anyway)
+        free = t.free_of(start.mask)
+        now = time.perf_counter()
+        until = None if self.deadline is None else now + _CEILING_SHARE * (self.deadline - now)
+        stop = self.nodes + int(_CEILING_SHARE * (self.max_nodes - self.nodes))
+        # the nodes of the last two lengths tried (none yet) and the last one's time
+        cost: list[int] = []
+        seconds = 0.0
+        while longest > start.streak:
+            began, nodes0 = time.perf_counter(), self.nodes
+            if len(cost) == 2:  # the next length's cost, foretold by the last growth
+                growth = min(max(cost[1] / max(cost[0], 1), 1.5), 3.0)
+                if self.nodes + growth * cost[1] > stop or (
+                    until is not None and began + growth * seconds > until
+                ):
+                    break
+            if _ACCEL is not None and t.n <= _ACCEL_MAX_POSITIONS and len(self.stock) < 256:
+                left = -1.0 if until is None else max(0.0, until - time.perf_counter())
+                found, nodes = _ACCEL.longest(
+                    t.rank,
+                    t.uncovers,
+                    t.fit,
+                    self.stock,
+                    start.mask,
+                    free,
+                    start.top,
+                    start.streak,
+                    longest,
+                    stop - self.nodes,
+                    left,
+                    _CEILING_MAX_ENTRIES,
+                    t.wraps,
+                )
+                self.nodes += nodes
+            else:
+                found = self._streak_reaches(start, free, longest, stop, until)
+            if found is not False:
+                break
+            longest -= 1
+            cost = [*cost[-1:], self.nodes - nodes0]
+            seconds = time.perf_counter() - began
+        self.longest = min(self.longest, longest)
+        return self.longest
+
+    def _streak_reaches(
+        self, start: _Start, free0: int, length: int, stop: int, until: float | None
+    ) -> bool | None:
+        """Whether some line from ``start`` has a streak of ``length`` cards or more (the
+        one going on counted whole); None when ``stop`` nodes, the time ``until`` or
+        ``_CEILING_MAX_ENTRIES_PY`` kept states are passed first.
+
+        A depth-first search of the states (mask removed, top, the streak's cards so far,
+        the next stock index). From each: the plays of a card that fits (the streak one
+        card longer), and the end of the streak there followed by the draws up to each
+        later stock card at once (a new streak on it): the first card of each rank from
+        the index on (``_first_draws``; a later card of the same rank is reached from
+        there by drawing on, and its state would be no better). A state just drawn to
+        does not draw again: its drawing on is among the draws of the state it was drawn
+        from. Every move takes a card or the stock index forward, so no state is reached
+        from itself. Why it misses no line:
+        - A state is left when neither the streak going on nor any later one can reach
+          ``length``: its cards so far plus the cap from its top (``_streak_caps``), and the
+          cap from any top, are both short. The caps only fall as cards are removed, and
+          along a streak its cards so far plus the cap from its top never rise (a card
+          played takes one from the count of the cap's set, or is outside it and was
+          played on a card inside it), so no state after it does better.
+        - A (mask, top) reached before with a streak at least as long, and one (the same
+          state or another) with a stock index no later, is not searched again. Its plays
+          are the first one's (its streaks no longer); its draws are among the second
+          one's, or those of the state that one was drawn to from (the same mask, an
+          earlier index), searched there at once: never through this state, which is why
+          the draws are taken at once and not one at a time (one at a time, a state drawn
+          to would be found "searched" by the state it was drawn on from; that version
+          proved six-peaks deal lengths some line reaches).
+        The Python search and C's (``_bestscore.longest``) push the same children in the
+        same order, so they visit the same states and count the same nodes."""
+        t = self.table
+        stock = self.stock
+        seen: dict[tuple[int, int], tuple[int, int]] = {}
+        stack = [(start.mask, free0, start.top, start.streak, 0, False)]
+        fit, rank, uncovers = t.fit, t.rank, t.uncovers
+        draws = _first_draws(stock)
+        while stack:
+            mask, free, top, streak, idx, drawn = stack.pop()
+            if streak >= length:
+                return True
+            old = seen.get((mask, top))
+            if old is not None:
+                if old[0] >= streak and old[1] <= idx:
+                    continue
+                seen[mask, top] = (max(streak, old[0]), min(idx, old[1]))
+            elif len(seen) >= _CEILING_MAX_ENTRIES_PY:
+                return None
+            else:
+                seen[mask, top] = (streak, idx)
+            self.nodes += 1
+            if self.nodes > stop or (
+                until is not None and not self.nodes & 1023 and time.perf_counter() > until
+            ):
+                return None
+            first, anyway = _streak_caps(t, mask, top)
+            if streak + first < length and anyway < length:
+                continue
+            if anyway >= length and not drawn:
+                for j in draws[idx]:
+                    stack.append((mask, free, stock[j], 0, j + 1, True))
+            playable = free & fit[top + 1]
+            while playable:
+                b = playable & -playable
+                playable ^= b
+                p = b.bit_length() - 1
+                m2 = mask | b
+                f2 = free & ~b
+                for q, cq in uncovers[p]:
+                    if cq & m2 == cq:
+                        f2 |= 1 << q
+                stack.append((m2, f2, rank[p], streak + 1, idx, False))
+        return False
+
+    def run(self, start: _Start, unwinnable: bool) -> tuple[int, int, bool, list[int]]:
         """The most points still to come of the lines found, a bound on any line's (both
         from ``start``'s score), whether that is exact, and the best line found (move
-        codes; none: stop at once). ``ceiling`` bounds the points of every line from
-        ``start`` (``_score_bound``'s, which may know more than a draw position's bound: a
-        table proved unclearable): a line that reaches it ends the search, exact (golf: an
-        unclearable deal's first line leaving one card), and the bound answered is never
-        above it."""
+        codes; none: stop at once). ``unwinnable``: the clearing search proved the table
+        cannot be cleared (``_score_bound``).
+
+        With a budget, first a probe: the search with ``_PROBE_SHARE`` of it (classic and
+        golf deals finish there). Cut short, the ceiling on every streak is proved
+        (``streak_ceiling``, with ``_CEILING_SHARE`` of what is left) and the search runs
+        again with the rest under it. The answer is the better line of the two and the
+        lower bound (each is sound). Without a budget, one search, which finishes."""
+        if self.deadline is None and self.max_nodes >= 1 << 62:
+            return self._search(start, unwinnable)
+        deadline, max_nodes = self.deadline, self.max_nodes
+        now = time.perf_counter()
+        if deadline is not None:
+            self.deadline = now + _PROBE_SHARE * (deadline - now)
+        if max_nodes < 1 << 62:
+            self.max_nodes = self.nodes + int(_PROBE_SHARE * (max_nodes - self.nodes))
+        try:
+            probe = self._search(start, unwinnable)
+        finally:
+            self.deadline, self.max_nodes = deadline, max_nodes
+        if probe[2]:
+            return probe
+        self.streak_ceiling(start)
+        found, most, complete, line = self._search(start, unwinnable)
+        if probe[0] > found:
+            found, line = probe[0], probe[3]
+        most = min(most, probe[1])
+        return found, most, complete or found == most, line
+
+    def _search(self, start: _Start, unwinnable: bool) -> tuple[int, int, bool, list[int]]:
+        """One layered search from ``start`` (``run``'s answer) under the ceiling on every
+        streak known (``self.longest``). The bound of ``start`` alone (``_score_bound``),
+        which may know more than a draw position's bound (a table proved unclearable),
+        is the search's ``ceiling``: a line that reaches it ends the search, exact (golf:
+        an unclearable deal's first line leaving one card), and the bound answered is
+        never above it."""
         t = self.table
+        sc = self.scorer
+        bound = _score_bound(start, t, sc, unwinnable, self.longest)
+        ceiling = start.total - bound if sc.lower_is_better else bound - start.total
         free = t.free_of(start.mask)
         self.ceiling = ceiling
         if _ACCEL is not None and t.n <= _ACCEL_MAX_POSITIONS and len(self.stock) < 256:
@@ -1545,6 +1756,7 @@ class _LayerSearch(_BestSearch):
                 ceiling,
                 _LAYER_ROOM,
                 t.wraps,
+                self.longest,
             )
             self.nodes += nodes
         else:
@@ -1552,10 +1764,21 @@ class _LayerSearch(_BestSearch):
         return found, most, complete, self._line(start, ends)
 
     def _layers(self, start: _Start, free0: int) -> tuple[int, int, bool, list[tuple[int, int]]]:
-        """``run`` in Python: the points, the bound, whether finished, and the best line's
-        draw positions as ``_best_ends`` gives them."""
+        """``_search`` in Python: the points, the bound, whether finished, and the best
+        line's draw positions as ``_best_ends`` gives them."""
         self.layers = [{} for _ in range(len(self.stock) + 1)]
-        self.layers[0][start.mask] = [0, free0, -1, 0, 0, self._ahead(start, 0, start.mask)]
+        self.entries = 1
+        self.found = 0
+        self.found_at = None
+        self.evicting = True
+        self.dropped = 0
+        self.by_bound = False
+        self.pending = []
+        ahead, lead = (
+            self._ahead(start, 0, start.mask),
+            self._ahead(start, 0, start.mask, self.open),
+        )
+        self.layers[0][start.mask] = [0, free0, -1, 0, 0, ahead, lead]
         switch_at = (
             None
             if self.deadline is None
@@ -1598,11 +1821,14 @@ class _LayerSearch(_BestSearch):
         complete = finished and most == self.found
         return self.found, most, complete, self._ends_to(self.found_at, self.layers, start.mask)
 
-    def _ahead(self, start: _Start, level: int, mask: int) -> int:
-        """The most points still to come from a draw position (``_points_ahead``): its
-        bound is its points so far and these. Kept in its entry, worked out once."""
+    def _ahead(self, start: _Start, level: int, mask: int, longest: int | None = None) -> int:
+        """The most points still to come from a draw position (``_points_ahead``), no
+        streak passing ``longest`` cards (``streak_ceiling``'s when None): its bound is its
+        points so far and these. Kept in its entry, worked out once."""
         streak, top = (start.streak, start.top) if level == 0 else (0, self.stock[level - 1])
-        return _points_ahead(self.table, self.scorer, mask, top, streak, len(self.stock) - level)
+        draws = len(self.stock) - level
+        longest = self.longest if longest is None else longest
+        return _points_ahead(self.table, self.scorer, mask, top, streak, draws, longest)
 
     def _by_bound(self, start: _Start) -> None:
         """The draw positions left, the highest bound first, until none can beat the best
@@ -1643,28 +1869,36 @@ class _LayerSearch(_BestSearch):
 
     def _evict(self, start: _Start) -> None:
         """Make room: drop the positions never expanded with the lowest quarter of their
-        bounds (those proved no better first), and count the highest of those bounds as
-        dropped (a quarter, not more: the cut stays below the highest bounds, which are
-        close together on six peaks). Sound, as a full table's dropping is: every line
-        through one of them is worth at most its bound, and no line found passes through
-        it (it has no children). Where fewer than an eighth of the table could go, it
-        stops trying: new positions are then dropped, each counted by its own bound."""
+        bounds by the caps alone (without ``streak_ceiling``'s ceiling; those proved no
+        better first), and count the highest of their bounds as dropped (a quarter, not
+        more: the cut stays below the highest bounds, which are close together on six
+        peaks). Sound, as a full table's dropping is: every line through one of them is
+        worth at most its bound, and no line found passes through it (it has no children).
+        Where fewer than an eighth of the table could go, it stops trying: new positions
+        are then dropped, each counted by its own bound.
+
+        Why the caps alone choose: the ceiling gives every position whose ranks allow a
+        streak longer than it the same cap, so their bounds differ by their points so far
+        alone, and the positions a few draws on with one long streak still open (the best
+        lines of six peaks) were the ones evicted. On six-peaks deal 2 at 8 s the best
+        line found fell from 1,009 to 871 that way."""
         proved = -(1 << 62)
-        bounds = [
-            (proved if entry[4] & _DONE else entry[0] + entry[5], level, mask)
+        victims = [
+            (proved if entry[4] & _DONE else entry[0] + entry[6], level, mask)
             for level, layer in enumerate(self.layers)
             for mask, entry in layer.items()
             if not entry[4] & _EXPANDED
         ]
-        if len(bounds) < _LAYER_MAX_ENTRIES // _LAYER_ROOM:
+        if len(victims) < _LAYER_MAX_ENTRIES // _LAYER_ROOM:
             self.evicting = False
             return
-        cut = sorted(bound for bound, _, _ in bounds)[len(bounds) // 4]
-        for bound, level, mask in bounds:
-            if bound <= cut:
-                del self.layers[level][mask]
+        cut = sorted(lead for lead, _, _ in victims)[len(victims) // 4]
+        for lead, level, mask in victims:
+            if lead <= cut:
+                entry = self.layers[level].pop(mask)
                 self.entries -= 1
-        self.dropped = max(self.dropped, cut)
+                if not entry[4] & _DONE:
+                    self.dropped = max(self.dropped, entry[0] + entry[5])
         self._pend(start)
 
     def _expand(self, start: _Start, level: int, mask0: int, entry: list[int]) -> None:
@@ -1696,7 +1930,9 @@ class _LayerSearch(_BestSearch):
                 - base
                 + pts[streak + m.bit_count() - count0]
                 + bonus[(m & peak_mask).bit_count()]
-                + _points_ahead(t, sc, m, tp, streak + m.bit_count() - count0, draws - level)
+                + _points_ahead(
+                    t, sc, m, tp, streak + m.bit_count() - count0, draws - level, self.longest
+                )
                 for m, tp in left_at
             )
             self.dropped = max(self.dropped, min(cut, acc + entry[5]))
@@ -1733,7 +1969,8 @@ class _LayerSearch(_BestSearch):
                     self.dropped = max(self.dropped, u)
                     continue
                 self.entries += 1
-                kept = self.layers[j][m2] = [then - 1, 0, 0, 0, 0, ahead]
+                lead = ahead if self.longest >= self.open else self._ahead(start, j, m2, self.open)
+                kept = self.layers[j][m2] = [then - 1, 0, 0, 0, 0, ahead, lead]
             if then > kept[0]:
                 kept[:4] = [then, f2, level, mask0]
                 if self.by_bound:
@@ -1831,14 +2068,14 @@ def solve_best(
     layered = anytime and state.rules.redeals == 0
     search = (_LayerSearch if layered else _BestSearch)(state.layout, state.rules, start, budget)
     lower = search.scorer.lower_is_better
-    bound = _score_bound(start, search.table, search.scorer, unwinnable)
     if isinstance(search, _LayerSearch):
-        gain, most, exact, codes = search.run(
-            start, start.total - bound if lower else bound - start.total
-        )
+        gain, most, exact, codes = search.run(start, unwinnable)
         # the bound proved, where it is tighter than the one of the start alone
+        bound = _score_bound(start, search.table, search.scorer, unwinnable, search.longest)
         bound = max(bound, start.total - most) if lower else min(bound, start.total + most)
     else:
+        longest = search.table.n + start.streak  # no ceiling on a streak but the cards
+        bound = _score_bound(start, search.table, search.scorer, unwinnable, longest)
         try:
             gain, codes = search.best(start)
         except BudgetExhausted:

@@ -47,12 +47,14 @@ def replayed(state: GameState, answer: BestAnswer) -> int:
     return state.score.total
 
 
-def anytime_against_exact(state: GameState, share: int = 1) -> tuple[BestAnswer, BestAnswer]:
+def anytime_against_exact(
+    state: GameState, share: int | None = None
+) -> tuple[BestAnswer, BestAnswer]:
     """The exact answer, and the anytime answer (the layered search) with ``1/share`` of
-    the nodes the exact search took."""
+    the nodes the exact search took (None: no budget, one search that finishes)."""
     exact = solve_best(state, SearchBudget(max_nodes=None))
     assert exact.exact and exact.score is not None and exact.bound == exact.score
-    budget = SearchBudget(max_nodes=exact.nodes // share)
+    budget = SearchBudget(max_nodes=None if share is None else exact.nodes // share)
     return exact, solve_best(state, budget, anytime=True)
 
 
@@ -72,8 +74,9 @@ SIX_PEAKS = [(1, 2), (2, 1), (13, 2), (15, 1)]
 
 @pytest.mark.parametrize("scoring", ["classic", "msc", "cards_left"])
 def test_six_peaks_the_layered_search_finishes_exact(scoring: str) -> None:
-    """Given the nodes the exact search took, the layered search finishes (it prunes what
-    cannot beat the best line found) with the exact answer, its own bound."""
+    """Without a budget the layered search is one search (no probe, no ceiling proved:
+    ``_LayerSearch.run``), and it finishes in fewer nodes than the exact search took (it
+    prunes what cannot beat the best line found) with the exact answer, its own bound."""
     rules = Rules.for_layout("six_peaks", scoring=scoring)
     for number, seed in SIX_PEAKS:
         state = half_cleared(number, rules, seed, 12)
@@ -116,7 +119,7 @@ def test_classic_positions_the_bound_holds(wrap: bool) -> None:
     rules = Rules.for_layout("tripeaks", wrap=wrap)
     for number in range(6):
         state = half_cleared(number, rules, 3, 8)
-        exact, found = anytime_against_exact(state)
+        exact, found = anytime_against_exact(state, share=1)
         assert found.score is not None and found.bound is not None and exact.score is not None
         assert found.score <= exact.score <= found.bound
         assert replayed(state, found) == found.score

@@ -133,13 +133,21 @@ def test_the_cards_bound_is_the_most_of_every_split_less_the_draws(layout_name: 
                     first, anyway = solver._streak_caps(table, start.mask, start.top)
                     left = table.n - start.mask.bit_count()
                     draws = len(start.stock)
-                    bound = solver._cards_bound(
-                        table, scorer, start.mask, start.top, start.streak, draws
-                    )
-                    expected = most_of_every_split(
-                        scorer.pts, scorer.penalty, start.streak, left, first, anyway, draws
-                    )
-                    assert bound == expected, (rules, number, start)
+                    # no ceiling on a streak but the cards, then one of the caps' or less
+                    for longest in (table.n + start.streak, rng.randint(1, anyway) + start.streak):
+                        bound = solver._cards_bound(
+                            table, scorer, start.mask, start.top, start.streak, draws, longest
+                        )
+                        expected = most_of_every_split(
+                            scorer.pts,
+                            scorer.penalty,
+                            start.streak,
+                            left,
+                            min(first, longest - start.streak),
+                            min(anyway, longest),
+                            draws,
+                        )
+                        assert bound == expected, (rules, number, start, longest)
                     checked += 1
                 plays = [m for m in legal_moves(state) if isinstance(m, Play)]
                 state = apply(state, rng.choice(plays) if plays else DRAW)
