@@ -589,14 +589,12 @@ static int clears(Search *s, u64 mask, u64 free_, int idx, int top, int drawn, i
  * key: mask + 1; 0 for an empty slot), its free cards, the most points a line found reaches
  * it with, the draw position that line's last streak was played from (``plevel``,
  * ``pmask``), and the most points still to come from it (``ahead_of``: its bound is
- * ``acc + ahead``), and the same by the caps alone, without the ceiling on every streak
- * (``lead``: the order of eviction), both worked out once, when the slot is made. */
+ * ``acc + ahead``, worked out once, when the slot is made). */
 typedef struct {
     u64 key;
     u64 free;
     u64 pmask;
-    int32_t acc; /* INT32_MIN: none yet */
-    int32_t lead;
+    long long acc;
     int16_t plevel;
     int16_t done; /* L_DONE: expanded, or proved unable to beat the best line found;
                    * L_EXPANDED: it has children */
@@ -636,7 +634,6 @@ typedef struct {
     long long dropped;              /* the most a dropped or evicted position could lead to */
     long long ceiling;              /* the most any line from the start can reach: a line
                                      * that reaches it ends the search */
-    int open;                       /* a streak's length no ceiling: the cards and the streak */
     Pending *pending;               /* the positions to expand, a heap by bound */
     size_t npending, pending_cap;
 } Layers;
@@ -725,11 +722,10 @@ static void streak_caps(Search *s, const int *counts, int top, int *first, int *
 
 /* The most points the cards left (``counts`` of each rank) can still score in streaks, from
  * the waste top ``top`` and a streak of ``streak``, with ``draws`` stock cards left, no
- * streak taking more than ``longest`` cards: solver.py ``_cards_bound`` (it argues it), with
- * the caps of ``streak_caps``. */
-static long long cards_bound(Search *s, const int *counts, int top, int streak, int draws,
-                             int longest) {
-    int left = 0, first, anyway;
+ * streak taking more than ``s->longest`` cards: solver.py ``_cards_bound`` (it argues it),
+ * with the caps of ``streak_caps``. */
+static long long cards_bound(Search *s, const int *counts, int top, int streak, int draws) {
+    int left = 0, first, anyway, longest = s->longest;
     for (int r = 0; r <= 13; r++) left += counts[r];
     streak_caps(s, counts, top, &first, &anyway);
     if (anyway > longest) anyway = longest;
@@ -761,24 +757,19 @@ static inline long long peaks_left(Search *s, u64 mask) {
  * left, ``cards_bound``'s other arguments): the cards' and every peak left's bonus (solver.py
  * ``_points_ahead``, ``_score_bound`` argues it). */
 static inline long long points_ahead(Search *s, u64 mask, const int *counts, int top,
-                                     int streak, int draws, int longest) {
-    return cards_bound(s, counts, top, streak, draws, longest) + peaks_left(s, mask);
+                                     int streak, int draws) {
+    return cards_bound(s, counts, top, streak, draws) + peaks_left(s, mask);
 }
 
 /* ``points_ahead`` from a draw position of layer ``lv`` (solver.py ``_LayerSearch._ahead``). */
-static inline long long ahead_of(Search *s, Layers *L, u64 mask, int lv, const int *counts,
-                                 int longest) {
+static inline long long ahead_of(Search *s, Layers *L, u64 mask, int lv, const int *counts) {
     int streak = lv == 0 ? L->start_streak : 0;
     int top = lv == 0 ? L->start_top : s->stock[lv - 1];
-    return points_ahead(s, mask, counts, top, streak, s->nstock - lv, longest);
+    return points_ahead(s, mask, counts, top, streak, s->nstock - lv);
 }
 
 /* A draw position's bound: the most points a line through it can reach. */
-static inline long long slot_bound(const LSlot *st) { return (long long)st->acc + st->ahead; }
-
-/* The order of eviction: a draw position's bound by the caps alone (solver.py
- * ``_LayerSearch._evict``). */
-static inline long long slot_lead(const LSlot *st) { return (long long)st->acc + st->lead; }
+static inline long long slot_bound(const LSlot *st) { return st->acc + st->ahead; }
 
 static LSlot *layer_slot(LSlot *t, size_t cap, u64 key) {
     size_t m = cap - 1;
@@ -817,7 +808,7 @@ static int layer_claim(Layers *L, int lv, LSlot *e, u64 mask) {
     L->entries++;
     L->layer[lv].count++;
     e->key = mask + 1;
-    e->acc = INT32_MIN;
+    e->acc = LLONG_MIN;
     return 0;
 }
 
@@ -891,7 +882,7 @@ static int layer_expand(Search *s, Layers *L, int lv, LSlot *st) {
             long long v = acc - base_pts + s->pts[streak + played] +
                           s->bonus[popcount(w->mask & s->peak_mask)] +
                           points_ahead(s, w->mask, counts, w->top, streak + played,
-                                       s->nstock - lv, s->longest);
+                                       s->nstock - lv);
             if (v > u) u = v;
         }
         s->walk_len = 0;
@@ -951,7 +942,7 @@ static int layer_expand(Search *s, Layers *L, int lv, LSlot *st) {
             memcpy(counts, counts0, sizeof counts); /* less the streak's cards */
             for (u64 played = m2 & ~mask0; played; played &= played - 1)
                 counts[s->rank[__builtin_ctzll(played)]]--;
-            ahead = ahead_of(s, L, m2, j, counts, s->longest);
+            ahead = ahead_of(s, L, m2, j, counts);
         }
         long long u = then + ahead;
         if (u <= L->best) continue;
@@ -962,11 +953,9 @@ static int layer_expand(Search *s, Layers *L, int lv, LSlot *st) {
                 continue;
             }
             e->ahead = (int32_t)ahead;
-            e->lead = (int32_t)(s->longest < L->open ? ahead_of(s, L, m2, j, counts, L->open)
-                                                     : ahead);
         }
         if (then > e->acc) {
-            e->acc = (int32_t)then;
+            e->acc = then;
             e->free = f2;
             e->plevel = (int16_t)lv;
             e->pmask = mask0;
@@ -1028,10 +1017,9 @@ static long long kth_smallest(long long *b, long n, long k) {
 }
 
 /* Make room (solver.py ``_LayerSearch._evict``): drop the positions never expanded with the
- * lowest quarter of their bounds by the caps alone (``slot_lead``; those proved no better
- * first), and count the highest of their bounds as dropped; where fewer than ``room`` could
- * go, stop trying. The tables are rebuilt: call it between expansions only. -1 out of
- * memory. */
+ * lowest quarter of their bounds (those proved no better first), and count the highest of
+ * those bounds as dropped; where fewer than ``room`` could go, stop trying. The tables are
+ * rebuilt: call it between expansions only. -1 out of memory. */
 static int layers_evict(Search *s, Layers *L) {
     const long long proved = -((long long)1 << 62);
     long long *b = malloc((L->entries + 1) * sizeof(long long));
@@ -1042,7 +1030,7 @@ static int layers_evict(Search *s, Layers *L) {
         for (size_t i = 0; i < y->cap; i++) {
             LSlot *st = &y->slot[i];
             if (st->key == 0 || (st->done & L_EXPANDED)) continue;
-            b[n++] = (st->done & L_DONE) ? proved : slot_lead(st);
+            b[n++] = (st->done & L_DONE) ? proved : slot_bound(st);
         }
     }
     if (n < L->room) {
@@ -1050,7 +1038,7 @@ static int layers_evict(Search *s, Layers *L) {
         L->evicting = 0;
         return 0;
     }
-    long long cut = kth_smallest(b, (long)n, (long)(n / 4)), most = L->dropped;
+    long long cut = kth_smallest(b, (long)n, (long)(n / 4));
     free(b);
     for (int lv = 0; lv <= s->nstock; lv++) {
         Layer *y = &L->layer[lv];
@@ -1059,10 +1047,9 @@ static int layers_evict(Search *s, Layers *L) {
         for (size_t i = 0; i < y->cap; i++) {
             LSlot *st = &y->slot[i];
             if (st->key == 0) continue;
-            if (!(st->done & L_EXPANDED) && ((st->done & L_DONE) || slot_lead(st) <= cut)) {
-                if (!(st->done & L_DONE) && slot_bound(st) > most) most = slot_bound(st);
+            if (!(st->done & L_EXPANDED) && ((st->done & L_DONE) || slot_bound(st) <= cut))
                 st->key = 0; /* evicted: the table is rebuilt below */
-            } else
+            else
                 kept++;
         }
         /* Rebuilt at half full: a layer's table shrinks with it, or the tables of the
@@ -1079,7 +1066,7 @@ static int layers_evict(Search *s, Layers *L) {
         y->slot = t;
         y->cap = cap;
     }
-    L->dropped = most;
+    if (cut > L->dropped) L->dropped = cut;
     return layers_pend(s, L);
 }
 
@@ -1492,7 +1479,6 @@ static PyObject *layers(PyObject *self, PyObject *args) {
     L.evicting = 1;
     L.start_streak = streak;
     L.start_top = top0;
-    L.open = s.n + streak;
     L.best = 0;
     L.ceiling = ceiling;
     L.best_level = -1;
@@ -1512,8 +1498,7 @@ static PyObject *layers(PyObject *self, PyObject *args) {
     first->plevel = -1;
     int counts0[14];
     rank_counts(&s, mask0, counts0);
-    first->ahead = (int32_t)ahead_of(&s, &L, mask0, 0, counts0, s.longest);
-    first->lead = (int32_t)ahead_of(&s, &L, mask0, 0, counts0, L.open);
+    first->ahead = (int32_t)ahead_of(&s, &L, mask0, 0, counts0);
     int rc;
     long long bound;
     Py_BEGIN_ALLOW_THREADS

@@ -1537,9 +1537,7 @@ class _LayerSearch(_BestSearch):
 
     The ceiling on every streak (``streak_ceiling``, after a probe: ``run``): a proof that
     no line has a streak of more than so many cards, which the bound takes as a cap on
-    every streak beside the ranks' (``_cards_bound``'s ``longest``). Under it the bounds
-    of the positions whose ranks allow longer streaks are alike, so the positions evicted
-    are chosen by the bound of the caps alone (``_evict``).
+    every streak beside the ranks' (``_cards_bound``'s ``longest``).
 
     In C where the install built it (``_bestscore.layers``, the same answers when it
     finishes: the points, the bound; lines of equal points may differ, its order within a
@@ -1563,9 +1561,9 @@ class _LayerSearch(_BestSearch):
         self.by_bound = False
         self.pending: list[tuple[int, int, int]] = []
         self.ceiling = 0
-        # no streak takes more cards: the cards and the streak (``open``), or what
-        # ``streak_ceiling`` proves
-        self.open = self.longest = self.table.n + start.streak
+        # no streak takes more cards: the cards and the streak, or what ``streak_ceiling``
+        # proves
+        self.longest = self.table.n + start.streak
 
     def streak_ceiling(self, start: _Start) -> int:
         """The fewest cards no streak of any line from ``start`` passes (the streak going on
@@ -1774,11 +1772,7 @@ class _LayerSearch(_BestSearch):
         self.dropped = 0
         self.by_bound = False
         self.pending = []
-        ahead, lead = (
-            self._ahead(start, 0, start.mask),
-            self._ahead(start, 0, start.mask, self.open),
-        )
-        self.layers[0][start.mask] = [0, free0, -1, 0, 0, ahead, lead]
+        self.layers[0][start.mask] = [0, free0, -1, 0, 0, self._ahead(start, 0, start.mask)]
         switch_at = (
             None
             if self.deadline is None
@@ -1821,14 +1815,13 @@ class _LayerSearch(_BestSearch):
         complete = finished and most == self.found
         return self.found, most, complete, self._ends_to(self.found_at, self.layers, start.mask)
 
-    def _ahead(self, start: _Start, level: int, mask: int, longest: int | None = None) -> int:
+    def _ahead(self, start: _Start, level: int, mask: int) -> int:
         """The most points still to come from a draw position (``_points_ahead``), no
-        streak passing ``longest`` cards (``streak_ceiling``'s when None): its bound is its
-        points so far and these. Kept in its entry, worked out once."""
+        streak passing the ceiling (``streak_ceiling``): its bound is its points so far and
+        these. Kept in its entry, worked out once."""
         streak, top = (start.streak, start.top) if level == 0 else (0, self.stock[level - 1])
         draws = len(self.stock) - level
-        longest = self.longest if longest is None else longest
-        return _points_ahead(self.table, self.scorer, mask, top, streak, draws, longest)
+        return _points_ahead(self.table, self.scorer, mask, top, streak, draws, self.longest)
 
     def _by_bound(self, start: _Start) -> None:
         """The draw positions left, the highest bound first, until none can beat the best
@@ -1869,36 +1862,28 @@ class _LayerSearch(_BestSearch):
 
     def _evict(self, start: _Start) -> None:
         """Make room: drop the positions never expanded with the lowest quarter of their
-        bounds by the caps alone (without ``streak_ceiling``'s ceiling; those proved no
-        better first), and count the highest of their bounds as dropped (a quarter, not
-        more: the cut stays below the highest bounds, which are close together on six
-        peaks). Sound, as a full table's dropping is: every line through one of them is
-        worth at most its bound, and no line found passes through it (it has no children).
-        Where fewer than an eighth of the table could go, it stops trying: new positions
-        are then dropped, each counted by its own bound.
-
-        Why the caps alone choose: the ceiling gives every position whose ranks allow a
-        streak longer than it the same cap, so their bounds differ by their points so far
-        alone, and the positions a few draws on with one long streak still open (the best
-        lines of six peaks) were the ones evicted. On six-peaks deal 2 at 8 s the best
-        line found fell from 1,009 to 871 that way."""
+        bounds (those proved no better first), and count the highest of those bounds as
+        dropped (a quarter, not more: the cut stays below the highest bounds, which are
+        close together on six peaks). Sound, as a full table's dropping is: every line
+        through one of them is worth at most its bound, and no line found passes through
+        it (it has no children). Where fewer than an eighth of the table could go, it
+        stops trying: new positions are then dropped, each counted by its own bound."""
         proved = -(1 << 62)
-        victims = [
-            (proved if entry[4] & _DONE else entry[0] + entry[6], level, mask)
+        bounds = [
+            (proved if entry[4] & _DONE else entry[0] + entry[5], level, mask)
             for level, layer in enumerate(self.layers)
             for mask, entry in layer.items()
             if not entry[4] & _EXPANDED
         ]
-        if len(victims) < _LAYER_MAX_ENTRIES // _LAYER_ROOM:
+        if len(bounds) < _LAYER_MAX_ENTRIES // _LAYER_ROOM:
             self.evicting = False
             return
-        cut = sorted(lead for lead, _, _ in victims)[len(victims) // 4]
-        for lead, level, mask in victims:
-            if lead <= cut:
-                entry = self.layers[level].pop(mask)
+        cut = sorted(bound for bound, _, _ in bounds)[len(bounds) // 4]
+        for bound, level, mask in bounds:
+            if bound <= cut:
+                del self.layers[level][mask]
                 self.entries -= 1
-                if not entry[4] & _DONE:
-                    self.dropped = max(self.dropped, entry[0] + entry[5])
+        self.dropped = max(self.dropped, cut)
         self._pend(start)
 
     def _expand(self, start: _Start, level: int, mask0: int, entry: list[int]) -> None:
@@ -1969,8 +1954,7 @@ class _LayerSearch(_BestSearch):
                     self.dropped = max(self.dropped, u)
                     continue
                 self.entries += 1
-                lead = ahead if self.longest >= self.open else self._ahead(start, j, m2, self.open)
-                kept = self.layers[j][m2] = [then - 1, 0, 0, 0, 0, ahead, lead]
+                kept = self.layers[j][m2] = [then - 1, 0, 0, 0, 0, ahead]
             if then > kept[0]:
                 kept[:4] = [then, f2, level, mask0]
                 if self.by_bound:
