@@ -1573,12 +1573,13 @@ class _LayerSearch(_BestSearch):
         From the caps of the start (``_streak_caps``: no streak passes them), a length at a
         time, downwards: whether some line has a streak of that many cards
         (``_streak_reaches``, in C where it is built: ``_bestscore.longest``, the same
-        answers). None: the ceiling is one less, and the next length is tried. One: the
-        ceiling is that length, exactly. Out of the share of the budget: the last ceiling
-        proved. Each length costs more than the one before (2 to 3 times on six peaks, more
-        where the lengths are short), so a length whose cost, foretold by the growth from
-        the one before (taken as 1.5 to 3), would not fit in what is left of the share is
-        not tried: its time goes to the layered search. Only with a budget (``run``)."""
+        answers). If no line has, the ceiling is one less, and the next length is tried;
+        if one has, the ceiling is that length, exactly; out of the share of the budget
+        (None), the last ceiling proved stands. Each length costs more than the one before
+        (2 to 3 times on six peaks, more where the lengths are short), so a length whose
+        cost, foretold by the growth from the one before (taken as 1.5 to 3), would not fit
+        in what is left of the share is not tried: its time goes to the layered search.
+        Only with a budget (``run``)."""
         t = self.table
         first, anyway = _streak_caps(t, start.mask, start.top)
         longest = max(start.streak + first, anyway)
