@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterator, Mapping
 from functools import partial
 from typing import Any
 
-from app.engine.bots import Decision, HintSettings, Strategy
+from app.engine.bots import Decision, HintSettings, Strategy, hint_arguments
 from app.engine.hints import TIE_SHARE, _after, _move_code, _Sight, _sight, _time_left
 from app.engine.layouts import Layout
 from app.engine.rules import Rules
@@ -219,17 +219,7 @@ def rollout_move(
 def _strategy(move: Callable[..., str]) -> Callable[[Rules, Layout, HintSettings], Strategy]:
     def make(rules: Rules, layout: Layout, settings: HintSettings) -> Strategy:
         def choose(view: dict[str, Any], game: int) -> Decision:
-            return Decision(
-                move(
-                    view,
-                    rules,
-                    layout,
-                    seed=game * 1000 + int(view["moves_made"]),
-                    time_budget=settings.seconds,
-                    max_samples=settings.samples,
-                    sample_budget=SearchBudget(max_nodes=settings.nodes),
-                )
-            )
+            return Decision(move(view, rules, layout, **hint_arguments(view, game, settings)))
 
         return choose
 

@@ -125,7 +125,7 @@ typedef struct {
     /* the layered search: a walk stops after ``walk_limit`` steps (0: never), and says so */
     long long walk_limit;
     int walk_cut;
-    /* no streak of any line takes more cards than this (solver.py ``_streak_ceiling``) */
+    /* no streak of any line takes more cards than this (solver.py ``streak_ceiling``) */
     int longest;
 } Search;
 
@@ -1607,8 +1607,9 @@ static int streak_reaches(Search *s, u64 mask0, u64 free0, int top0, int streak0
         u64 key = (r.mask << 4 | (u64)(r.top + 1)) + 1;
         ReachSlot *e = reach_slot(seen, cap, key);
         if (e->key == key) {
-            /* reached before with as long a streak and as many stock cards left: every line
-             * from here was one from there, its streaks no longer */
+            /* reached before with a streak as long, and with a stock index no later (the
+             * same state or another): its plays were searched from the first, its draws
+             * from the second or the state it was drawn to from (solver.py argues it) */
             if (e->len >= r.len && e->idx <= r.idx) continue;
             if (r.len > e->len) e->len = (int16_t)r.len;
             if (r.idx < e->idx) e->idx = (int16_t)r.idx;
@@ -1692,7 +1693,7 @@ static PyObject *longest(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "top: -1 to 13, streak: 0 to 32000");
         goto done;
     }
-    s.full = s.n == 64 ? ~(u64)0 : ((u64)1 << s.n) - 1;
+    s.full = ((u64)1 << s.n) - 1; /* n <= 56 (load_tables) */
     s.wraps = wraps;
     s.max_nodes = max_nodes < 0 ? ((long long)1 << 62) : max_nodes;
     s.timed = seconds >= 0;

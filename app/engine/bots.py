@@ -130,6 +130,17 @@ def greedy_strategy(rules: Rules, layout: Layout, settings: HintSettings) -> Str
     return choose
 
 
+def hint_arguments(view: dict[str, Any], game: int, settings: HintSettings) -> dict[str, Any]:
+    """How a hint strategy asks for its move: seeded by the game and the move (the same
+    samples whenever that position is asked about again), under ``settings``."""
+    return {
+        "seed": game * 1000 + int(view["moves_made"]),
+        "time_budget": settings.seconds,
+        "max_samples": settings.samples,
+        "sample_budget": SearchBudget(max_nodes=settings.nodes),
+    }
+
+
 def _hint_strategy(name: str) -> Callable[[Rules, Layout, HintSettings], Strategy]:
     def make(rules: Rules, layout: Layout, settings: HintSettings) -> Strategy:
         from app.engine import hints
@@ -137,15 +148,7 @@ def _hint_strategy(name: str) -> Callable[[Rules, Layout, HintSettings], Strateg
         function = getattr(hints, name)
 
         def choose(view: dict[str, Any], game: int) -> Decision:
-            h = function(
-                view,
-                rules,
-                layout,
-                seed=game * 1000 + int(view["moves_made"]),
-                time_budget=settings.seconds,
-                max_samples=settings.samples,
-                sample_budget=SearchBudget(max_nodes=settings.nodes),
-            )
+            h = function(view, rules, layout, **hint_arguments(view, game, settings))
             assert h.move is not None
             if h.exact:  # nothing hidden: not a chance to calibrate
                 return Decision(h.move)

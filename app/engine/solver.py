@@ -1382,7 +1382,7 @@ def _cards_bound(
     penalty of the draw each streak after the first needs (not the peaks' bonuses), from a
     position with ``mask`` removed, the waste top ``top`` and a streak of ``streak``, with
     ``draws`` stock cards left, where no streak takes more than ``longest`` cards (the one
-    going on counted whole: ``_LayerSearch._streak_ceiling``; ``table.n + streak`` where
+    going on counted whole: ``_LayerSearch.streak_ceiling``; ``table.n + streak`` where
     nothing is known).
 
     Why no line scores more. The cards still to be played are split into streaks: the
@@ -1551,15 +1551,8 @@ class _LayerSearch(_BestSearch):
         # most points still to come (``_ahead``)]; the best line found (its points, and
         # its last streak: index, from, end); whether evicting still frees room; the most
         # a dropped or evicted position, or one whose walk was cut, could lead to; the
-        # positions pending by bound.
-        self.layers: list[dict[int, list[int]]] = []
-        self.entries = 1
-        self.found = 0
-        self.found_at: tuple[int, int, int] | None = None
-        self.evicting = True
-        self.dropped = 0
-        self.by_bound = False
-        self.pending: list[tuple[int, int, int]] = []
+        # positions pending by bound (``_clear``: none yet, for each search).
+        self._clear()
         self.ceiling = 0
         # no streak takes more cards: the cards and the streak, or what ``streak_ceiling``
         # proves
@@ -1584,9 +1577,7 @@ class _LayerSearch(_BestSearch):
         first, anyway = _streak_caps(t, start.mask, start.top)
         longest = max(start.streak + first, anyway)
         free = t.free_of(start.mask)
-        now = time.perf_counter()
-        until = None if self.deadline is None else now + _CEILING_SHARE * (self.deadline - now)
-        stop = self.nodes + int(_CEILING_SHARE * (self.max_nodes - self.nodes))
+        until, stop = self._share(_CEILING_SHARE)
         # the nodes of the last two lengths tried (none yet) and the last one's time
         cost: list[int] = []
         seconds = 0.0
@@ -1715,11 +1706,7 @@ class _LayerSearch(_BestSearch):
         if self.deadline is None and self.max_nodes >= 1 << 62:
             return self._search(start, unwinnable)
         deadline, max_nodes = self.deadline, self.max_nodes
-        now = time.perf_counter()
-        if deadline is not None:
-            self.deadline = now + _PROBE_SHARE * (deadline - now)
-        if max_nodes < 1 << 62:
-            self.max_nodes = self.nodes + int(_PROBE_SHARE * (max_nodes - self.nodes))
+        self.deadline, self.max_nodes = self._share(_PROBE_SHARE)
         try:
             probe = self._search(start, unwinnable)
         finally:
@@ -1762,24 +1749,29 @@ class _LayerSearch(_BestSearch):
             found, most, complete, ends = self._layers(start, free)
         return found, most, complete, self._line(start, ends)
 
-    def _layers(self, start: _Start, free0: int) -> tuple[int, int, bool, list[tuple[int, int]]]:
-        """``_search`` in Python: the points, the bound, whether finished, and the best
-        line's draw positions as ``_best_ends`` gives them."""
-        self.layers = [{} for _ in range(len(self.stock) + 1)]
+    def _clear(self) -> None:
+        """The Python search's state as before any search (``run`` may search twice)."""
+        self.layers: list[dict[int, list[int]]] = [{} for _ in range(len(self.stock) + 1)]
         self.entries = 1
         self.found = 0
-        self.found_at = None
+        self.found_at: tuple[int, int, int] | None = None
         self.evicting = True
         self.dropped = 0
         self.by_bound = False
-        self.pending = []
+        self.pending: list[tuple[int, int, int]] = []
+
+    def _share(self, share: float) -> tuple[float | None, int]:
+        """The deadline and the node count by which ``share`` of the budget left is spent."""
+        now = time.perf_counter()
+        until = None if self.deadline is None else now + share * (self.deadline - now)
+        return until, self.nodes + int(share * (self.max_nodes - self.nodes))
+
+    def _layers(self, start: _Start, free0: int) -> tuple[int, int, bool, list[tuple[int, int]]]:
+        """``_search`` in Python: the points, the bound, whether finished, and the best
+        line's draw positions as ``_best_ends`` gives them."""
+        self._clear()
         self.layers[0][start.mask] = [0, free0, -1, 0, 0, self._ahead(start, 0, start.mask)]
-        switch_at = (
-            None
-            if self.deadline is None
-            else time.perf_counter() + _LAYER_SHARE * (self.deadline - time.perf_counter())
-        )
-        switch_nodes = self.nodes + _LAYER_SHARE * (self.max_nodes - self.nodes)
+        switch_at, switch_nodes = self._share(_LAYER_SHARE)
         finished = False
         try:
             for level, layer in enumerate(self.layers):
@@ -2055,9 +2047,8 @@ def solve_best(
     lower = search.scorer.lower_is_better
     if isinstance(search, _LayerSearch):
         gain, most, exact, codes = search.run(start, unwinnable)
-        # the bound proved, where it is tighter than the one of the start alone
-        bound = _score_bound(start, search.table, search.scorer, unwinnable, search.longest)
-        bound = max(bound, start.total - most) if lower else min(bound, start.total + most)
+        # the bound proved: never above the start's own (``_LayerSearch._search``)
+        bound = start.total - most if lower else start.total + most
     else:
         longest = search.table.n + start.streak  # no ceiling on a streak but the cards
         bound = _score_bound(start, search.table, search.scorer, unwinnable, longest)
