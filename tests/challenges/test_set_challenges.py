@@ -360,9 +360,11 @@ def test_entrants_racing_for_the_last_place_get_one_place(database_url: str) -> 
 def test_a_closed_six_peaks_challenge_reveals_the_best_line_found_and_its_bound(
     client_with: Callable[..., TestClient],
 ) -> None:
-    """Six peaks' best-score search does not finish in the analysis's budget: the
-    closed challenge shows the best score of the lines found, its bound, and that it is
-    not exact (docs/best-score.md); before the close, nothing."""
+    """A closed six peaks challenge shows the best score of the lines found, the bound
+    no line passes, and whether the two meet (exact). Its deal is drawn at random, and
+    six peaks' search finishes within the budget on some deals only (docs/best-score.md):
+    either answer is right, but never a bound below the line, nor "exact" with a gap.
+    Before the close, nothing."""
     client = client_with(analysis_budget_ms=3000)
     moment = [NOON]
     client.app.state.clock = lambda: moment[0]  # type: ignore[attr-defined]
@@ -373,7 +375,7 @@ def test_a_closed_six_peaks_challenge_reveals_the_best_line_found_and_its_bound(
     moment[0] = NOON + 2 * HOUR
     closed = client.get(f"/v1/challenges/{c['id']}").json()
     assert closed["status"] == "closed" and closed["best_score_searched"] is True
-    assert closed["best_score_exact"] is False
+    assert closed["best_score_exact"] is (closed["best_score"] == closed["best_score_bound"])
     # the bound the search proved: at most every card in one streak and every peak
-    assert 0 < closed["best_score"] < closed["best_score_bound"] <= 56 * 57 // 2 + 5 * 15 + 30
+    assert 0 < closed["best_score"] <= closed["best_score_bound"] <= 56 * 57 // 2 + 5 * 15 + 30
     assert client.get(f"/v1/challenges/{c['id']}").json() == closed  # kept
