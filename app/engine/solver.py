@@ -1000,8 +1000,10 @@ class _BestSearch(_Search):
 
     def __init__(self, layout: Layout, rules: Rules, start: _Start, budget: SearchBudget) -> None:
         super().__init__(layout, rules, start, budget)
-        longest = self.table.n + start.streak + 1
-        self.scorer = _scorer(rules, layout, longest)
+        # No streak takes more cards than the cards and the streak (``_cards_bound``'s
+        # ``longest``; ``_LayerSearch.streak_ceiling`` may prove fewer).
+        self.longest = self.table.n + start.streak
+        self.scorer = _scorer(rules, layout, self.longest + 1)
         self.tt: dict[object, tuple[int, _Plan]] = {}
         self.tt_fast: dict[int, tuple[int, int, int]] = {}  # without redeals
 
@@ -1554,9 +1556,6 @@ class _LayerSearch(_BestSearch):
         # positions pending by bound (``_clear``: none yet, for each search).
         self._clear()
         self.ceiling = 0
-        # no streak takes more cards: the cards and the streak, or what ``streak_ceiling``
-        # proves
-        self.longest = self.table.n + start.streak
 
     def streak_ceiling(self, start: _Start) -> int:
         """The fewest cards no streak of any line from ``start`` passes (the streak going on
@@ -2050,8 +2049,7 @@ def solve_best(
         # the bound proved: never above the start's own (``_LayerSearch._search``)
         bound = start.total - most if lower else start.total + most
     else:
-        longest = search.table.n + start.streak  # no ceiling on a streak but the cards
-        bound = _score_bound(start, search.table, search.scorer, unwinnable, longest)
+        bound = _score_bound(start, search.table, search.scorer, unwinnable, search.longest)
         try:
             gain, codes = search.best(start)
         except BudgetExhausted:

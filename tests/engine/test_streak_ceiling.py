@@ -113,7 +113,7 @@ def test_cut_short_the_ceiling_never_falls_below_the_truth(implementation: str) 
 )
 def test_a_whole_six_peaks_deal_proves_a_ceiling_below_the_caps() -> None:
     """The start of six-peaks deal 2 (caps: 51 cards), with a fifth of 40 million nodes
-    to prove in (in C: under a second): no streak of any line passes 49 cards."""
+    to prove in (in C: under 2 s): no streak of any line passes 49 cards."""
     rules = Rules.for_layout("six_peaks")
     layout = get_layout("six_peaks")
     state = new_game(numbered_deal(2, layout.decks, rules.jokers), rules, layout)
