@@ -18,15 +18,16 @@ import os
 import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import create_engine, select
+from sqlalchemy import create_engine, select, text
 
 from app.challenges.models import ChallengeEntry, FairPlay
 from app.main import create_app
-from app.ops.migrations import upgrade
+from app.ops.migrations import head_revision, upgrade
 from app.settings import Settings
 from tests.fixtures.games import new_player
 from tests.fixtures.servers import ROOT
@@ -135,6 +136,43 @@ def test_a_command_has_the_whole_metadata_as_the_server(
     found = metadata_of(module)
     assert found["unresolved"] == []
     assert found["tables"] == server_tables
+
+
+@pytest.mark.parametrize("module", COMMANDS)
+def test_a_bad_setting_exits_2_with_one_line(module: str, tmp_path: Path) -> None:
+    database = tmp_path / "never.sqlite3"
+    done = run_command(module, f"sqlite:///{database}", LOG_FORMAT="xml")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("invalid configuration: LOG_FORMAT: "), done.stderr
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert not database.exists()
+
+
+def test_check_logs_the_configuration(tmp_path: Path) -> None:
+    done = run_command("app.ops.check", f"sqlite:///{tmp_path / 'never.sqlite3'}")
+    assert done.returncode == 0, done.stderr
+    summary = logged(done.stderr, "configuration ok")
+    assert summary["database"] == "sqlite" and summary["workers"] == 1
+    assert summary["migrate_on_start"] is False
+
+
+def test_migrate_takes_a_fresh_database_to_head_and_again(empty_database_url: str) -> None:
+    """As the Kubernetes Job runs it, and runs it again when retried: the second time
+    finds the database at head and changes nothing."""
+    url = empty_database_url
+    for _ in range(2):
+        done = run_command("app.ops.migrate", url)
+        assert done.returncode == 0, done.stderr
+        messages = [r["message"] for r in log_records(done.stderr) if r["logger"] == "app.migrate"]
+        assert messages == [
+            f"applying the migrations up to {head_revision()}",
+            "migrations at head",
+        ]
+        engine = create_engine(url)
+        with engine.connect() as conn:
+            revision = conn.scalar(text("SELECT version_num FROM alembic_version"))
+        engine.dispose()
+        assert revision == head_revision()
 
 
 def closed_result(database_url: str) -> tuple[str, str]:
