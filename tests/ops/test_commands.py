@@ -14,12 +14,10 @@ from __future__ import annotations
 
 import ast
 import json
-import os
 import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -31,10 +29,7 @@ from app.ops.migrations import head_revision, upgrade
 from app.settings import Settings
 from tests.fixtures.games import new_player
 from tests.fixtures.servers import ROOT
-
-# A command may run a search in a niced process (production's SOLVER_NICENESS) on a
-# loaded machine: room for it, never a wait on its speed.
-TIMEOUT_S = 600
+from tests.ops.commands import TIMEOUT_S, log_records, logged, production_env, run_command
 
 
 def commands() -> list[str]:
@@ -48,37 +43,6 @@ def commands() -> list[str]:
 
 
 COMMANDS = commands()
-
-
-def production_env(database_url: str, **env: str) -> dict[str, str]:
-    """A command's environment as a deployment gives it: the database and nothing else of
-    ours (every other setting at its default)."""
-    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "DATABASE_URL": database_url, **env}
-
-
-def run_command(
-    module: str, database_url: str, *args: str, **env: str
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", module, *args],
-        cwd=ROOT,
-        env=production_env(database_url, **env),
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT_S,
-        check=False,
-    )
-
-
-def log_records(stderr: str) -> list[dict[str, Any]]:
-    """The JSON log lines (LOG_FORMAT's default) a command wrote."""
-    return [json.loads(line) for line in stderr.splitlines() if line.startswith("{")]
-
-
-def logged(stderr: str, message: str) -> dict[str, Any]:
-    records = [r for r in log_records(stderr) if r["message"] == message]
-    assert len(records) == 1, stderr
-    return records[0]
 
 
 def test_every_command_is_found() -> None:

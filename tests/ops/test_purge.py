@@ -14,6 +14,7 @@ from prometheus_client import CollectorRegistry, generate_latest, multiprocess
 from sqlalchemy import create_engine, func, select, update
 
 from app.challenges.models import Challenge
+from app.engine import LAYOUTS
 from app.games.models import Analysis, Game, Move
 from app.main import create_app
 from app.ops.migrations import upgrade
@@ -21,6 +22,7 @@ from app.players.models import Player
 from app.settings import Settings
 from tests.fixtures.games import new_game_id, new_player
 from tests.fixtures.servers import ROOT
+from tests.ops.commands import log_records, logged, run_command
 from tests.ops.servers import metric_value
 
 
@@ -191,10 +193,64 @@ def test_the_purge_deletes_what_is_kept_no_longer_in_batches(
     assert metric_value(text, "tripeaks_games_purged_total", reason="finished") == 1
 
 
+def test_the_purge_as_the_cronjob_runs_it(empty_database_url: str) -> None:
+    """Production's defaults (retention, batches, the derivations' niceness and budget)
+    and no ``--as-of``: what is past the default retention goes, the rest stays, and the
+    next UTC day's challenges are derived, or each one not derived in time is logged (it
+    is left to the servers: how long a niced search takes is the machine's load, not
+    the purge's)."""
+    url = empty_database_url
+    upgrade(url)
+    with TestClient(create_app(Settings(database_url=url))) as client:
+        abandoned, auth = new_game_id(client, deal_number=1)
+        client.post(f"/v1/games/{abandoned}/draw", headers=auth)
+        finished, auth = new_game_id(client, deal_number=2)
+        client.post(f"/v1/games/{finished}/concede", headers=auth)
+        fresh, _ = new_game_id(client, deal_number=3)
+        idle = new_player(client)[0]["id"]
+        kept = new_player(client)[0]["id"]
+    now = datetime.now(UTC)
+    engine = create_engine(url)
+    with engine.begin() as conn:
+        for game, days in ((abandoned, 31), (finished, 91)):
+            conn.execute(
+                update(Game).where(Game.id == game).values(updated_at=now - timedelta(days))
+            )
+        conn.execute(
+            update(Player).where(Player.id == idle).values(created_at=now - timedelta(181))
+        )
+
+    done = run_command("app.ops.purge", url)
+    assert done.returncode == 0, done.stderr
+    line = logged(done.stderr, "purged")
+    assert line["deleted"] == {
+        "abandoned": 1,
+        "finished": 1,
+        "closed_challenge": 0,
+        "over_cap": 0,
+        "closed_set_challenge": 0,
+        "idle_player": 1,
+    }
+    tomorrow = (datetime.fromisoformat(line["as_of"]) + timedelta(days=1)).date()
+    not_derived = {
+        layout
+        for layout in LAYOUTS
+        for r in log_records(done.stderr)
+        if r["message"].startswith(f"the day's {layout} challenge was not derived")
+    }
+    derivable = sorted(set(LAYOUTS) - not_derived)
+    assert line["derived"] == [f"{tomorrow.isoformat()}.{layout}" for layout in derivable]
+
+    with engine.connect() as conn:
+        games = set(conn.scalars(select(Game.id)))
+        players = set(conn.scalars(select(Player.id)))
+        stored = set(conn.scalars(select(Challenge.id).where(Challenge.day == tomorrow)))
+    engine.dispose()
+    assert games == {fresh} and players == {kept}
+    assert stored == set(line["derived"])
+
+
 def test_an_as_of_without_a_zone_is_refused(tmp_path: Path) -> None:
-    env = {**os.environ, "DATABASE_URL": f"sqlite:///{tmp_path / 'x.sqlite3'}"}
-    naive = subprocess.run(
-        [sys.executable, "-m", "app.ops.purge", "--as-of", "2026-01-01T00:00:00"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
+    url = f"sqlite:///{tmp_path / 'x.sqlite3'}"
+    naive = run_command("app.ops.purge", url, "--as-of", "2026-01-01T00:00:00")
     assert naive.returncode == 2 and "time zone" in naive.stderr
