@@ -1,9 +1,13 @@
-"""The ``tripeaks`` command line: solve, stats, bot."""
+"""The ``tripeaks`` command line: solve, stats, bot; in process, and as installed (the
+console script, run as a process with its defaults)."""
 
 from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -165,3 +169,52 @@ def test_wilson_interval_and_percentile() -> None:
     assert wilson(0, 0) == (0.0, 1.0)
     assert percentile([3.0, 1.0, 2.0], 0.5) == 2.0
     assert percentile([], 0.5) == 0.0
+
+
+# The console script pyproject.toml installs beside this interpreter.
+TRIPEAKS = Path(sys.executable).parent / "tripeaks"
+
+
+def installed(argv: list[str], cwd: Path, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    """The installed command, run from ``cwd`` (not the checkout) with its defaults."""
+    return subprocess.run(
+        [str(TRIPEAKS), *argv],
+        input=stdin,
+        cwd=cwd,
+        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
+
+def test_the_installed_solve(tmp_path: Path) -> None:
+    done = installed(["solve"], tmp_path, "7h 7h\n" + format_deal(numbered_deal(1)) + "\n")
+    assert done.returncode == 1, done.stderr  # a bad line, then a deal
+    bad, good = (json.loads(line) for line in done.stdout.splitlines())
+    assert bad["line"] == 1 and "invalid deal" in bad["error"]
+    assert good["winnable"] is True and good["best_score_exact"] is True
+    won = new_game(numbered_deal(1), Rules())
+    for move in good["win_line"]:
+        won = apply(won, move)
+    assert won.outcome.value == "won"
+    best = new_game(numbered_deal(1), Rules())
+    for move in good["best_line"]:
+        best = apply(best, move)
+    assert best.score.total == good["best_score"]
+
+
+def test_the_installed_stats_and_bot(tmp_path: Path) -> None:
+    stats = installed(["stats", "--deals", "3", "--seed", "1", "--json"], tmp_path)
+    assert stats.returncode == 0, stats.stderr
+    report = json.loads(stats.stdout)
+    assert report["deals"] == 3 and report["first_deal"] == 1
+    assert report["winnable"] + report["unknown"] == 3
+    assert report["best_unknown"] < 3 and report["mean_best_score"] > 0
+
+    bot = installed(["bot", "--games", "3", "--seed", "1", "--json"], tmp_path)
+    assert bot.returncode == 0, bot.stderr
+    (greedy,) = json.loads(bot.stdout)["strategies"]
+    assert greedy["strategy"] == "greedy" and greedy["games"] == 3
+    assert 0 <= greedy["won"] <= 3 and greedy["decisions"] > 0
