@@ -99,8 +99,8 @@ class Challenge(Base):
     max_entries: Mapped[int | None] = mapped_column(Integer)
     winnable_only: Mapped[bool] = mapped_column(Boolean, default=True)
     invite_code: Mapped[str | None] = mapped_column(String(16), unique=True)
-    # The key of its deal's class of same games under its rules (engine.equivalence): a
-    # game asked for with a deal of that class is refused while the challenge is open.
+    # The key of its deal's tableau's class under its rules (engine.equivalence): a game
+    # asked for with a tableau of that class is refused while the challenge is open.
     deal_key: Mapped[str | None] = mapped_column(String(64))
 
     __table_args__ = (
@@ -109,7 +109,7 @@ class Challenge(Base):
         # first (list_my_challenges).
         Index("ix_challenges_creator_id_closes_at", "creator_id", "closes_at"),
         Index("ix_challenges_creator_id_created_at", "creator_id", "created_at", "id"),
-        # The open challenges of a deal's class (create_game's copy check).
+        # The open challenges of a tableau's class (create_game's copy check).
         Index("ix_challenges_deal_key_closes_at", "deal_key", "closes_at"),
     )
 

@@ -248,9 +248,9 @@ async def moved(
         "Anonymous, or with a player key in `Authorization: Bearer`: the game is then the "
         "player's (in list_my_games, in their statistics when it ends), and every call on "
         "it accepts the key as well as the game's token. A chosen deal (`deal` or "
-        "`deal_number`) that is the deal of a challenge still open, or the same game "
-        "(suits, ranks reversed or turned, the table mirrored), is 409 open-challenge-deal "
-        "until it closes."
+        "`deal_number`) whose tableau is that of a challenge still open, or the same "
+        "(suits, ranks reversed or turned, the table mirrored), whatever its waste card "
+        "and stock, is 409 open-challenge-deal until it closes."
     ),
 )
 async def create_game(

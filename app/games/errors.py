@@ -14,7 +14,7 @@ from app.kit.errors import Member, ProblemError, ValidationProblem
 class OpenChallengeDealProblem(ProblemError):
     status = 409
     slug = "open-challenge-deal"
-    title = "The deal is an open challenge's (or the same game): it is dealt once it closes"
+    title = "The deal's tableau is an open challenge's (or the same): dealt once it closes"
     members: ClassVar[dict[str, Member]] = {
         "closes_at": (
             str,

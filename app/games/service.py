@@ -271,16 +271,17 @@ class GameService:
         return await self.start(deal, rules, layout, number, chosen=chosen, player_id=player_id)
 
     async def _refuse_open_challenge_deal(self, deal: engine.Deal, layout: engine.Layout) -> None:
-        """A deal the player chose (explicit or numbered) is refused while it is, or is the
-        same game as, the deal of a challenge still open, under any rules: its hint and
-        analysis would preview that challenge. Compared by the keys of its classes
-        (engine.equivalence), looked up in an index: one statement."""
+        """A deal the player chose (explicit or numbered) is refused while its tableau is,
+        or is the same as, the tableau of a challenge still open, under any rules and
+        whatever its waste card and stock: its play, hint and analysis would preview that
+        challenge. Compared by the keys of its tableau's classes (engine.equivalence),
+        looked up in an index: one statement."""
         closes = await self.games.open_challenge_closing(deal_keys(deal, layout), self.clock())
         if closes is not None:
             raise OpenChallengeDealProblem(
-                "this deal is an open challenge's, or the same game as one (suits, ranks "
-                "reversed or turned, the table mirrored): it may be dealt once that "
-                f"challenge closes, at {closes.isoformat()}",
+                "this deal's tableau is an open challenge's, or the same as one's (suits, "
+                "ranks reversed or turned, the table mirrored), whatever its waste card and "
+                f"stock: it may be dealt once that challenge closes, at {closes.isoformat()}",
                 closes_at=closes.isoformat(),
             )
 

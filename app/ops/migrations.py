@@ -1,16 +1,22 @@
-"""Running and checking the Alembic migrations from code."""
+"""Running and checking the Alembic migrations from code, and what revisions share."""
 
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
 
+import sqlalchemy as sa
 from alembic import command
 from alembic.config import Config
 from alembic.script import ScriptDirectory
 from sqlalchemy import inspect, text
+from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
+
+from app import engine
+from app.engine.equivalence import KeyScheme, game_key
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -60,3 +66,34 @@ async def migration_status(
     if current != head:
         return False, f"migrations at {current or 'none'}, head is {head}", current
     return True, "database reachable, migrations at head", current
+
+
+_CHALLENGES = sa.table(
+    "challenges",
+    sa.column("id", sa.String()),
+    sa.column("deal", sa.Text()),
+    sa.column("rules", sa.JSON()),
+    sa.column("layout", sa.String()),
+    sa.column("closes_at", sa.DateTime(timezone=True)),
+    sa.column("deal_key", sa.String()),
+)
+
+
+def rekey_open_challenges(bind: Connection, scheme: KeyScheme) -> None:
+    """``challenges.deal_key`` recomputed in ``scheme`` for the challenges still open that
+    have a deal, the only ones create_game's copy check reads: a revision that changes
+    the keys' meaning runs it with the scheme its code reads, up and down."""
+    c = _CHALLENGES.c
+    rows = bind.execute(
+        sa.select(c.id, c.deal, c.rules, c.layout).where(
+            c.closes_at > datetime.now(UTC), c.deal != ""
+        )
+    ).all()
+    for challenge_id, deal, rules, layout in rows:
+        key = game_key(
+            engine.parse_cards(deal),
+            engine.Rules.from_dict(rules),
+            engine.get_layout(layout),
+            scheme=scheme,
+        )
+        bind.execute(_CHALLENGES.update().where(c.id == challenge_id).values(deal_key=key))

@@ -12,28 +12,17 @@ Create Date: 2026-12-02
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
 
 import sqlalchemy as sa
 from alembic import op
 
-from app import engine
-from app.engine.equivalence import game_key
+from app.engine.equivalence import KeyScheme
+from app.ops.migrations import rekey_open_challenges
 
 revision: str = "0006"
 down_revision: str | None = "0005"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
-
-_CHALLENGES = sa.table(
-    "challenges",
-    sa.column("id", sa.String()),
-    sa.column("deal", sa.Text()),
-    sa.column("rules", sa.JSON()),
-    sa.column("layout", sa.String()),
-    sa.column("closes_at", sa.DateTime(timezone=True)),
-    sa.column("deal_key", sa.String()),
-)
 
 
 def upgrade() -> None:
@@ -42,18 +31,8 @@ def upgrade() -> None:
         batch_op.create_index(
             "ix_challenges_deal_key_closes_at", ["deal_key", "closes_at"], unique=False
         )
-    bind = op.get_bind()
-    c = _CHALLENGES.c
-    rows = bind.execute(
-        sa.select(c.id, c.deal, c.rules, c.layout).where(
-            c.closes_at > datetime.now(UTC), c.deal != ""
-        )
-    ).all()
-    for challenge_id, deal, rules, layout in rows:
-        key = game_key(
-            engine.parse_cards(deal), engine.Rules.from_dict(rules), engine.get_layout(layout)
-        )
-        bind.execute(_CHALLENGES.update().where(c.id == challenge_id).values(deal_key=key))
+    # The scheme of this revision's code: revision 0012 moves the keys to the tableau's.
+    rekey_open_challenges(op.get_bind(), KeyScheme.WHOLE_DEAL)
 
 
 def downgrade() -> None:

@@ -1,19 +1,25 @@
 """When two deals are the same game (app/engine/equivalence.py): each change the key
 forgives is checked to play alike, move for move, on random playouts of numbered deals,
-and the key is checked to tell deals apart otherwise."""
+and the key is checked to tell deals apart otherwise. The key covers the tableau alone: an
+image with its waste card and stock in any order shares it, a tableau one card apart does
+not."""
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from dataclasses import replace
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from app.engine import (
     LAYOUTS,
     Card,
     Deal,
     GameState,
+    Layout,
     Play,
     Rules,
     apply,
@@ -66,6 +72,25 @@ def play_alike(a: GameState, b: GameState, image: tuple[int, ...] | None, seed: 
     assert b.is_over
 
 
+def restocked(deal: Deal, layout: str, how: str, seed: int = 0) -> Deal:
+    """``deal`` with its tableau kept and the cards after it (the first waste card, the
+    stock) in another order."""
+    n = get_layout(layout).size
+    tableau, waste, stock = deal[:n], deal[n], list(deal[n + 1 :])
+    if how == "last two swapped":
+        stock[-2:] = stock[-1], stock[-2]
+    elif how == "reversed":
+        stock.reverse()
+    elif how == "shuffled":
+        random.Random(seed).shuffle(stock)
+    elif how == "another waste card":
+        waste, stock[-1] = stock[-1], waste
+    return (*tableau, waste, *stock)
+
+
+STOCK_ORDERS = ["last two swapped", "reversed", "shuffled", "another waste card"]
+
+
 CHANGES: list[tuple[str, dict[str, bool], Callable[[Deal, str], Deal], bool]] = [
     ("suits", {}, lambda d, _: suits_swapped(d), False),
     ("reversal", {"wrap": False}, lambda d, _: reversed_ranks(d), False),
@@ -77,7 +102,7 @@ CHANGES: list[tuple[str, dict[str, bool], Callable[[Deal, str], Deal], bool]] = 
 
 @pytest.mark.parametrize("layout", sorted(LAYOUTS))
 @pytest.mark.parametrize(("name", "options", "change", "mirrors"), CHANGES)
-def test_each_change_plays_alike_and_keeps_the_key(
+def test_each_change_plays_alike_and_keeps_the_key_whatever_follows_the_tableau(
     layout: str,
     name: str,
     options: dict[str, bool],
@@ -99,6 +124,10 @@ def test_each_change_plays_alike_and_keeps_the_key(
             mirror_of(lay) if mirrors else None,
             seed=number,
         )
+        for how in STOCK_ORDERS:
+            near = restocked(image, layout, how, seed=number)
+            assert game_key(near, rules, lay) == game_key(deal, rules, lay), (name, how)
+            assert game_key(deal, rules, lay) in deal_keys(near, lay), (name, how)
 
 
 def test_the_usual_layouts_are_symmetric() -> None:
@@ -130,3 +159,88 @@ def test_a_deal_s_keys_find_it_under_any_rules() -> None:
     assert game_key(deal, Rules.for_layout("tripeaks"), lay) in deal_keys(image, lay)
     strict = Rules.for_layout("tripeaks", wrap=False, king_stops=True)
     assert game_key(deal, strict, lay) not in deal_keys(image, lay)
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_a_tableau_one_card_apart_is_another_key(layout: str) -> None:
+    """Each tableau position in turn takes a stock card of another rank: the key moves,
+    under the rules of the deal and under any rules the lookup tries."""
+    lay = get_layout(layout)
+    rules = Rules.for_layout(layout)
+    deal = numbered_deal(11, lay.decks)
+    for p in range(lay.size):
+        s = next(i for i in range(lay.size + 1, len(deal)) if deal[i].rank != deal[p].rank)
+        other = list(deal)
+        other[p], other[s] = deal[s], deal[p]
+        assert game_key(tuple(other), rules, lay) not in deal_keys(deal, lay), p
+
+
+def lopsided() -> Layout:
+    """The classic table with its left tip dealt face up: no longer symmetric."""
+    positions = get_layout("tripeaks").positions
+    return Layout(
+        name="lopsided",
+        title="Lopsided",
+        decks=1,
+        positions=tuple(replace(p, face_up=True) if p.index == 0 else p for p in positions),
+    )
+
+
+@pytest.mark.parametrize("how", STOCK_ORDERS)
+def test_the_mirror_only_for_a_symmetric_layout(how: str) -> None:
+    deal = numbered_deal(6)
+    near = restocked(mirrored(deal, "tripeaks"), "tripeaks", how)
+    tripeaks, lop = get_layout("tripeaks"), lopsided()
+    assert mirror_of(lop) is None
+    assert deal_key(near, tripeaks, rotation=True, reversal=True) == deal_key(
+        deal, tripeaks, rotation=True, reversal=True
+    )
+    assert deal_key(near, lop, rotation=True, reversal=True) != deal_key(
+        deal, lop, rotation=True, reversal=True
+    )
+    assert deal_key(restocked(deal, "tripeaks", how), lop, rotation=True, reversal=True) == (
+        deal_key(deal, lop, rotation=True, reversal=True)
+    )
+
+
+@pytest.mark.parametrize("how", STOCK_ORDERS)
+def test_rotation_only_under_wrap_and_reversal_not_under_king_stops(how: str) -> None:
+    lay = get_layout("tripeaks")
+    deal = numbered_deal(9)
+    wrap = Rules.for_layout("tripeaks")
+    no_wrap = Rules.for_layout("tripeaks", wrap=False)
+    strict = Rules.for_layout("tripeaks", wrap=False, king_stops=True)
+    turned = restocked(rotated(deal), "tripeaks", how)
+    assert game_key(turned, wrap, lay) == game_key(deal, wrap, lay)
+    assert game_key(turned, no_wrap, lay) != game_key(deal, no_wrap, lay)
+    flipped = restocked(reversed_ranks(deal), "tripeaks", how)
+    assert game_key(flipped, no_wrap, lay) == game_key(deal, no_wrap, lay)
+    assert game_key(flipped, strict, lay) != game_key(deal, strict, lay)
+    assert game_key(restocked(deal, "tripeaks", how), strict, lay) == game_key(deal, strict, lay)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    number=st.integers(0, 10_000),
+    layout=st.sampled_from(sorted(LAYOUTS)),
+    shift=st.integers(0, KING - 1),
+    flip=st.booleans(),
+    mirror=st.booleans(),
+    order=st.randoms(use_true_random=False),
+)
+def test_any_image_with_any_order_after_the_tableau_shares_the_key(
+    number: int, layout: str, shift: int, flip: bool, mirror: bool, order: random.Random
+) -> None:
+    """Under wrap (rotation and reversal both allowed): suits, a turn, a flip, the mirror,
+    and the cards after the tableau in any order, the waste card among them."""
+    lay = get_layout(layout)
+    rules = Rules.for_layout(layout, wrap=True, king_stops=False)
+    deal = numbered_deal(number, lay.decks)
+    image = suits_swapped(rotated(deal, shift))
+    if flip:
+        image = reversed_ranks(image)
+    if mirror:
+        image = mirrored(image, layout)
+    rest = list(image[lay.size :])
+    order.shuffle(rest)
+    assert game_key((*image[: lay.size], *rest), rules, lay) == game_key(deal, rules, lay)

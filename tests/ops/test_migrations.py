@@ -6,8 +6,10 @@ from datetime import UTC, date, datetime
 
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import create_engine, inspect, text
+from sqlalchemy import JSON, DateTime, column, create_engine, insert, inspect, table, text
 
+from app.engine import Rules, format_deal, get_layout, numbered_deal
+from app.engine.equivalence import game_key
 from app.models import Base
 from app.ops.migrations import downgrade, head_revision, upgrade
 
@@ -126,3 +128,63 @@ def test_0004_gives_each_daily_its_window_and_goes_back_without_set_challenges(
         left = [r.id for r in conn.execute(text("SELECT id FROM challenges"))]
     engine.dispose()
     assert left == ["2026-11-30.golf"]
+
+
+# numbered_deal(0)'s key under tripeaks' default rules as the code of revisions 0006 to
+# 0011 computed it (the whole deal keyed), pinned: going back must write what it reads.
+WHOLE_DEAL_KEY_OF_DEAL_0 = "08e2a39a63a176a5befd6c0258b4b91b6a4d4f87e8c22441fb38b0e36151a365"
+
+
+def test_0012_keys_the_open_challenges_tableaux_and_goes_back_to_whole_deals(
+    empty_database_url: str,
+) -> None:
+    """An open challenge's key becomes its tableau's, and going back to 0011 gives it the
+    whole deal's key that 0011's copy check looks up; a closed one's is left alone."""
+    url = empty_database_url
+    upgrade(url, "0011")
+    engine = create_engine(url)
+    deal = numbered_deal(0)
+    rules = Rules.for_layout("tripeaks")
+    challenges = table(
+        "challenges",
+        *(column(name) for name in ("id", "kind", "layout", "deal", "salt", "commitment")),
+        *(column(name) for name in ("entries", "attempts", "winnable_only", "deal_key")),
+        column("rules", JSON()),
+        *(column(name, DateTime(timezone=True)) for name in ("created_at", "opens_at")),
+        column("closes_at", DateTime(timezone=True)),
+    )
+    row = {
+        "kind": "set",
+        "layout": "tripeaks",
+        "rules": rules.to_dict(),
+        "deal": format_deal(deal),
+        "salt": "s",
+        "commitment": "c",
+        "entries": 0,
+        "attempts": 1,
+        "winnable_only": True,
+        "deal_key": WHOLE_DEAL_KEY_OF_DEAL_0,
+        "created_at": datetime(2020, 1, 1, tzinfo=UTC),
+        "opens_at": datetime(2020, 1, 1, tzinfo=UTC),
+    }
+    with engine.begin() as conn:
+        conn.execute(
+            insert(challenges),
+            [
+                {**row, "id": "open", "closes_at": datetime(2099, 1, 1, tzinfo=UTC)},
+                {**row, "id": "closed", "closes_at": datetime(2020, 1, 2, tzinfo=UTC)},
+            ],
+        )
+
+    def keys() -> dict[str, str]:
+        with engine.connect() as conn:
+            rows = conn.execute(text("SELECT id, deal_key FROM challenges"))
+            return {row.id: row.deal_key for row in rows}
+
+    upgrade(url, "0012")
+    tableau_key = game_key(deal, rules, get_layout("tripeaks"))
+    assert tableau_key != WHOLE_DEAL_KEY_OF_DEAL_0
+    assert keys() == {"open": tableau_key, "closed": WHOLE_DEAL_KEY_OF_DEAL_0}
+    downgrade(url, "0011")
+    assert keys() == {"open": WHOLE_DEAL_KEY_OF_DEAL_0, "closed": WHOLE_DEAL_KEY_OF_DEAL_0}
+    engine.dispose()
