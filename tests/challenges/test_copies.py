@@ -1,8 +1,9 @@
-"""No copy of an open challenge's deal (issue 32's first part): create_game refuses a deal,
-explicit or numbered, that is an open challenge's or the same game under the changes that
-leave a game the same, and deals it once the challenge has closed. Through HTTP on SQLite
-and PostgreSQL; the test knows the server's secret, so it derives the day's deal as the
-server does. The days are in 2043, which no other test plays (the app commits for real)."""
+"""No copy of an open challenge's deal: create_game refuses a deal, explicit or numbered,
+whose tableau is an open challenge's or the same under the changes that leave a game the
+same, whatever its waste card and stock, and deals it once the challenge has closed.
+Through HTTP on SQLite and PostgreSQL; the test knows the server's secret, so it derives
+the day's deal as the server does. The days are in 2043, which no other test plays (the
+app commits for real)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from app.challenges.deals import candidate_number, find_daily_deal
 from app.engine import Card, Deal, format_cards, get_layout, numbered_deal
 from app.engine.cards import KING
 from app.engine.equivalence import mirror_of
+from tests.engine.test_engine_equivalence import restocked
 
 SECRET = "copies-test-secret-0123456789-abcdefghij"
 DAY = datetime(2043, 3, 10, 12, tzinfo=UTC)
@@ -44,6 +46,15 @@ def mirrored(deal: Deal) -> Deal:
     return tuple(deal[image[i]] for i in range(len(image))) + deal[len(image) :]
 
 
+def assert_refused(r: Any, name: str, closing_day: str) -> None:
+    """The copy's answer: the open challenge's 409, naming no card."""
+    assert r.status_code == 409, (name, r.text)
+    problem = r.json()
+    assert problem["type"] == "/problems/open-challenge-deal", name
+    assert problem["closes_at"].startswith(f"{closing_day}T00:00:00"), name
+    assert "Ks" not in r.text and "deal" in problem["detail"]  # no card named back
+
+
 def test_an_open_challenge_s_deal_is_not_dealt_again_until_it_closes(
     client_with: Callable[..., TestClient],
 ) -> None:
@@ -70,12 +81,7 @@ def test_an_open_challenge_s_deal_is_not_dealt_again_until_it_closes(
         "all at once": {"deal": codes(mirrored(rotated(reversed_ranks(suits_swapped(deal)), 9)))},
     }
     for name, body in copies.items():
-        r = create(**body)
-        assert r.status_code == 409, (name, r.text)
-        problem = r.json()
-        assert problem["type"] == "/problems/open-challenge-deal", name
-        assert problem["closes_at"].startswith("2043-03-11T00:00:00"), name
-        assert "Ks" not in r.text and "deal" in problem["detail"]  # no card named back
+        assert_refused(create(**body), name, "2043-03-11")
     # Another deal, and a layout of its own, are dealt.
     assert create(deal_number=number + 1).status_code == 201
     assert create(deal_number=number, layout="golf").status_code == 201
@@ -83,5 +89,61 @@ def test_an_open_challenge_s_deal_is_not_dealt_again_until_it_closes(
     # Once the day is over, the same deals are dealt.
     client.app.state.clock = lambda: DAY + timedelta(days=1)  # type: ignore[attr-defined]
     for name, body in copies.items():
+        r = create(**body)
+        assert r.status_code == 201, (name, r.text)
+
+
+def test_a_near_copy_of_an_open_daily_is_refused_whatever_its_stock(
+    client_with: Callable[..., TestClient],
+) -> None:
+    """The cheater's near copy (the day's deal with its last two stock cards swapped, whose
+    analysis plays move for move on the real deal), its images with the stock reshuffled,
+    and the same tableau under free_start or open_peaks: each is the exact copy's 409."""
+    day = DAY + timedelta(days=2)
+    client = client_with(challenge_secret=SECRET)
+    client.app.state.clock = lambda: day  # type: ignore[attr-defined]
+    assert client.get("/v1/challenges/daily?layout=tripeaks").status_code == 200
+    deal, _ = find_daily_deal(SECRET.encode(), "2043-03-12", "tripeaks", 60)
+    assert deal is not None
+    assert deal[-1].rank != deal[-2].rank  # the swap changes the stock's ranks
+
+    def create(**body: Any) -> Any:
+        return client.post("/v1/games", json=body)
+
+    near: dict[str, dict[str, Any]] = {
+        "last two stock cards swapped": {
+            "deal": codes(restocked(deal, "tripeaks", "last two swapped"))
+        },
+        "suits, stock shuffled": {
+            "deal": codes(restocked(suits_swapped(deal), "tripeaks", "shuffled"))
+        },
+        "reversal, stock reversed": {
+            "deal": codes(restocked(reversed_ranks(deal), "tripeaks", "reversed"))
+        },
+        "rotation, stock shuffled": {
+            "deal": codes(restocked(rotated(deal, 6), "tripeaks", "shuffled"))
+        },
+        "mirror, another waste card": {
+            "deal": codes(restocked(mirrored(deal), "tripeaks", "another waste card"))
+        },
+        "free_start": {
+            "deal": codes(restocked(deal, "tripeaks", "shuffled")),
+            "rules": {"free_start": True},
+        },
+        "open_peaks": {
+            "deal": codes(restocked(deal, "tripeaks", "last two swapped")),
+            "rules": {"open_peaks": True},
+        },
+    }
+    for name, body in near.items():
+        assert_refused(create(**body), name, "2043-03-13")
+    # A tableau one card apart (a tableau card traded for the waste card) is another deal.
+    n = get_layout("tripeaks").size
+    assert deal[0].rank != deal[n].rank
+    traded = (deal[n], *deal[1:n], deal[0], *deal[n + 1 :])
+    assert create(deal=codes(traded)).status_code == 201
+
+    client.app.state.clock = lambda: day + timedelta(days=1)  # type: ignore[attr-defined]
+    for name, body in near.items():
         r = create(**body)
         assert r.status_code == 201, (name, r.text)
