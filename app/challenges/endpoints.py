@@ -18,8 +18,6 @@ from app.challenges.errors import (
     NotChallengeCreatorProblem,
     TooManyOpenChallengesProblem,
 )
-from app.challenges.models import ChallengeEntry, FairPlay
-from app.challenges.repository import measure_of
 from app.challenges.schemas import (
     ChallengeCreate,
     ChallengeRead,
@@ -27,7 +25,6 @@ from app.challenges.schemas import (
     LeaderboardRead,
     MyChallengeRead,
     MyChallengesRead,
-    MyEntryRead,
 )
 from app.challenges.service import (
     START_PROBLEMS,
@@ -41,9 +38,9 @@ from app.challenges.service import (
     challenge_to_play,
     challenge_to_read,
     check_challenge_id,
+    closes_at,
     daily_of,
-    fair_play_out,
-    fair_play_reason,
+    my_entry_out,
     needs_player,
     opens_at,
     window_of,
@@ -86,7 +83,6 @@ from app.players.service import (
     PlayerForRead,
     player_when_needed,
 )
-from app.settings import Settings
 
 router = APIRouter(prefix="/v1/challenges", tags=["challenges"])
 player_challenges_router = APIRouter(prefix="/v1/players", tags=["challenges"])
@@ -128,26 +124,6 @@ def _day(text: str) -> date:
         raise ValidationProblem(
             f"date: {text!r} is no date (YYYY-MM-DD)", loc=("query", "date")
         ) from None
-
-
-def _my_entry(entry: ChallengeEntry | None, settings: Settings) -> MyEntryRead | None:
-    if entry is None:
-        return None
-    has_result = entry.rank_score is not None or entry.flagged_rank_score is not None
-    measure = measure_of(entry)
-    return MyEntryRead(
-        attempts=entry.attempts,
-        game_id=entry.game_id,
-        score=entry.score,
-        moves=entry.moves,
-        ranked=entry.rank_score is not None,
-        number=entry.number,
-        cohort=entry.cohort,
-        fair_play=fair_play_out(entry.fair_play, measure) if has_result else None,
-        fair_play_reason=(
-            fair_play_reason(measure, settings) if entry.fair_play is FairPlay.FLAGGED else None
-        ),
-    )
 
 
 async def get_challenges(session: SessionDep, request: Request) -> ChallengeService:
@@ -200,7 +176,11 @@ ChallengeOfPath = Annotated[str, Depends(challenge_of_path)]
         "attempt enters them: 409 challenge-full once the challenge has taken as many "
         "entrants as it may. The attempt is an ordinary game for every other endpoint, but "
         "for this: until the challenge closes its deal stays secret (no reveal, no "
-        "analysis) and hints are off; it is ranked if it ends before the close."
+        "analysis) and hints are off; it is ranked if it ends before the close. Nobody is "
+        "refused for the age of their account: the entry of an account made after the "
+        "challenge opened (the daily: after its UTC day began), or younger than the "
+        "server's CHALLENGE_ACCOUNT_MIN_HOURS, is provisional (the profile's "
+        "provisional_until; list_my_challenges' entry says what it means there)."
     ),
 )
 async def start_challenge_game(
@@ -503,8 +483,12 @@ async def start_practice_game(
         "either side; `among=following`, with a player key, the board of the caller and "
         "the players they follow, ranked among themselves (`rank`) with each one's rank on "
         "the whole board (`global_rank`), paged as the whole board is. Each result carries "
-        "its fair-play measure (`fair_play`: pending until the challenge has closed and it "
-        "was measured); flagged results are ranked apart: `fair_play=flagged` lists them."
+        "its fair-play status (`fair_play`: pending until it is measured, within minutes "
+        "of its end; the measure's figures once the challenge has closed). Results ranked "
+        "apart are listed by `fair_play`: `provisional`, a new account's results on the "
+        "daily and events' boards until measured ok (then they take their place), and "
+        "`flagged`. A new account's result on a challenge a player set ranks with the "
+        "others, marked `provisional`."
     ),
 )
 async def get_leaderboard(
@@ -548,8 +532,9 @@ async def get_leaderboard(
     fair_play: Annotated[
         FairPlayView | None,
         Query(
-            description="flagged: the results the fair-play measure flagged, ranked among "
-            "themselves (the board leaves them out); not with around or among"
+            description="provisional: new accounts' results not measured ok yet (the daily "
+            "and events' boards); flagged: the results the fair-play measure flagged. Each "
+            "ranked among themselves (the board leaves them out); not with around or among"
         ),
     ] = None,
 ) -> LeaderboardRead:
@@ -559,17 +544,21 @@ async def get_leaderboard(
     if daily is not None:
         if now < opens_at(daily[0]):
             raise ChallengeNotOpenProblem(f"challenge {challenge_id} opens at {opens_at(daily[0])}")
+        closed = now >= closes_at(daily[0])
     else:
         challenge = await reader.get(challenge_id)
         if now < challenge.opens_at:
             raise ChallengeNotOpenProblem(f"challenge {challenge_id} opens at {challenge.opens_at}")
+        closed = now >= challenge.closes_at
     view = board_view(around, among, fair_play=fair_play)
     player = (
         await player_when_needed(credential, reader.session, request)
         if needs_player(view)
         else None
     )
-    page, next_cursor = await board_page(reader, challenge_id, kind, limit, cursor, view, player)
+    page, next_cursor = await board_page(
+        reader, challenge_id, kind, limit, cursor, view, player, closed=closed
+    )
     link_next(request, response, next_cursor)
     return page
 
@@ -610,7 +599,7 @@ async def list_my_challenges(
             MyChallengeRead(
                 challenge=challenge_out(r.challenge, now),
                 created=r.created,
-                entry=_my_entry(r.entry, reader.settings),
+                entry=my_entry_out(r.entry, r.challenge, reader.settings, now),
             )
             for r in rows
         ],

@@ -21,22 +21,6 @@ class ChallengeClosedProblem(ProblemError):
     title = "The challenge has closed"
 
 
-class AccountTooNewProblem(ProblemError):
-    status = 403
-    slug = "account-too-new"
-    title = "The account was made after the challenge opened"
-    members: ClassVar[dict[str, Member]] = {
-        "eligible_from": (
-            str,
-            Field(
-                description="From when the account may enter any challenge (its profile's "
-                "challenges_from); before then, only the challenges that open after it was made",
-                examples=["2026-12-03T09:14:05Z"],
-            ),
-        ),
-    }
-
-
 class AlreadyEnteredProblem(ProblemError):
     status = 409
     slug = "already-entered"

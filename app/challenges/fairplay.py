@@ -1,24 +1,26 @@
-"""The fair-play measure of ranked results, once their challenge has closed.
+"""The fair-play measure of ranked results, within minutes of their end.
 
-A challenge's deal is public once it has closed, and so nothing is lost by measuring its
-results then (``app.engine.fairplay``): ``measure_closed`` takes the ranked results not
-measured yet of the challenges closed by ``now``, newest close first, and for each one
-reads its game's moves (a short read), measures it in the solver pool (no transaction
-and no connection held while it searches), then keeps the measure (a short write that
-locks the entry): ``ok``, or ``flagged`` when its p-value is under
-``FAIR_PLAY_THRESHOLD``, which moves the result to the board's flagged side (ranked apart,
-never deleted). Its p-value is combined with the player's last ones (``FAIR_PLAY_RESULTS``,
-read in the same write): a result that leans the clairvoyant way itself is flagged when
-the combination is under the threshold too (a short game, which cannot be flagged alone,
-of a player whose other results show the same). The stock's evidence is measured beside
-it (``stock_evidence``: not for a deal drawn by difficulty) and summed with the player's
-last ones: past ``FAIR_PLAY_STOCK_Z``, the result is flagged too. One game cannot show a
-stock-only cheater; a player's results can (docs/fairplay.md). A round's measure settles
-its edition's entry too. Two runs at once measure a result twice at worst and keep one
-(the write keeps only a pending entry's).
+Each ranked result is due to be measured as it is entered (``measure_due_at``). The
+server knows the deal, so nothing waits for the challenge to close: ``measure_due``
+claims the results due (the longest due first; a claim is a lease, so a measure that
+dies leaves its result due again), and for each reads its game's moves (a short read),
+measures it in the solver pool (no transaction and no connection held while it
+searches, ``app.engine.fairplay``), then keeps the measure (a short write that locks the
+entry): ``ok``, which puts a provisional result on its board, or ``flagged`` when its
+p-value is under ``FAIR_PLAY_THRESHOLD``, which moves the result to the board's flagged
+side (ranked apart, never deleted). Its p-value is combined with the player's last ones
+(``FAIR_PLAY_RESULTS``, read in the same write): a result that leans the clairvoyant way
+itself is flagged when the combination is under the threshold too (a short game, which
+cannot be flagged alone, of a player whose other results show the same). The stock's
+evidence is measured beside it (``stock_evidence``: not for a deal drawn by difficulty)
+and summed with the player's last ones: past ``FAIR_PLAY_STOCK_Z``, the result is flagged
+too. One game cannot show a stock-only cheater; a player's results can
+(docs/fairplay.md). A round's measure settles its edition's entry too. A player has one
+result measured at a time (each sums their last ones); a result superseded by a better
+attempt while it was measured keeps the new one's measure, not the old one's.
 
-``python -m app.ops.fairplay`` runs it (a CronJob every 10 minutes: docs/fairplay.md),
-``--workers`` results at a time, never two of one player's (each sums its player's last).
+Every server process runs ``measure_due`` on a schedule (``app.ops.jobs``);
+``python -m app.ops.fairplay`` runs it once, for a backlog or one challenge.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import logging
 import zlib
 from collections import Counter
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import timedelta
 
 from app import engine
 from app.challenges.models import ChallengeKind
@@ -42,14 +44,17 @@ from app.engine.fairplay import (
     summed,
 )
 from app.games.service import GameService
+from app.kit.clock import Clock
 from app.kit.database import Database
 from app.kit.workload import SolverPool
 from app.settings import Settings
 
 log = logging.getLogger("app.fairplay")
 
-MEASURE_SECONDS = 120  # a game's measure (most take 1-3 s: bench/fairplay.py)
-STOCK_SECONDS = 60  # and its stock's evidence (about 3 s)
+MEASURE_SECONDS = 120  # a game's measure (bench/fairplay.py: most take a few seconds)
+STOCK_SECONDS = 60  # and its stock's evidence
+# How long a claim holds a result: past both budgets, a measure that died has let it go.
+LEASE = timedelta(seconds=2 * (MEASURE_SECONDS + STOCK_SECONDS))
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +62,11 @@ class Measured:
     ok: int = 0
     flagged: int = 0
     missing: int = 0  # results whose game was purged: measured as no decision (ok)
+
+    @property
+    def kept(self) -> int:
+        """The measures kept (a result superseded while it was measured keeps none)."""
+        return self.ok + self.flagged
 
 
 def _measure_game(result: Unmeasured, moves: list[str]) -> tuple[FairPlay, StockEvidence | None]:
@@ -73,35 +83,42 @@ def _measure_game(result: Unmeasured, moves: list[str]) -> tuple[FairPlay, Stock
     return fair, evidence
 
 
-async def measure_closed(
+async def measure_due(
     database: Database,
     settings: Settings,
     solver: SolverPool,
-    now: datetime,
+    clock: Clock,
     limit: int,
     challenge_id: str | None = None,
     workers: int = 1,
 ) -> Measured:
-    """Measure up to ``limit`` ranked results of the challenges closed by ``now`` (of
-    ``challenge_id`` only, when given), ``workers`` at a time (as many as ``solver`` has
-    slots); never two of one player's at once, since each sums its player's last ones."""
-    async with database.read_sessions() as reading:
-        results = await ChallengeRepository(reading).unmeasured(now, limit, challenge_id)
-    gate = asyncio.Semaphore(workers)
-    players: dict[str, asyncio.Lock] = {}
+    """Measure up to ``limit`` ranked results due at ``clock()`` (of ``challenge_id`` only,
+    when given), ``workers`` at a time (as many as ``solver`` has slots for the kind
+    ``fair_play``): each claimed, measured and kept in turn."""
     outcomes: Counter[str] = Counter()
+    left = limit
 
-    async def one(result: Unmeasured) -> None:
-        async with gate, players.setdefault(result.player_id, asyncio.Lock()):
-            for outcome in await _measure_one(database, settings, solver, now, result):
+    async def worker() -> None:
+        nonlocal left
+        while left > 0:
+            left -= 1
+            now = clock()
+            async with database.sessions() as claiming:
+                result = await ChallengeRepository(claiming).claim_due(
+                    now, now + LEASE, challenge_id
+                )
+                await claiming.commit()
+            if result is None:
+                return
+            for outcome in await _measure_one(database, settings, solver, clock, result):
                 outcomes[outcome] += 1
 
-    await asyncio.gather(*(one(result) for result in results))
+    await asyncio.gather(*(worker() for _ in range(workers)))
     return Measured(outcomes["ok"], outcomes["flagged"], outcomes["missing"])
 
 
 async def _measure_one(
-    database: Database, settings: Settings, solver: SolverPool, now: datetime, result: Unmeasured
+    database: Database, settings: Settings, solver: SolverPool, clock: Clock, result: Unmeasured
 ) -> list[str]:
     """Measure one result and keep its measure: what it counts for (``Measured``'s
     fields)."""
@@ -115,6 +132,7 @@ async def _measure_one(
     fair, evidence = await solver.run(
         "fair_play", MEASURE_SECONDS + STOCK_SECONDS, _measure_game, result, moves
     )
+    now = clock()
     async with database.sessions() as writing:
         repository = ChallengeRepository(writing)
         window = settings.fair_play_results - 1  # this one's earlier results
@@ -143,7 +161,7 @@ async def _measure_one(
             or figures.by_stock(settings.fair_play_stock_z)
         )
         kept = await repository.keep_measure(
-            result.challenge_id, result.player_id, figures, is_flagged
+            result.challenge_id, result.player_id, result.game_id, figures, is_flagged
         )
         if kept and result.kind is ChallengeKind.ROUND:
             board_id = result.challenge_id.rpartition(".")[0]

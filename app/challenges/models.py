@@ -33,9 +33,20 @@ from app.kit.models import Base, PlayerKind, UTCDateTime, kind_column, utcnow
 class FairPlay(StrEnum):
     """A ranked result's fair-play status (``app.engine.fairplay``)."""
 
-    PENDING = "pending"  # not measured yet: its challenge is open, or the measure is queued
+    PENDING = "pending"  # not measured yet: due within minutes of the result
     OK = "ok"  # measured, not flagged
     FLAGGED = "flagged"  # measured, flagged: ranked apart (``flagged_rank_score``)
+
+
+class Side(StrEnum):
+    """Where a ranked result stands: on its board (``rank_score``, counted), or ranked
+    apart in the board's order, provisional (``provisional_rank_score``: a new account's
+    result on a public board, until its measure says ok) or flagged
+    (``flagged_rank_score``). An entry's result is on one side at most."""
+
+    BOARD = "board"
+    PROVISIONAL = "provisional"
+    FLAGGED = "flagged"
 
 
 class ChallengeKind(StrEnum):
@@ -150,7 +161,20 @@ class ChallengeEntry(Base):
     result_game_id: Mapped[str | None] = mapped_column(
         String(32), ForeignKey("games.id", ondelete="SET NULL")
     )
-    # The fair-play measure of the ranked result, once its challenge has closed (an
+    # Made by an account newer than the challenge (made after it opened) or younger than
+    # CHALLENGE_ACCOUNT_MIN_HOURS when it entered: its result is provisional. On a public
+    # board (the daily, an event's) a provisional result is ranked apart
+    # (``provisional_rank_score``, in the board's order) until its measure says ok; on a
+    # challenge a player set it ranks with the others, marked.
+    provisional: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    provisional_rank_score: Mapped[int | None] = mapped_column(Integer)
+    # When the ranked result is due to be measured: set as it is entered, None once
+    # measured (or never measured: an edition's total follows its rounds'); and until
+    # when a measure holds it (a lease: a measure that dies leaves it to the next once
+    # it runs out).
+    measure_due_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    measure_claimed_until: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    # The fair-play measure of the ranked result, soon after it was entered (an
     # edition's entry: flagged when a round's is, ok once every round's is measured).
     # A flagged result leaves the board (``rank_score`` None, its counts taken back) for
     # the flagged one, in the same order (``flagged_rank_score``): ranked apart, kept.
@@ -205,12 +229,33 @@ class ChallengeEntry(Base):
             postgresql_where=text("flagged_rank_score IS NOT NULL"),
             sqlite_where=text("flagged_rank_score IS NOT NULL"),
         ),
-        # The ranked results not measured yet (the fair-play measure's queue).
+        # The provisional results of a public board, in the board's order.
         Index(
-            "ix_challenge_entries_unmeasured",
+            "ix_challenge_entries_provisional",
             "challenge_id",
-            postgresql_where=text("fair_play = 'pending' AND rank_score IS NOT NULL"),
-            sqlite_where=text("fair_play = 'pending' AND rank_score IS NOT NULL"),
+            "kind",
+            "provisional_rank_score",
+            "moves",
+            "finished_at",
+            "player_id",
+            postgresql_where=text("provisional_rank_score IS NOT NULL"),
+            sqlite_where=text("provisional_rank_score IS NOT NULL"),
+        ),
+        # The results due to be measured, the longest due first (the measure's queue).
+        Index(
+            "ix_challenge_entries_measure_due",
+            "measure_due_at",
+            postgresql_where=text("measure_due_at IS NOT NULL"),
+            sqlite_where=text("measure_due_at IS NOT NULL"),
+        ),
+        # A player's results being measured: one of theirs at a time (each sums their
+        # last ones).
+        Index(
+            "ix_challenge_entries_player_measure_claimed",
+            "player_id",
+            "measure_claimed_until",
+            postgresql_where=text("measure_claimed_until IS NOT NULL"),
+            sqlite_where=text("measure_claimed_until IS NOT NULL"),
         ),
         # A player's entries (list_my_challenges; retention asks whether there are any).
         Index("ix_challenge_entries_player_id", "player_id", "challenge_id"),

@@ -21,6 +21,7 @@ from sqlalchemy import (
     bindparam,
     column,
     delete,
+    exists,
     func,
     or_,
     select,
@@ -40,6 +41,7 @@ from app.challenges.models import (
     LeaderboardBucket,
     LeaderboardScore,
     ServerSecret,
+    Side,
 )
 from app.engine import GameStatus
 from app.engine.fairplay import flags_player
@@ -60,8 +62,9 @@ FOLLOWS = table("follows", column("follower_id"), column("followed_id"))
 # A place on a board: (rank_score, moves, finished_at, player_id).
 BoardKey = tuple[int, int, datetime, str]
 _BOARD_KEY = (ENTRIES.c.rank_score, ENTRIES.c.moves, ENTRIES.c.finished_at, ENTRIES.c.player_id)
-# A result's fair-play status and measure, shown with it.
+# A result's fair-play status and measure, shown with it, and whether it is provisional.
 _MEASURE = (
+    ENTRIES.c.provisional,
     ENTRIES.c.fair_play,
     ENTRIES.c.fair_play_telling,
     ENTRIES.c.fair_play_resolved,
@@ -75,6 +78,18 @@ _MEASURE = (
     ENTRIES.c.fair_play_player_p,
     ENTRIES.c.fair_play_player_p_results,
 )
+
+
+def standing(entry: ChallengeEntry) -> tuple[Side, int] | None:
+    """The side the entry's ranked result is on, and its rank score; None without one."""
+    for side, rank_score in (
+        (Side.BOARD, entry.rank_score),
+        (Side.PROVISIONAL, entry.provisional_rank_score),
+        (Side.FLAGGED, entry.flagged_rank_score),
+    ):
+        if rank_score is not None:
+            return side, rank_score
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +150,7 @@ class Place:
     name: str | None
     deleted: bool
     global_rank: int  # on the whole board
+    provisional: bool
     fair_play: FairPlay
     measure: Measure | None
 
@@ -303,10 +319,10 @@ class ChallengeRepository:
         self, challenge_ids: list[str], player_id: str
     ) -> list[tuple[int, int, datetime]]:
         """The player's ranked results (rank score, moves, finish) in these challenges,
-        flagged ones included (an edition's total counts them; the total is flagged with
-        them): each entry found by its primary key."""
+        those ranked apart included (an edition's total counts them; the total is ranked
+        apart with them): each entry found by its primary key."""
         e = ENTRIES.c
-        rank_score = func.coalesce(e.rank_score, e.flagged_rank_score)
+        rank_score = func.coalesce(e.rank_score, e.provisional_rank_score, e.flagged_rank_score)
         rows = await self.session.execute(
             select(rank_score, e.moves, e.finished_at).where(
                 e.challenge_id.in_(challenge_ids),
@@ -325,33 +341,27 @@ class ChallengeRepository:
     ) -> None:
         """Set the entry's result (an edition's entrant's total: rank score, moves, last
         finish, and its score as shown; None: none yet), moving its board's counts from
-        the old one to the new.
+        the old one to the new. A flagged total stays flagged; any other is pending again
+        (its rounds' measures settle it: ``settle_edition``), ranked apart meanwhile when
+        the entry is provisional (an edition's board is public).
         The entry's row is locked first (two of the player's rounds ending at once)."""
         entry = await self._locked(challenge_id, player_id)
         if entry is None:
             return
-        # A flagged total stays on the flagged board (no counts); an ok one has a result
-        # not measured yet again.
-        flagged = entry.fair_play is FairPlay.FLAGGED
-        current = entry.flagged_rank_score if flagged else entry.rank_score
-        old = (
-            (current, entry.moves, entry.finished_at)
-            if current is not None and entry.moves is not None
-            else None
-        )
+        place = standing(entry)
+        old = (place[1], entry.moves, entry.finished_at) if place is not None else None
         if old == total and entry.score == score:
             return
-        if old is not None and not flagged:
-            await self._count(challenge_id, entry.kind, old[0], old[1], -1)
+        await self._unplace(entry)
         if total is not None:
-            if flagged:
-                entry.flagged_rank_score = total[0]
-            else:
-                await self._count(challenge_id, entry.kind, total[0], total[1], 1)
-                entry.rank_score = total[0]
-                entry.fair_play = FairPlay.PENDING
             entry.moves, entry.finished_at = total[1], total[2]
             entry.score = score
+            if entry.fair_play is FairPlay.FLAGGED:
+                await self._place(entry, Side.FLAGGED, total[0])
+            else:
+                side = Side.PROVISIONAL if entry.provisional else Side.BOARD
+                await self._place(entry, side, total[0])
+                entry.fair_play = FairPlay.PENDING
         await self.session.flush()
 
     async def set_best(
@@ -392,7 +402,13 @@ class ChallengeRepository:
 
     # -- entries ----------------------------------------------------------------------
     async def add_entry(
-        self, challenge_id: str, player_id: str, kind: PlayerKind, now: datetime
+        self,
+        challenge_id: str,
+        player_id: str,
+        kind: PlayerKind,
+        now: datetime,
+        *,
+        provisional: bool,
     ) -> bool:
         """The player's entry, unless they have one (two racing: one wins); whether it
         was made."""
@@ -404,6 +420,7 @@ class ChallengeRepository:
                 kind=kind,
                 status=GameStatus.IN_PROGRESS,
                 started_at=now,
+                provisional=provisional,
             )
             .on_conflict_do_nothing()
             .returning(ENTRIES.c.player_id)
@@ -445,12 +462,16 @@ class ChallengeRepository:
         moves: int,
         finished_at: datetime,
         rank_score: int | None,
+        *,
+        public: bool,
     ) -> None:
         """Enter the result of the attempt ``game_id``: it becomes the entry's result when
         it is ranked (``rank_score`` given) and better than the entry's best (score, then
-        moves, then the earlier finish), which leaves its board's counts for the new one;
-        an unranked result shows only while the entry has no other. The entry's row is
-        locked first: its player's attempts follow one another, so nothing waits on it."""
+        moves, then the earlier finish), which leaves its side for the new one: the board,
+        or apart while provisional on a ``public`` board, or the flagged side of an entry
+        flagged already; any but a flagged one is due to be measured at once. An unranked
+        result shows only while the entry has no other. The entry's row is locked first:
+        its player's attempts follow one another, so nothing waits on it."""
         entry = (
             await self.session.scalars(
                 select(ChallengeEntry)
@@ -462,21 +483,45 @@ class ChallengeRepository:
         if entry is None:
             return
         entry.status = status
+        place = standing(entry)
         best = (
             None
-            if entry.rank_score is None or entry.moves is None or entry.finished_at is None
-            else (entry.rank_score, entry.moves, entry.finished_at)
+            if place is None or entry.moves is None or entry.finished_at is None
+            else (place[1], entry.moves, entry.finished_at)
         )
         if rank_score is not None and (best is None or (rank_score, moves, finished_at) < best):
-            if best is not None:
-                await self._count(entry.challenge_id, entry.kind, best[0], best[1], -1)
-            await self._count(entry.challenge_id, entry.kind, rank_score, moves, 1)
-            entry.rank_score = rank_score
+            await self._unplace(entry)
             entry.result_game_id = game_id
             entry.score, entry.moves, entry.finished_at = score, moves, finished_at
+            if entry.fair_play is FairPlay.FLAGGED:
+                await self._place(entry, Side.FLAGGED, rank_score)
+            else:
+                side = Side.PROVISIONAL if entry.provisional and public else Side.BOARD
+                await self._place(entry, side, rank_score)
+                entry.fair_play = FairPlay.PENDING
+                _keep(entry, None)
+                entry.measure_due_at, entry.measure_claimed_until = finished_at, None
         elif best is None and entry.score is None:
             entry.score, entry.moves, entry.finished_at = score, moves, finished_at
         await self.session.flush()
+
+    async def _unplace(self, entry: ChallengeEntry) -> None:
+        """Take the entry's result off its side (off the board: its counts taken back)."""
+        if entry.rank_score is not None and entry.moves is not None:
+            await self._count(entry.challenge_id, entry.kind, entry.rank_score, entry.moves, -1)
+        entry.rank_score = entry.provisional_rank_score = entry.flagged_rank_score = None
+
+    async def _place(self, entry: ChallengeEntry, side: Side, rank_score: int) -> None:
+        """Put the entry's result (its moves set) on ``side``, off any other first."""
+        await self._unplace(entry)
+        if side is Side.BOARD:
+            assert entry.moves is not None
+            await self._count(entry.challenge_id, entry.kind, rank_score, entry.moves, 1)
+            entry.rank_score = rank_score
+        elif side is Side.PROVISIONAL:
+            entry.provisional_rank_score = rank_score
+        else:
+            entry.flagged_rank_score = rank_score
 
     async def _count(
         self, challenge_id: str, kind: PlayerKind, rank_score: int, moves: int, by: int
@@ -504,7 +549,7 @@ class ChallengeRepository:
         else:
             rows = (await self.session.execute(_AFTER, {**board, **_key_params(after)})).all()
         ranked = int(rows[0].ranked) if rows else await self.ranked(challenge_id, kind)
-        return [_place(r) for r in rows], ranked
+        return [_place_of(r) for r in rows], ranked
 
     async def place_of(self, challenge_id: str, kind: PlayerKind, player_id: str) -> Place | None:
         """The player's ranked result on the board, with its rank (None without one)."""
@@ -513,7 +558,7 @@ class ChallengeRepository:
                 _MINE, {"challenge_id": challenge_id, "kind": kind, "player_id": player_id}
             )
         ).first()
-        return _place(row) if row is not None else None
+        return _place_of(row) if row is not None else None
 
     async def board_before(
         self, challenge_id: str, kind: PlayerKind, before: BoardKey, limit: int
@@ -525,7 +570,7 @@ class ChallengeRepository:
                 {"challenge_id": challenge_id, "kind": kind, "limit": limit, **_key_params(before)},
             )
         ).all()
-        return [_place(r) for r in reversed(rows)]
+        return [_place_of(r) for r in reversed(rows)]
 
     async def among_following(
         self,
@@ -561,80 +606,116 @@ class ChallengeRepository:
         ranked = rows[0].ranked if rows else await self.session.scalar(count, params)
         return [_among_place(r) for r in rows], int(ranked or 0)
 
-    async def flagged_after(
-        self, challenge_id: str, kind: PlayerKind, after: BoardKey | None, limit: int
+    async def apart_after(
+        self,
+        challenge_id: str,
+        kind: PlayerKind,
+        side: Side,
+        after: BoardKey | None,
+        limit: int,
     ) -> tuple[list[Place], int]:
-        """The flagged results of a board, ranked among themselves in the board's order:
-        ``limit`` after ``after`` (from the top without), and how many there are."""
+        """The results of a board ranked apart on ``side`` (provisional or flagged), ranked
+        among themselves in the board's order: ``limit`` after ``after`` (from the top
+        without), and how many there are."""
+        first, following, count = _APART[side]
         params = {"challenge_id": challenge_id, "kind": kind, "limit": limit}
         if after is None:
-            rows = (await self.session.execute(_FLAGGED_FIRST, params)).all()
+            rows = (await self.session.execute(first, params)).all()
         else:
-            rows = (
-                await self.session.execute(_FLAGGED_AFTER, {**params, **_key_params(after)})
-            ).all()
-        count = rows[0].ranked if rows else await self.session.scalar(_FLAGGED_COUNT, params)
-        return [_place(r) for r in rows], int(count or 0)
+            rows = (await self.session.execute(following, {**params, **_key_params(after)})).all()
+        counted = rows[0].ranked if rows else await self.session.scalar(count, params)
+        return [_place_of(r) for r in rows], int(counted or 0)
 
     # -- fair play ----------------------------------------------------------------------
-    async def unmeasured(
-        self, now: datetime, limit: int, challenge_id: str | None = None
-    ) -> list[Unmeasured]:
-        """Up to ``limit`` ranked results not measured yet, of challenges closed by ``now``
-        (not an edition's board: its entries follow their rounds'), newest close first;
-        only ``challenge_id``'s when given. The closed challenges are found first, each
-        asked whether it has one (``ix_challenge_entries_unmeasured``: a lookup), so the
-        results of the open ones (pending until they close: a day's daily may have a
-        million) are never walked."""
+    async def claim_due(
+        self, now: datetime, lease_until: datetime, challenge_id: str | None = None
+    ) -> Unmeasured | None:
+        """A ranked result due to be measured at ``now`` (of ``challenge_id`` only, when
+        given) and held by no measure, the longest due first, claimed until
+        ``lease_until`` (a measure that dies leaves it to the next then); None when none
+        is due, or another measure claimed it first. A player with a result being
+        measured has no other claimed (each measure sums its player's last ones). On
+        PostgreSQL claims skip the rows others are claiming (SKIP LOCKED); SQLite's
+        writes take turns."""
         e, c = ENTRIES.c, CHALLENGES.c
-        inner = ENTRIES.alias("pending_entries").c
-        only = [c.id == challenge_id] if challenge_id is not None else []
-        closed = (
-            select(c.id)
-            .where(
-                c.closes_at <= now,
-                c.kind != ChallengeKind.EDITION,
-                *only,
-                select(inner.challenge_id)
-                .where(inner.challenge_id == c.id, *_unmeasured(inner))
-                .exists(),
+        held = ENTRIES.alias("held").c
+        only = [e.challenge_id == challenge_id] if challenge_id is not None else []
+        free = or_(e.measure_claimed_until.is_(None), e.measure_claimed_until <= now)
+        candidate = (
+            await self.session.execute(
+                select(e.challenge_id, e.player_id)
+                .where(
+                    e.measure_due_at <= now,
+                    free,
+                    *only,
+                    ~exists().where(
+                        held.player_id == e.player_id, held.measure_claimed_until > now
+                    ),
+                )
+                .order_by(e.measure_due_at)
+                .limit(1)
+                .with_for_update(skip_locked=True, of=ENTRIES)
             )
-            .order_by(c.closes_at.desc())
-            .limit(limit)
+        ).first()
+        if candidate is None:
+            return None
+        key = (e.challenge_id == candidate.challenge_id, e.player_id == candidate.player_id)
+        claimed = await self.session.execute(
+            update(ENTRIES)
+            .where(*key, e.measure_due_at <= now, free)
+            .values(measure_claimed_until=lease_until)
+            .returning(e.player_id)
         )
-        rows = await self.session.execute(
-            select(
-                e.challenge_id,
-                e.player_id,
-                e.result_game_id,
-                c.kind,
-                c.deal,
-                c.rules,
-                c.layout,
-                c.tier.is_(None),
-                c.winnable_only,
+        if claimed.first() is None:
+            return None
+        row = (
+            await self.session.execute(
+                select(
+                    e.challenge_id,
+                    e.player_id,
+                    e.result_game_id,
+                    c.kind,
+                    c.deal,
+                    c.rules,
+                    c.layout,
+                    c.tier.is_(None),
+                    c.winnable_only,
+                )
+                .select_from(ENTRIES.join(CHALLENGES, c.id == e.challenge_id))
+                .where(*key)
             )
-            .select_from(ENTRIES.join(CHALLENGES, c.id == e.challenge_id))
-            .where(e.challenge_id.in_(closed.scalar_subquery()), *_unmeasured(e))
-            .order_by(c.closes_at.desc(), e.challenge_id, e.player_id)
-            .limit(limit)
-        )
-        return [Unmeasured(*r) for r in rows]
+        ).one()
+        return Unmeasured(*row)
 
     async def keep_measure(
-        self, challenge_id: str, player_id: str, measure: Measure, flagged: bool
+        self,
+        challenge_id: str,
+        player_id: str,
+        game_id: str | None,
+        measure: Measure,
+        flagged: bool,
     ) -> bool:
-        """Keep a result's measure: ok, or flagged, which takes it off the board (its counts
-        taken back) onto the flagged one. False when it was measured already (another run)
-        or is no longer ranked. The entry's row is locked first."""
+        """Keep the measure of the entry's result ``game_id``: ok, which puts a provisional
+        result on the board, or flagged, which takes it off the board (its counts taken
+        back) onto the flagged side. False when the entry's result is measured already
+        (another run), is another one now (a better attempt since, due on its own), or is
+        no longer ranked. The entry's row is locked first."""
         entry = await self._locked(challenge_id, player_id)
-        if entry is None or entry.fair_play is not FairPlay.PENDING or entry.rank_score is None:
+        if (
+            entry is None
+            or entry.fair_play is not FairPlay.PENDING
+            or entry.result_game_id != game_id
+            or standing(entry) is None
+        ):
             return False
         _keep(entry, measure)
+        entry.measure_due_at = entry.measure_claimed_until = None
         if flagged:
             await self._flag(entry)
         else:
             entry.fair_play = FairPlay.OK
+            if entry.provisional_rank_score is not None:
+                await self._place(entry, Side.BOARD, entry.provisional_rank_score)
         await self.session.flush()
         return True
 
@@ -683,7 +764,11 @@ class ChallengeRepository:
                     c.kind == ChallengeKind.ROUND,
                     # Its rounds' ids are "<edition>.<round>" (an event's id has no dot).
                     c.id.startswith(board_id + ".", autoescape=True),
-                    or_(e.rank_score.is_not(None), e.flagged_rank_score.is_not(None)),
+                    or_(
+                        e.rank_score.is_not(None),
+                        e.provisional_rank_score.is_not(None),
+                        e.flagged_rank_score.is_not(None),
+                    ),
                 )
             )
         ).all()
@@ -697,6 +782,8 @@ class ChallengeRepository:
             await self._flag(entry)
         elif rounds and len(measured) == len(rounds):
             entry.fair_play = FairPlay.OK
+            if entry.provisional_rank_score is not None:
+                await self._place(entry, Side.BOARD, entry.provisional_rank_score)
         await self.session.flush()
 
     async def _locked(self, challenge_id: str, player_id: str) -> ChallengeEntry | None:
@@ -715,10 +802,10 @@ class ChallengeRepository:
         ).one_or_none()
 
     async def _flag(self, entry: ChallengeEntry) -> None:
-        """Move a ranked result to the flagged board."""
-        if entry.rank_score is not None and entry.moves is not None:
-            await self._count(entry.challenge_id, entry.kind, entry.rank_score, entry.moves, -1)
-            entry.flagged_rank_score, entry.rank_score = entry.rank_score, None
+        """Move a ranked result to the flagged side."""
+        place = standing(entry)
+        if place is not None:
+            await self._place(entry, Side.FLAGGED, place[1])
         entry.fair_play = FairPlay.FLAGGED
 
     async def rank_of(
@@ -753,24 +840,26 @@ class Unmeasured:
     winnable_only: bool  # and proved winnable (the evidence's alternatives are too)
 
 
-def _unmeasured(e: Any) -> tuple[Any, ...]:
-    """A ranked result not measured yet (``ix_challenge_entries_unmeasured``'s condition),
-    on these entries' columns."""
-    return (e.fair_play == FairPlay.PENDING, e.rank_score.is_not(None))
+# Each figure of a ``Measure`` and the entry's column that keeps it.
+_KEPT_AS = {
+    "telling": "fair_play_telling",
+    "resolved": "fair_play_resolved",
+    "expected": "fair_play_expected",
+    "p_value": "fair_play_p",
+    "measured_at": "fair_play_at",
+    "stock_z": "fair_play_stock_z",
+    "stock_decisions": "fair_play_stock_decisions",
+    "player_z": "fair_play_player_z",
+    "player_results": "fair_play_player_results",
+    "player_p": "fair_play_player_p",
+    "player_p_results": "fair_play_player_p_results",
+}
 
 
-def _keep(entry: ChallengeEntry, measure: Measure) -> None:
-    entry.fair_play_telling = measure.telling
-    entry.fair_play_resolved = measure.resolved
-    entry.fair_play_expected = measure.expected
-    entry.fair_play_p = measure.p_value
-    entry.fair_play_at = measure.measured_at
-    entry.fair_play_stock_z = measure.stock_z
-    entry.fair_play_stock_decisions = measure.stock_decisions
-    entry.fair_play_player_z = measure.player_z
-    entry.fair_play_player_results = measure.player_results
-    entry.fair_play_player_p = measure.player_p
-    entry.fair_play_player_p_results = measure.player_p_results
+def _keep(entry: ChallengeEntry, measure: Measure | None) -> None:
+    """Keep a result's measure on its entry (None: a result not measured yet)."""
+    for figure, name in _KEPT_AS.items():
+        setattr(entry, name, getattr(measure, figure) if measure is not None else None)
 
 
 def _key_params(key: BoardKey) -> dict[str, Any]:
@@ -857,7 +946,7 @@ def _page(where: list[Any], *, descending: bool, limit: bool = True) -> Any:
     return _ranked(rows.subquery("page"), descending=descending)
 
 
-def _place(r: Any) -> Place:
+def _place_of(r: Any) -> Place:
     return Place(
         player_id=r.player_id,
         score=r.score,
@@ -868,6 +957,7 @@ def _place(r: Any) -> Place:
         name=r.name,
         deleted=r.deleted_at is not None,
         global_rank=int(r.rank),
+        provisional=bool(r.provisional),
         fair_play=FairPlay(r.fair_play),
         measure=measure_of(r),
     )
@@ -877,19 +967,8 @@ def measure_of(r: Any) -> Measure | None:
     """The fair-play measure stored on an entry (a row or the model), None before one."""
     if r.fair_play_at is None:
         return None
-    return Measure(
-        r.fair_play_telling,
-        r.fair_play_resolved,
-        r.fair_play_expected,
-        r.fair_play_p,
-        _aware(r.fair_play_at),
-        r.fair_play_stock_z,
-        r.fair_play_stock_decisions,
-        r.fair_play_player_z,
-        r.fair_play_player_results,
-        r.fair_play_player_p,
-        r.fair_play_player_p_results,
-    )
+    figures = {figure: getattr(r, name) for figure, name in _KEPT_AS.items()}
+    return Measure(**{**figures, "measured_at": _aware(r.fair_play_at)})
 
 
 # How many results a board ranks: the sum of its scores' counts (a few hundred rows).
@@ -977,7 +1056,7 @@ _COHORT = _group_statements(
 
 
 def _among_place(r: Any) -> Place:
-    return replace(_place(r), rank=int(r.local_rank))
+    return replace(_place_of(r), rank=int(r.local_rank))
 
 
 def _scores_ahead(rank_score: int) -> Any:
@@ -1012,27 +1091,28 @@ def _aware(moment: datetime) -> datetime:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
-def _flagged(*, after: bool) -> tuple[Any, Any]:
-    """A board's flagged results (``ix_challenge_entries_flagged``: a range of it, few
+def _apart(side: Side, *, after: bool) -> tuple[Any, Any]:
+    """A board's results ranked apart on ``side`` (by their index: a range of it, few
     rows), ranked among themselves by a window, in the board's order; and their count."""
     e = ENTRIES.c
+    rank_score = e.provisional_rank_score if side is Side.PROVISIONAL else e.flagged_rank_score
     group = (
         select(
             e.player_id,
             e.score,
             e.moves,
             e.finished_at,
-            e.flagged_rank_score.label("rank_score"),
+            rank_score.label("rank_score"),
             *_MEASURE,
-            func.rank().over(order_by=(e.flagged_rank_score, e.moves)).label("rank"),
+            func.rank().over(order_by=(rank_score, e.moves)).label("rank"),
             func.count().over().label("ranked"),
         )
         .where(
             e.challenge_id == bindparam("challenge_id"),
             e.kind == bindparam("kind"),
-            e.flagged_rank_score.is_not(None),
+            rank_score.is_not(None),
         )
-        .subquery("flagged")
+        .subquery(side.value)
     )
     g = group.c
     key = (g.rank_score, g.moves, g.finished_at, g.player_id)
@@ -1047,5 +1127,10 @@ def _flagged(*, after: bool) -> tuple[Any, Any]:
     return rows, select(func.count()).select_from(group)
 
 
-_FLAGGED_FIRST, _FLAGGED_COUNT = _flagged(after=False)
-_FLAGGED_AFTER = _flagged(after=True)[0]
+def _apart_statements(side: Side) -> tuple[Any, Any, Any]:
+    first, count = _apart(side, after=False)
+    return first, _apart(side, after=True)[0], count
+
+
+# Each side's statements: from the top, after a place, and the count.
+_APART = {side: _apart_statements(side) for side in (Side.PROVISIONAL, Side.FLAGGED)}

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Final
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StrictBool
 
-from app.challenges.models import ChallengeKind, FairPlay
+from app.challenges.models import ChallengeKind, FairPlay, Side
 from app.engine.difficulty import Tier
 from app.engine.fairplay import PLAYER_LEAN
 from app.games.service import RulesCreate
@@ -32,6 +32,10 @@ class CohortOf(StrEnum):
 
 
 class FairPlayView(StrEnum):
+    """The results of a board ranked apart: provisional (a new account's, on a public
+    board, until measured ok) or flagged."""
+
+    PROVISIONAL = "provisional"
     FLAGGED = "flagged"
 
 
@@ -219,36 +223,38 @@ class ChallengeRead(BaseModel):
 
 
 class FairPlayRead(BaseModel):
-    """A ranked result's fair-play measure (README: Fair play), taken once its challenge
-    has closed: at each of the player's decisions, whether the move the hint would choose
+    """A ranked result's fair-play measure (README: Fair play), taken within minutes of
+    the result: at each of the player's decisions, whether the move the hint would choose
     from the player's view is one of the best with every card known; where it is not (a
-    telling decision), whether the player chose one of those anyway."""
+    telling decision), whether the player chose one of those anyway. Its figures are shown
+    once the challenge has closed (before, they would tell of a deal still in play)."""
 
     status: FairPlay = Field(
-        description="pending (its challenge is open, or the measure is queued), ok, or "
-        "flagged (p_value under the server's threshold, or player_p_value with a p_value "
-        "that leans the clairvoyant way itself, or player_stock_z over its own threshold: "
-        "ranked apart)"
+        description="pending (measured within minutes of the result), ok, or flagged "
+        "(p_value under the server's threshold, or player_p_value with a p_value that "
+        "leans the clairvoyant way itself, or player_stock_z over its own threshold: ranked "
+        "apart)"
     )
-    telling: int | None = Field(description="Telling decisions in the game; null while pending")
+    telling: int | None = Field(
+        description="Telling decisions in the game; null while pending or the challenge open"
+    )
     resolved: int | None = Field(
         description="Those the player resolved as only a player seeing the hidden cards "
-        "would choose; null while pending"
+        "would choose; null as telling"
     )
     expected: float | None = Field(
-        description="How many of them honest play resolves so, at most, on average; null "
-        "while pending"
+        description="How many of them honest play resolves so, at most, on average; null as telling"
     )
     p_value: float | None = Field(
         description="How likely honest play resolves at least as many so: the smaller, the "
-        "less likely the player chose from what they saw; null while pending"
+        "less likely the player chose from what they saw; null as telling"
     )
     measured_at: datetime | None = Field(description="When it was measured; null while pending")
     stock_z: float | None = Field(
         description="The stock's evidence of this game: how much better the player's moves "
         "did with the stock's true order than with orders they could not tell from it, in "
         "standard deviations (about N(0, 1) for honest play; one game alone flags nothing); "
-        "null while pending, for a deal drawn by difficulty, or measured before it was kept"
+        "null as telling, for a deal drawn by difficulty, or measured before it was kept"
     )
     stock_decisions: int | None = Field(
         description="The decisions the stock's evidence weighs; null as stock_z"
@@ -265,8 +271,8 @@ class FairPlayRead(BaseModel):
         description="The p_value of the player's last results with one (this one included) "
         "combined, when it was measured: how likely honest play does what they did in all "
         f"of them. Under the server's threshold, a result whose own p_value is at most "
-        f"{PLAYER_LEAN:g} (it leans the clairvoyant way itself) is flagged; null while "
-        "pending, or measured before it was kept"
+        f"{PLAYER_LEAN:g} (it leans the clairvoyant way itself) is flagged; null as "
+        "telling, or measured before it was kept"
     )
     player_p_results: int | None = Field(
         description="How many results player_p_value combines; null as player_p_value"
@@ -287,6 +293,12 @@ class LeaderboardEntryRead(BaseModel):
     score: int = Field(description="The final score (cards_left: cards left, fewer ranks first)")
     moves: int = Field(description="Moves the game took, undos included")
     finished_at: datetime = Field(description="When the game ended")
+    provisional: bool = Field(
+        description="A new account's result (made after the challenge opened, or younger "
+        "than the server's CHALLENGE_ACCOUNT_MIN_HOURS when it entered): on a public board "
+        "(the daily, events) ranked apart (fair_play=provisional) until its measure says ok; "
+        "on a challenge a player set, ranked with the others, marked"
+    )
     fair_play: FairPlayRead = Field(description="The result's fair-play measure")
 
 
@@ -310,6 +322,7 @@ class LeaderboardRead(BaseModel):
                             "score": 164,
                             "moves": 41,
                             "finished_at": "2026-12-01T08:14:09Z",
+                            "provisional": False,
                             "fair_play": {
                                 "status": "ok",
                                 "telling": 6,
@@ -334,6 +347,7 @@ class LeaderboardRead(BaseModel):
                             "score": 120,
                             "moves": 38,
                             "finished_at": "2026-12-01T11:40:51Z",
+                            "provisional": False,
                             "fair_play": {
                                 "status": "pending",
                                 "telling": None,
@@ -360,7 +374,7 @@ class LeaderboardRead(BaseModel):
     kind: PlayerKind = Field(description="Whose board: human or bot players'")
     ranked: int = Field(
         description="Ranked results on this board (among=following: among those players; "
-        "fair_play=flagged: the flagged results)"
+        "fair_play=provisional or flagged: the results ranked apart so)"
     )
     entries: list[LeaderboardEntryRead] = Field(description="This page of results, best first")
     next: str | None = Field(description="The cursor of the next page (also in Link), or null")
@@ -377,6 +391,20 @@ class MyEntryRead(BaseModel):
     )
     moves: int | None = Field(description="Its move count, else null")
     ranked: bool = Field(description="Whether that result is on the board")
+    side: Side | None = Field(
+        description="Where the ranked result stands: board, provisional (a new account's "
+        "on a public board, ranked apart until its measure says ok) or flagged (ranked "
+        "apart); null without a ranked result"
+    )
+    provisional: bool = Field(
+        description="The entry was made by an account newer than the challenge, or younger "
+        "than the server's CHALLENGE_ACCOUNT_MIN_HOURS: its result is provisional "
+        "(provisional_note says what that means here)"
+    )
+    provisional_note: str | None = Field(
+        description="What being provisional means for this result, and until when, in "
+        "words; null for an entry that is not provisional"
+    )
     number: int | None = Field(
         description="An event's edition: the caller's place in its join order; else null"
     )

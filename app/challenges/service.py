@@ -34,7 +34,6 @@ from app.challenges.deals import (
     round_salt,
 )
 from app.challenges.errors import (
-    AccountTooNewProblem,
     AlreadyEnteredProblem,
     ChallengeClosedProblem,
     ChallengeEnteredProblem,
@@ -45,8 +44,16 @@ from app.challenges.errors import (
     NotChallengeCreatorProblem,
     TooManyOpenChallengesProblem,
 )
-from app.challenges.models import Challenge, ChallengeKind, FairPlay
-from app.challenges.repository import BoardKey, ChallengeRepository, Measure, MyChallenge, Place
+from app.challenges.models import Challenge, ChallengeEntry, ChallengeKind, FairPlay, Side
+from app.challenges.repository import (
+    BoardKey,
+    ChallengeRepository,
+    Measure,
+    MyChallenge,
+    Place,
+    measure_of,
+    standing,
+)
 from app.challenges.schemas import (
     Among,
     Around,
@@ -59,6 +66,7 @@ from app.challenges.schemas import (
     FairPlayView,
     LeaderboardEntryRead,
     LeaderboardRead,
+    MyEntryRead,
 )
 from app.engine.difficulty import Difficulty, Tier
 from app.engine.equivalence import game_key
@@ -80,20 +88,13 @@ from app.kit.paging import Count32, Int32, RowId, UtcTime, decode_cursor, encode
 from app.kit.ratelimit import RateLimitedProblem
 from app.kit.schemas import DifficultyRead, RulesRead
 from app.kit.workload import Searches, SolverPool
-from app.players.service import (
-    PLAYER_PROBLEMS,
-    Player,
-    PlayerService,
-    challenges_from,
-    may_enter,
-)
+from app.players.service import PLAYER_PROBLEMS, Player, PlayerService, is_provisional
 from app.settings import Settings
 
 SECRET_NAME = "challenge"
 # What starting an attempt may answer instead of the game (besides the player's key).
 START_PROBLEMS = (
     NotFoundProblem,
-    AccountTooNewProblem,
     AlreadyEnteredProblem,
     ChallengeNotOpenProblem,
     ChallengeClosedProblem,
@@ -172,6 +173,12 @@ def check_open(challenge: Challenge, now: datetime) -> None:
 
 def is_closed(challenge: Challenge, now: datetime) -> bool:
     return now >= challenge.closes_at
+
+
+def is_public(challenge: Challenge) -> bool:
+    """Whether its board is public (the daily, an event's): there a provisional result
+    is ranked apart until measured; on a challenge a player set it ranks, marked."""
+    return challenge.kind is not ChallengeKind.SET
 
 
 def new_invite_code() -> str:
@@ -602,20 +609,14 @@ class ChallengeService:
     ) -> tuple[LoadedGame, str]:
         """An attempt of the player's at the challenge: a game of its deal, under its
         rules, committed to with its salt (its commitment is the challenge's). A player's
-        first makes their entry (counted against the challenge's bound); a later one needs
-        an attempt left and none in progress. An account made after the challenge opened
-        may not enter it until it is ``CHALLENGE_ACCOUNT_MIN_HOURS`` old."""
+        first makes their entry (counted against the challenge's bound; provisional for a
+        new account: ``entry_is_provisional``); a later one needs an attempt left and none
+        in progress."""
         check_open(challenge, now)
-        hours = self.settings.challenge_account_min_hours
-        if not may_enter(player, challenge.opens_at, hours, now):
-            eligible = challenges_from(player, hours)
-            raise AccountTooNewProblem(
-                f"player {player.id} was made at {player.created_at.isoformat()}, after "
-                f"{challenge.id} opened ({challenge.opens_at.isoformat()}): it enters the "
-                f"challenges that open after it was made, and any from {eligible.isoformat()}",
-                eligible_from=eligible.isoformat(),
-            )
-        if await self.challenges.add_entry(challenge.id, player.id, player.kind, now):
+        provisional = self.entry_is_provisional(challenge, player, now)
+        if await self.challenges.add_entry(
+            challenge.id, player.id, player.kind, now, provisional=provisional
+        ):
             if await self.challenges.count_entry(challenge.id) is None:
                 raise ChallengeFullProblem(
                     f"challenge {challenge.id} has taken {challenge.max_entries} entrants"
@@ -631,6 +632,12 @@ class ChallengeService:
         await self.challenges.set_entry_game(challenge.id, player.id, game.row.id)
         return game, token
 
+    def entry_is_provisional(self, challenge: Challenge, player: Player, now: datetime) -> bool:
+        """Whether the entry ``player`` makes in ``challenge`` at ``now`` is provisional
+        (``players.service.is_provisional``, CHALLENGE_ACCOUNT_MIN_HOURS)."""
+        hours = self.settings.challenge_account_min_hours
+        return is_provisional(player, challenge.opens_at, hours, now)
+
     # -- events' editions -----------------------------------------------------------------
     async def enter(
         self, board: Challenge, player: Player, now: datetime, cohort_size: int
@@ -639,7 +646,10 @@ class ChallengeService:
         they had none (409 challenge-full past its bound, as an entrant of any challenge;
         racing joins are ordered by the board's row), and their cohort from it."""
         check_open(board, now)
-        if await self.challenges.add_entry(board.id, player.id, player.kind, now):
+        provisional = self.entry_is_provisional(board, player, now)
+        if await self.challenges.add_entry(
+            board.id, player.id, player.kind, now, provisional=provisional
+        ):
             number = await self.challenges.count_entry(board.id)
             if number is None:
                 raise ChallengeFullProblem(f"{board.id} has taken {board.max_entries} entrants")
@@ -777,19 +787,32 @@ class ChallengeService:
         places, ranked = await self.challenges.board_after(challenge_id, kind, after, limit + 1)
         return _cut(Board(challenge_id, kind, ranked, places, None), limit)
 
-    async def flagged_board(
-        self, challenge_id: str, kind: PlayerKind, limit: int, after: BoardKey | None
+    async def apart_board(
+        self, challenge_id: str, kind: PlayerKind, side: Side, limit: int, after: BoardKey | None
     ) -> Board:
-        """The board's flagged results, ranked among themselves."""
-        places, count = await self.challenges.flagged_after(challenge_id, kind, after, limit + 1)
+        """The board's results ranked apart on ``side`` (provisional, flagged), ranked
+        among themselves."""
+        places, count = await self.challenges.apart_after(
+            challenge_id, kind, side, after, limit + 1
+        )
         return _cut(Board(challenge_id, kind, count, places, None), limit)
 
     async def around(self, challenge_id: str, player: Player, neighbours: int) -> Board:
-        """The player's ranked result with ``neighbours`` results either side of it."""
+        """The player's ranked result with ``neighbours`` results either side of it; a
+        404 that says where it is when it is ranked apart."""
         kind = player.kind
         mine = await self.challenges.place_of(challenge_id, kind, player.id)
         if mine is None:
-            raise NoRankedResultProblem(f"no ranked result of player {player.id} on {challenge_id}")
+            entry = await self.challenges.entry(challenge_id, player.id)
+            place = standing(entry) if entry is not None else None
+            where = (
+                f": it is ranked apart (fair_play={place[0].value})"
+                if place is not None and place[0] is not Side.BOARD
+                else ""
+            )
+            raise NoRankedResultProblem(
+                f"no ranked result of player {player.id} on the board of {challenge_id}{where}"
+            )
         before = await self.challenges.board_before(challenge_id, kind, mine.key, neighbours)
         after, ranked = await self.challenges.board_after(challenge_id, kind, mine.key, neighbours)
         return Board(challenge_id, kind, ranked, [*before, mine, *after], None)
@@ -844,6 +867,7 @@ async def enter_ended_game(session: AsyncSession, ended: GameEnded) -> None:
         ended.moves,
         ended.ended_at,
         rank_score=_rank_score(ended) if ranked else None,
+        public=is_public(challenge),
     )
     if (
         ranked
@@ -983,13 +1007,15 @@ async def board_page(
     cursor: str | None,
     view: BoardView | None,
     player: Player | None,
+    *,
+    closed: bool,
 ) -> tuple[LeaderboardRead, str | None]:
-    """A page of a board (a challenge's, an edition's) and its next cursor: from the top
-    (after ``cursor``), around ``player``, among whom they follow, in their cohort, or
-    its flagged results."""
+    """A page of a board (a challenge's, an edition's; ``closed`` once it has) and its
+    next cursor: from the top (after ``cursor``), around ``player``, among whom they
+    follow, in their cohort, or its results ranked apart (provisional, flagged)."""
     after = board_place(cursor) if cursor is not None else None
-    if view is FairPlayView.FLAGGED:
-        board = await reader.flagged_board(board_id, kind, limit, after)
+    if isinstance(view, FairPlayView):
+        board = await reader.apart_board(board_id, kind, Side(view.value), limit, after)
     elif view is None or player is None:
         board = await reader.board(board_id, kind, limit, after)
     elif view is Around.ME:
@@ -999,18 +1025,21 @@ async def board_page(
     else:
         board = await reader.cohort_board(board_id, player, limit, after)
     next_cursor = board_cursor(board.next) if board.next is not None else None
-    return leaderboard_out(board_id, board, next_cursor), next_cursor
+    return leaderboard_out(board_id, board, next_cursor, closed=closed), next_cursor
 
 
-def fair_play_out(status: FairPlay, measure: Measure | None) -> FairPlayRead:
-    if measure is None:
+def fair_play_out(status: FairPlay, measure: Measure | None, *, closed: bool) -> FairPlayRead:
+    """A result's fair-play status, and its measure's figures once its challenge has
+    closed: before, they would tell which of the player's moves the hidden cards made
+    best (of a deal still in play)."""
+    if measure is None or not closed:
         return FairPlayRead(
             status=status,
             telling=None,
             resolved=None,
             expected=None,
             p_value=None,
-            measured_at=None,
+            measured_at=measure.measured_at if measure is not None else None,
             stock_z=None,
             stock_decisions=None,
             player_stock_z=None,
@@ -1034,12 +1063,18 @@ def fair_play_out(status: FairPlay, measure: Measure | None) -> FairPlayRead:
     )
 
 
-def fair_play_reason(measure: Measure | None, settings: Settings) -> str:
+def fair_play_reason(measure: Measure | None, settings: Settings, *, closed: bool) -> str:
     """Why a flagged result is ranked apart, for its player: the game's own measure, its
     measures of their last results combined, the stock's evidence of their last results
-    (against the server's thresholds)."""
+    (against the server's thresholds); once its challenge has closed (``fair_play_out``)."""
     if measure is None:
         return "one of the rounds of this total was flagged"
+    if not closed:
+        return (
+            "the fair-play measure found that your moves chose as only a player seeing the "
+            "hidden cards would; its figures are shown once the challenge closes. The "
+            "result is kept, ranked on the flagged side of the board."
+        )
     reasons = []
     game = (
         f"at {measure.telling} decisions of the game, the move best with every card known "
@@ -1067,7 +1102,68 @@ def fair_play_reason(measure: Measure | None, settings: Settings) -> str:
     return "; and ".join(reasons) + ". The result is kept, ranked on the flagged side of the board."
 
 
-def leaderboard_out(challenge_id: str, board: Board, next_cursor: str | None) -> LeaderboardRead:
+def provisional_note(entry: ChallengeEntry, challenge: Challenge, settings: Settings) -> str | None:
+    """What being provisional means for the entry's result, and until when; None for an
+    entry that is not provisional."""
+    if not entry.provisional:
+        return None
+    why = (
+        "Your account is newer than this challenge, or younger than "
+        f"{settings.challenge_account_min_hours} hours: your result is provisional."
+    )
+    place = standing(entry)
+    if not is_public(challenge):
+        return f"{why} It ranks with the others, marked provisional."
+    if place is None:
+        return (
+            f"{why} Once your game ends it is ranked apart from the established results "
+            "until its fair-play measure, within minutes, says ok; then it takes its place "
+            "on the board."
+        )
+    if place[0] is Side.PROVISIONAL:
+        return (
+            f"{why} It is ranked apart (fair_play=provisional) until its fair-play measure, "
+            "within minutes of its end, says ok; then it takes its place on the board."
+        )
+    if place[0] is Side.BOARD:
+        return f"{why} Its fair-play measure said ok: it has taken its place on the board."
+    return f"{why} Its fair-play measure flagged it: it is ranked on the flagged side."
+
+
+def my_entry_out(
+    entry: ChallengeEntry | None, challenge: Challenge, settings: Settings, now: datetime
+) -> MyEntryRead | None:
+    """The caller's entry in ``challenge`` as they see it at ``now``."""
+    if entry is None:
+        return None
+    place = standing(entry)
+    measure = measure_of(entry)
+    closed = is_closed(challenge, now)
+    return MyEntryRead(
+        attempts=entry.attempts,
+        game_id=entry.game_id,
+        score=entry.score,
+        moves=entry.moves,
+        ranked=entry.rank_score is not None,
+        side=place[0] if place is not None else None,
+        provisional=entry.provisional,
+        provisional_note=provisional_note(entry, challenge, settings),
+        number=entry.number,
+        cohort=entry.cohort,
+        fair_play=fair_play_out(entry.fair_play, measure, closed=closed)
+        if place is not None
+        else None,
+        fair_play_reason=(
+            fair_play_reason(measure, settings, closed=closed)
+            if entry.fair_play is FairPlay.FLAGGED
+            else None
+        ),
+    )
+
+
+def leaderboard_out(
+    challenge_id: str, board: Board, next_cursor: str | None, *, closed: bool
+) -> LeaderboardRead:
     return LeaderboardRead(
         challenge_id=challenge_id,
         kind=board.kind,
@@ -1082,7 +1178,8 @@ def leaderboard_out(challenge_id: str, board: Board, next_cursor: str | None) ->
                 score=p.score,
                 moves=p.moves,
                 finished_at=p.finished_at,
-                fair_play=fair_play_out(p.fair_play, p.measure),
+                provisional=p.provisional,
+                fair_play=fair_play_out(p.fair_play, p.measure, closed=closed),
             )
             for p in board.places
         ],
@@ -1111,6 +1208,7 @@ __all__ = [
     "board_view",
     "challenge_out",
     "challenge_secret",
+    "is_closed",
     "leaderboard_out",
     "needs_player",
     "total_rounds",

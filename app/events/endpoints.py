@@ -23,6 +23,7 @@ from app.challenges.service import (
     board_page,
     board_view,
     challenge_out,
+    is_closed,
     needs_player,
 )
 from app.events.errors import (
@@ -505,8 +506,10 @@ async def get_event_leaderboard(
     fair_play: Annotated[
         FairPlayView | None,
         Query(
-            description="flagged: the totals with a round's result flagged by the fair-play "
-            "measure, ranked among themselves (the board leaves them out)"
+            description="provisional: the totals of new accounts, ranked apart until every "
+            "round's result is measured ok; flagged: the totals with a round's result flagged "
+            "by the fair-play measure. Each ranked among themselves (the board leaves them "
+            "out)"
         ),
     ] = None,
 ) -> LeaderboardRead:
@@ -525,7 +528,10 @@ async def get_event_leaderboard(
         else None
     )
     boards = ChallengeService(reader.session, reader.settings)
-    page, next_cursor = await board_page(boards, edition.id, kind, limit, cursor, view, player)
+    closed = is_closed(await boards.get(edition.id), clock())
+    page, next_cursor = await board_page(
+        boards, edition.id, kind, limit, cursor, view, player, closed=closed
+    )
     link_next(request, response, next_cursor)
     return page
 

@@ -1,12 +1,12 @@
-"""``python -m app.ops.fairplay``: measure the ranked results of closed challenges.
+"""``python -m app.ops.fairplay``: measure the ranked results due now, at once.
 
-Each run measures up to ``--limit`` ranked results not measured yet (default 500), of the
-challenges closed by now (or ``--as-of``), newest close first, in a niced process pool of
-its own (``SOLVER_NICENESS``), ``--workers`` results at a time (default 1; a classic
-result takes about 3 s of one core: ``app.challenges.fairplay``): run it often (the
-Kubernetes CronJob: every 10 minutes), so that a board's results are measured soon after
-it closes.
-``--challenge ID`` measures that challenge's only. A run logs one line with its counts.
+Every server process measures the results due on a schedule (``app.ops.jobs``:
+``FAIR_PLAY_INTERVAL_S``), in its solver pool: nothing needs this command to run. It is
+for an operator with a backlog (``--workers`` results at a time, each in a niced process
+of its own: ``SOLVER_NICENESS``), one challenge's results (``--challenge ID``), or a
+server run with ``SCHEDULED_JOBS=false``. It measures up to ``--limit`` results (default
+500) due by now (or ``--as-of``), the longest due first, and logs one line with its
+counts. Claims keep it and the servers from measuring a result twice.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import asyncio
 import logging
 from datetime import datetime
 
-from app.challenges.fairplay import Measured, measure_closed
+from app.challenges.fairplay import Measured, measure_due
 from app.kit.database import make_database
 from app.kit.logs import FIELDS_ATTR
 from app.kit.workload import SolverPool
@@ -38,7 +38,9 @@ async def run(
     database = make_database(settings)
     solver = SolverPool(workers, preload=SEARCH_MODULES, niceness=settings.solver_niceness, kept={})
     try:
-        return await measure_closed(database, settings, solver, now, limit, challenge_id, workers)
+        return await measure_due(
+            database, settings, solver, lambda: now, limit, challenge_id, workers
+        )
     finally:
         solver.close()
         await database.dispose()

@@ -88,6 +88,7 @@ PLAYER_EXAMPLE: Final[dict[str, Any]] = {
     "name": "Ada",
     "kind": "human",
     "created_at": "2026-11-20T18:02:11Z",
+    "provisional_until": "2026-11-21T18:02:11Z",
     "challenges_from": "2026-11-21T18:02:11Z",
     "stats": {
         "overall": _LINE,
@@ -199,10 +200,19 @@ class PlayerRead(BaseModel):
     name: str | None = Field(description="The display name, or null")
     kind: PlayerKind = Field(description="human or bot")
     created_at: datetime = Field(description="When the account was made")
+    provisional_until: datetime = Field(
+        description="Until when the account's results are provisional (CHALLENGE_ACCOUNT_"
+        "MIN_HOURS after it was made). A result is provisional when the account entered "
+        "before then, or entered a challenge that opened before the account was made (for "
+        "the daily, a day that began before it): it counts, marked provisional; on the "
+        "public boards (the daily, events) it is ranked apart until its fair-play measure, "
+        "minutes after it ends, says ok, and then takes its place. Nobody is refused for "
+        "the age of their account"
+    )
     challenges_from: datetime = Field(
-        description="From when the account may enter any challenge (CHALLENGE_ACCOUNT_MIN_"
-        "HOURS after it was made); before then it enters only the challenges that open "
-        "after it was made: for the daily, the days that begin after it was made"
+        deprecated=True,
+        description="Deprecated: provisional_until, the same time. No account is refused "
+        "a challenge any longer",
     )
     stats: StatsRead = Field(description="Statistics of the games that ended")
     daily: list[DailyRecordRead] = Field(

@@ -62,7 +62,7 @@ SILVER_WINS = 20
 @dataclass(frozen=True, slots=True)
 class Profile:
     player: Player
-    challenges_from: datetime
+    provisional_until: datetime
     stats: StatsRead
     daily: list[DailyRecordRead]
     badges: list[BadgeRead]
@@ -75,17 +75,22 @@ class FollowingPage:
     next: tuple[datetime, str] | None
 
 
-def challenges_from(player: Player, account_min_hours: int) -> datetime:
-    """From when ``player`` may enter any challenge: ``account_min_hours`` after it was
-    made (``CHALLENGE_ACCOUNT_MIN_HOURS``). Before then it enters only the challenges that
-    open after it was made (for the daily, the days that begin after): an account made to
-    look at the day's deal plays other days, not this one."""
+def provisional_until(player: Player, account_min_hours: int) -> datetime:
+    """Until when ``player``'s entries are provisional whatever the challenge:
+    ``account_min_hours`` after the account was made (``CHALLENGE_ACCOUNT_MIN_HOURS``)."""
     return player.created_at + timedelta(hours=account_min_hours)
 
 
-def may_enter(player: Player, opens_at: datetime, account_min_hours: int, now: datetime) -> bool:
-    """Whether ``player`` may enter, at ``now``, a challenge that opens at ``opens_at``."""
-    return player.created_at < opens_at or now >= challenges_from(player, account_min_hours)
+def is_provisional(
+    player: Player, opens_at: datetime, account_min_hours: int, now: datetime
+) -> bool:
+    """Whether an entry ``player`` makes at ``now`` in a challenge that opened at
+    ``opens_at`` is provisional: the account is newer than the challenge (for the daily,
+    made after its UTC day began), or younger than ``account_min_hours``. Nobody is
+    refused for it: a provisional result is marked, and ranked apart on the public boards
+    until its fair-play measure says ok (an account made to look at the day's deal is
+    measured before its result counts)."""
+    return player.created_at > opens_at or now < provisional_until(player, account_min_hours)
 
 
 class PlayerService:
@@ -168,13 +173,13 @@ class PlayerService:
 
     async def profile(self, player: Player, now: datetime) -> Profile:
         """The player's statistics, daily streaks (as they stand at ``now``), badges, and
-        from when it may enter any challenge."""
+        until when its entries are provisional."""
         assert self.account_min_hours is not None, "a profile needs account_min_hours"
         lines = {(s.layout, s.scoring): s for s in await self.players.stats(player.id)}
         overall = lines.pop((ALL, ALL), None)
         return Profile(
             player,
-            challenges_from(player, self.account_min_hours),
+            provisional_until(player, self.account_min_hours),
             StatsRead(
                 overall=_line(overall, ALL, ALL),
                 by_layout=[_line(s, layout, scoring) for (layout, scoring), s in lines.items()],

@@ -1,14 +1,15 @@
-"""The fair-play measure on the board (issue 32), through HTTP on SQLite and PostgreSQL:
-measured by ``python -m app.ops.fairplay``'s run once the challenge has closed and not
-before; a player who plays the deal's best line is flagged and ranked apart, a greedy
-player is not; ``fair_play=flagged`` lists the flagged; the player's own view says why;
-the operator's threshold decides; a short game of the best line, which its own measure
-cannot flag, is flagged with the player's earlier results combined, and a result that
-shows nothing itself never is; the stock's evidence of each result, summed over the
-player's last results (the operator's window), flags a player who knew the stock and
-tells them why. The test knows the server's secret, so it derives the
-day's deal (and its best line) as the server does; the days are in 2044, which no other
-test plays (the app commits for real)."""
+"""The fair-play measure on the board, through HTTP on SQLite and PostgreSQL: measured by
+the function the servers' scheduled job and ``python -m app.ops.fairplay`` run, while the
+challenge is open, its figures shown once it has closed; a player who plays the deal's
+best line is flagged and ranked apart at once, a greedy player is not;
+``fair_play=flagged`` lists the flagged; the player's own view says why; the operator's
+threshold decides; a short game of the best line, which its own measure cannot flag, is
+flagged with the player's earlier results combined, and a result that shows nothing
+itself never is; the stock's evidence of each result, summed over the player's last
+results (the operator's window), flags a player who knew the stock and tells them why.
+The test knows the server's secret, so it derives the day's deal (and its best line) as
+the server does; the days are in 2044, which no other test plays (the app commits for
+real)."""
 
 from __future__ import annotations
 
@@ -110,7 +111,7 @@ def board(client: TestClient, challenge: str, **query: str) -> Any:
     return r.json()
 
 
-def test_the_best_line_is_flagged_once_the_day_is_over_and_ranked_apart(
+def test_the_best_line_is_flagged_while_the_day_lasts_and_ranked_apart(
     client_with: Callable[..., TestClient], settings: Settings
 ) -> None:
     day = datetime(2044, 5, 10, tzinfo=UTC)
@@ -125,20 +126,30 @@ def test_the_best_line_is_flagged_once_the_day_is_over_and_ranked_apart(
         if end["status"] == "in_progress":
             play(client, end, ["concede"])
 
-    # While the day lasts nothing is measured: every result is pending.
-    before = measure(settings, day + timedelta(hours=23), challenge)
-    assert (before.ok, before.flagged) == (0, 0)
+    # Before the measure every result is pending, on the board.
     open_board = board(client, challenge)
     assert [e["name"] for e in open_board["entries"]] == ["Clair", "Honor"]
     assert {e["fair_play"]["status"] for e in open_board["entries"]} == {"pending"}
-    assert open_board["entries"][0]["fair_play"]["p_value"] is None
 
-    # Once it is over: the best line is flagged, the greedy game is not.
-    after = measure(settings, day + timedelta(days=1, minutes=5), challenge)
-    assert (after.ok, after.flagged) == (1, 1)
+    # Measured while the day lasts: the best line is flagged and leaves the board at once,
+    # the greedy game is not; the figures wait for the day's end (they would tell of a
+    # deal still in play).
+    during = measure(settings, day + timedelta(hours=9, minutes=5), challenge)
+    assert (during.ok, during.flagged) == (1, 1)
     assert (
-        measure(settings, day + timedelta(days=1, minutes=10), challenge).ok == 0
+        measure(settings, day + timedelta(hours=9, minutes=10), challenge).kept == 0
     )  # measured once
+    shown = board(client, challenge)
+    assert [e["player_id"] for e in shown["entries"]] == [honest["id"]]
+    assert shown["entries"][0]["fair_play"]["status"] == "ok"
+    assert shown["entries"][0]["fair_play"]["p_value"] is None
+    [hidden] = board(client, challenge, fair_play="flagged")["entries"]
+    assert hidden["player_id"] == cheat["id"] and hidden["fair_play"]["telling"] is None
+    mine = client.get("/v1/players/me/challenges", headers=cheat_auth).json()["challenges"]
+    [entry_view] = [c["entry"] for c in mine if c["challenge"]["id"] == challenge]
+    assert "shown once the challenge closes" in entry_view["fair_play_reason"]
+
+    # Once it is over, the figures.
     at(client, day + timedelta(days=1, hours=1))
     shown = board(client, challenge)
     assert shown["ranked"] == 1
@@ -241,6 +252,7 @@ def test_a_player_s_results_are_combined_and_flag_one_that_leans_that_way(
     assert shown[days[-1], honest["id"]]["player_p_results"] == 3
     # The player's view, on a server of the measure's threshold, says why.
     same = client_with(challenge_secret=SECRET, fair_play_threshold=1e-4)
+    at(same, datetime.fromisoformat(days[-1]).replace(tzinfo=UTC) + timedelta(days=2))
     mine = same.get("/v1/players/me/challenges", headers=cheat_auth).json()["challenges"]
     [entry] = [c["entry"] for c in mine if c["challenge"]["id"] == f"{days[1]}.tripeaks"]
     assert "over your last 2 results together" in entry["fair_play_reason"]
@@ -324,6 +336,7 @@ def test_the_stock_s_evidence_is_summed_over_a_player_s_last_results(
         fair_play_threshold=strict.fair_play_threshold,
         fair_play_stock_z=strict.fair_play_stock_z,
     )
+    at(same, datetime.fromisoformat(days[-1]).replace(tzinfo=UTC) + timedelta(days=2))
     mine = same.get("/v1/players/me/challenges", headers=stock_auth).json()["challenges"]
     [entry] = [c["entry"] for c in mine if c["challenge"]["id"] == f"{days[1]}.tripeaks"]
     assert "over your last 2 results" in entry["fair_play_reason"]
