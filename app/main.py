@@ -36,6 +36,7 @@ from app.kit.workload import SolverPool
 from app.layouts import endpoints as layouts
 from app.ops import health, metrics
 from app.ops.docs import install_docs
+from app.ops.jobs import ScheduledJobs
 from app.ops.middleware import RequestObservability
 from app.players import endpoints as players
 from app.players.service import count_ended_game
@@ -44,7 +45,7 @@ from app.web import mount_web_client
 
 API_VERSION = "1.0.0"
 # What the search processes import once, before they fork (the engine alone).
-SEARCH_MODULES = ("app.engine.hints", "app.engine.solver")
+SEARCH_MODULES = ("app.engine.hints", "app.engine.solver", "app.engine.fairplay")
 DESCRIPTION = """\
 A JSON/HTTP game server for TriPeaks Solitaire.
 
@@ -73,9 +74,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         # The events file's events, made or brought up to date (a bad file stops the start).
         await apply_events_file(database, settings)
+        # The app's clock, read at each use: the routes' time.
+        jobs = ScheduledJobs(database, settings, solver, lambda: app.state.clock())
+        if settings.scheduled_jobs:
+            jobs.start()
         try:
             yield
         finally:
+            await jobs.stop()
             solver.close()
             await database.dispose()
             metrics.mark_process_dead()

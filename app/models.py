@@ -12,6 +12,7 @@ from app.challenges.models import (
 from app.events.models import Edition, Event, EventChange
 from app.games.models import Analysis, Game, Move
 from app.kit.models import Base
+from app.kit.schedule import ScheduledJob
 from app.players.models import DailyStreak, Follow, MonthlyWins, Player, PlayerStats
 
 __all__ = [
@@ -31,5 +32,6 @@ __all__ = [
     "Move",
     "Player",
     "PlayerStats",
+    "ScheduledJob",
     "ServerSecret",
 ]

@@ -140,6 +140,27 @@ class Settings(BaseSettings):
     purge_batch_size: int = Field(
         default=500, ge=1, le=100000, description="Games the purge deletes per transaction"
     )
+    scheduled_jobs: bool = Field(
+        default=True,
+        description="Each server process runs the scheduled jobs: the fair-play measure of "
+        "the results due (FAIR_PLAY_INTERVAL_S) and, taking turns with every other process, "
+        "the purge and the next day's challenges (PURGE_INTERVAL_S). false: neither (run "
+        "python -m app.ops.fairplay and python -m app.ops.purge yourself)",
+    )
+    fair_play_interval_s: int = Field(
+        default=15,
+        ge=1,
+        le=3600,
+        description="How long a server process waits, after finding no result due to be "
+        "measured, before it looks again",
+    )
+    purge_interval_s: int = Field(
+        default=3600,
+        ge=60,
+        le=86400,
+        description="How often the purge runs (one server process of all, each time); at "
+        "most a day, so that the next day's challenges are made before it begins",
+    )
     challenge_secret: str | None = Field(
         default=None,
         min_length=32,
@@ -169,9 +190,10 @@ class Settings(BaseSettings):
         default=24,
         ge=0,
         le=8760,
-        description="An account enters a challenge that opened before it was made (for the "
-        "daily: a day that began before it) only once it is this many hours old (fair play: "
-        "no throwaway accounts of the day); 0 lets any account enter any open challenge",
+        description="An account's results are provisional until it is this many hours old, "
+        "and in the challenges that opened before it was made (for the daily: a day that "
+        "began before it): marked, and on the public boards ranked apart until their "
+        "fair-play measure says ok. Nobody is refused for it",
     )
     fair_play_threshold: float = Field(
         default=0.01,

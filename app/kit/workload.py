@@ -60,11 +60,14 @@ def _lower_priority(niceness: int) -> None:
 # Kinds of search with a slot kept for them besides the shared ones: the day's challenges
 # (and what is measured of a challenge once it closes: its best score, its difficulty),
 # so that no load of hints and analyses holds back a new day's deal (at midnight everyone
-# asks for it at once); and hints, so that a quarter-second hint never waits for a ten
-# second analysis. A kind takes its own slot first, then a shared one.
+# asks for it at once); hints, so that a quarter-second hint never waits for a ten
+# second analysis; and the fair-play measure of results (``app.ops.jobs``), so that no
+# load keeps a result from its measure, nor a measure any request from a slot. A kind
+# takes its own slot first, then a shared one.
 KEPT_SLOTS: dict[str, frozenset[str]] = {
     "challenges": frozenset({"challenge", "challenge_best", "challenge_difficulty"}),
     "hints": frozenset({"hint"}),
+    "fair_play": frozenset({"fair_play"}),
 }
 
 

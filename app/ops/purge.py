@@ -1,4 +1,8 @@
-"""``python -m app.ops.purge``: delete what is kept no longer (run it from cron).
+"""The purge: delete what is kept no longer, then make the next day's challenges.
+
+Every deployment runs it: the servers take turns at it (``app.ops.jobs``, every
+``PURGE_INTERVAL_S``, one process of all of them each time); ``python -m app.ops.purge``
+runs it once (an operator's, or a server run with ``SCHEDULED_JOBS=false``).
 
 What bounds each table, that a client can fill:
 
@@ -26,12 +30,10 @@ logs one line with its counts; ``tripeaks_games_purged_total{reason}`` counts th
 server's, as in the image).
 
 Then it derives the next UTC day's challenge for every layout that has none yet (a solver
-search each, in a niced process of the purge's own), so that at midnight the new day's
-deals are already there: no request has to wait for one, and no load of hints and
-analyses on the servers can hold one back (the servers keep a search slot for the day's
-challenges too, for a day the purge did not run before). Run it once a day, before
-midnight UTC (the Kubernetes CronJob: 03:17). A derivation that runs out of time is
-logged and left to the servers.
+search each, one after another), so that at midnight the new day's deals are already
+there: no request has to wait for one (the servers keep a search slot for the day's
+challenges too, for a day nobody derived ahead). A derivation that runs out of time is
+logged and left to the next run, or to the servers.
 
 ``--as-of 2026-12-01T00:00:00+00:00`` purges as if it were then (for tests and audits).
 """
@@ -131,46 +133,56 @@ def main(argv: list[str] | None = None) -> int:
     if settings is None:
         return 2
     now = as_of(parser, args.as_of)
-    counts, derived = asyncio.run(_purge_with(settings, now))
-    fields = {"deleted": counts, "as_of": now.isoformat(), "derived": derived}
-    log.info("purged", extra={FIELDS_ATTR: fields})
+    asyncio.run(_purge_with(settings, now))
     return 0
 
 
-async def derive_next_day(database: Database, settings: Settings, now: datetime) -> list[str]:
-    """The next UTC day's challenges, derived and stored for every layout without one;
-    the ids of those this run stored or found stored."""
+async def derive_next_day(
+    database: Database, settings: Settings, solver: SolverPool, now: datetime
+) -> list[str]:
+    """The next UTC day's challenges, derived and stored for every layout without one
+    (one after another, in ``solver``); the ids of those this run stored or found
+    stored."""
     day = (now.astimezone(UTC) + timedelta(days=1)).date()
-    # One process, the derivations one after another: nothing here to keep a slot from.
-    solver = SolverPool(1, preload=SEARCH_MODULES, niceness=settings.solver_niceness, kept={})
     ready = []
-    try:
-        for layout in sorted(engine.LAYOUTS):
-            async with database.read_sessions() as reading, database.sessions() as writing:
-                try:
-                    challenge = await ensure_challenge(
-                        day,
-                        layout,
-                        ChallengeService(reading, settings),
-                        ChallengeService(writing, settings),
-                        solver,
-                        database.sessions,
-                    )
-                    await writing.commit()
-                    ready.append(challenge.id)
-                except ServiceUnavailableProblem as e:
-                    log.warning("the day's %s challenge was not derived: %s", layout, e.detail)
-    finally:
-        solver.close()
+    for layout in sorted(engine.LAYOUTS):
+        async with database.read_sessions() as reading, database.sessions() as writing:
+            try:
+                challenge = await ensure_challenge(
+                    day,
+                    layout,
+                    ChallengeService(reading, settings),
+                    ChallengeService(writing, settings),
+                    solver,
+                    database.sessions,
+                )
+                await writing.commit()
+                ready.append(challenge.id)
+            except ServiceUnavailableProblem as e:
+                log.warning("the day's %s challenge was not derived: %s", layout, e.detail)
     return ready
 
 
-async def _purge_with(settings: Settings, now: datetime) -> tuple[dict[str, int], list[str]]:
+async def purge_and_prepare(
+    database: Database, settings: Settings, solver: SolverPool, now: datetime
+) -> tuple[dict[str, int], list[str]]:
+    """The purge as of ``now``, then the next day's challenges: what the scheduled job
+    and the command run. Logs its one line."""
+    counts = await purge(database.sessions, settings, now)
+    derived = await derive_next_day(database, settings, solver, now)
+    fields = {"deleted": counts, "as_of": now.isoformat(), "derived": derived}
+    log.info("purged", extra={FIELDS_ATTR: fields})
+    return counts, derived
+
+
+async def _purge_with(settings: Settings, now: datetime) -> None:
     database = make_database(settings)
+    # One process, the derivations one after another: nothing here to keep a slot from.
+    solver = SolverPool(1, preload=SEARCH_MODULES, niceness=settings.solver_niceness, kept={})
     try:
-        counts = await purge(database.sessions, settings, now)
-        return counts, await derive_next_day(database, settings, now)
+        await purge_and_prepare(database, settings, solver, now)
     finally:
+        solver.close()
         await database.dispose()
 
 

@@ -207,9 +207,8 @@ def test_the_leaderboard_ranks_ties_pages_and_finds_me(
 
 @pytest.mark.slow
 def test_two_racing_attempts_of_one_player_make_one_entry(database_url: str) -> None:
-    # A player made now plays today's daily (the real clock's): no minimum age.
     with (
-        live_server(database_url, CHALLENGE_ACCOUNT_MIN_HOURS="0") as base,
+        live_server(database_url) as base,
         httpx.Client(base_url=base, timeout=60) as c,
     ):
         today = c.get("/v1/challenges/daily").json()["id"]

@@ -49,8 +49,7 @@ def sdk(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
 @pytest.fixture(scope="module")
 def base_url(database_url: str) -> Iterator[str]:
-    # Its players are made now and play today's daily (the real clock's): no minimum age.
-    with live_server(database_url, CHALLENGE_ACCOUNT_MIN_HOURS="0") as url:
+    with live_server(database_url) as url:
         yield url
 
 
@@ -280,7 +279,8 @@ def test_a_player_plays_the_daily_challenge_and_reads_the_leaderboard(
 ) -> None:
     """Through the generated client only: a bot player is created, plays today's golf
     challenge to its end (draws, then concedes: golf counts cards left), finds the game
-    in its list and its result on the bot board, and cannot enter twice."""
+    in its list and its provisional result ranked apart on the bot board (a new account),
+    and cannot enter twice."""
     models = _models(sdk)
     create_player = _api(sdk, "players", "create_player")
     created = create_player.sync(
@@ -318,13 +318,19 @@ def test_a_player_plays_the_daily_challenge_and_reads_the_leaderboard(
     mine = _api(sdk, "players", "list_my_games").sync(client=me)
     assert isinstance(mine, models.GameSummaryList)
     assert [g.id for g in mine.games] == [game.id]
+    # A new account's result on the daily is provisional: ranked apart until measured.
     board = _api(sdk, "challenges", "get_leaderboard").sync(
-        daily.id, client=me, kind=models.PlayerKind.BOT, around=models.Around.ME
+        daily.id, client=me, kind=models.PlayerKind.BOT, fair_play=models.FairPlayView.PROVISIONAL
     )
     assert isinstance(board, models.LeaderboardRead)
     entry = next(e for e in board.entries if e.player_id == created.id)
     assert (entry.name, entry.score, entry.moves) == ("sdk bot", 35, 2)
-    assert entry.rank >= 1 and board.ranked >= 1
+    assert entry.provisional and entry.rank >= 1 and board.ranked >= 1
+    challenges = _api(sdk, "challenges", "list_my_challenges").sync(client=me)
+    assert isinstance(challenges, models.MyChallengesRead)
+    [mine_there] = [c.entry for c in challenges.challenges if c.challenge.id == daily.id]
+    assert mine_there.side == models.Side.PROVISIONAL and mine_there.provisional
+    assert "ranked apart" in mine_there.provisional_note
     stats = _api(sdk, "players", "get_player").sync(created.id, client=clients.anonymous)
     assert isinstance(stats, models.PlayerRead)
     assert stats.stats.overall.played == 1 and stats.stats.overall.conceded == 1

@@ -87,6 +87,7 @@ def test_the_purge_deletes_what_is_kept_no_longer_in_batches(
             challenge_account_min_hours=0,
             solver_niceness=0,
             solver_budget_ms=20000,
+            scheduled_jobs=False,  # the command under test purges
         )
     )
     games: dict[str, str] = {}
@@ -201,7 +202,8 @@ def test_the_purge_as_the_cronjob_runs_it(empty_database_url: str) -> None:
     the purge's)."""
     url = empty_database_url
     upgrade(url)
-    with TestClient(create_app(Settings(database_url=url))) as client:
+    # The app that makes the data runs no scheduled job: the command under test purges.
+    with TestClient(create_app(Settings(database_url=url, scheduled_jobs=False))) as client:
         abandoned, auth = new_game_id(client, deal_number=1)
         client.post(f"/v1/games/{abandoned}/draw", headers=auth)
         finished, auth = new_game_id(client, deal_number=2)
