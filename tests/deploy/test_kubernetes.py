@@ -2,8 +2,9 @@
 unknown or misplaced field fails), from the oldest release still common to the newest
 that kubernetes-validate (PyPI) carries; and what ops rely on: probes on /healthz and
 /readyz, resources, non-root pods with a read-only root and no privilege escalation,
-the migration as a Job and the purge as a CronJob through the image's entrypoint, and a
-configuration whose every variable is a setting of the server, with a valid value."""
+the migration as a Job through the image's entrypoint, the scheduled jobs in the
+server's pods (no CronJob), and a configuration whose every variable is a setting of the
+server, with a valid value."""
 
 from __future__ import annotations
 
@@ -58,13 +59,11 @@ def test_kustomization_applies_every_manifest() -> None:
 
 
 def pod_specs() -> dict[str, dict[str, Any]]:
-    specs = {}
-    for name, doc in RESOURCES.items():
-        if doc["kind"] in ("Deployment", "Job"):
-            specs[name] = doc["spec"]["template"]["spec"]
-        elif doc["kind"] == "CronJob":
-            specs[name] = doc["spec"]["jobTemplate"]["spec"]["template"]["spec"]
-    return specs
+    return {
+        name: doc["spec"]["template"]["spec"]
+        for name, doc in RESOURCES.items()
+        if doc["kind"] in ("Deployment", "Job")
+    }
 
 
 @pytest.mark.parametrize("name", sorted(pod_specs()))
@@ -86,7 +85,7 @@ def test_pods_run_unprivileged_on_a_read_only_root(name: str) -> None:
 
 
 def server_pods() -> dict[str, dict[str, Any]]:
-    """The pods that run the image (the server, the migration, the purge)."""
+    """The pods that run the image (the server, the migration)."""
     return {
         name: spec
         for name, spec in pod_specs().items()
@@ -129,16 +128,17 @@ def test_the_deployment_probes_health_and_readiness() -> None:
     assert service["ports"][0]["targetPort"] == "http"
 
 
-@pytest.mark.parametrize(
-    ("name", "module"),
-    [("Job/tripeaks-migrate", "app.ops.migrate"), ("CronJob/tripeaks-purge", "app.ops.purge")],
-)
-def test_the_migration_and_the_purge_run_their_commands(name: str, module: str) -> None:
-    container = pod_specs()[name]["containers"][0]
-    assert container["args"] == ["python", "-m", module]
-    assert importlib.util.find_spec(module) is not None
-    if name.startswith("CronJob"):
-        assert RESOURCES[name]["spec"]["concurrencyPolicy"] == "Forbid"
+def test_the_migration_job_runs_its_command() -> None:
+    container = pod_specs()["Job/tripeaks-migrate"]["containers"][0]
+    assert container["args"] == ["python", "-m", "app.ops.migrate"]
+    assert importlib.util.find_spec("app.ops.migrate") is not None
+
+
+def test_the_scheduled_jobs_run_in_the_server_s_pods() -> None:
+    """The servers measure fair play and purge (app.ops.jobs): no CronJob runs them, and
+    the configuration does not turn them off."""
+    assert not [name for name in RESOURCES if name.startswith("CronJob/")]
+    assert configuration().get("SCHEDULED_JOBS", "true") == "true"
 
 
 def configuration() -> dict[str, str]:

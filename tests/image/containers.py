@@ -162,3 +162,51 @@ def play_whole_game(bases: Sequence[str], max_moves: int = 400) -> PlayedGame:
     finally:
         for c in clients:
             c.close()
+
+
+# A ranked result's measure by the server's own scheduling, on a loaded machine: the
+# longest the image tests wait for it (never a measured figure).
+MEASURE_TIMEOUT_S = 600.0
+
+
+@dataclass
+class RankedResult:
+    challenge: str
+    player: str
+    key: dict[str, str]
+
+
+def play_ranked_daily(base: str) -> RankedResult:
+    """A new player's attempt at today's daily, played to its end (the first card that
+    fits, else a draw): a ranked result, due to be measured."""
+    with httpx.Client(base_url=base, timeout=60) as client:
+        r = client.post("/v1/players", json={"name": "Scheduled"})
+        assert r.status_code == 201, r.text
+        player = r.json()
+        key = {"Authorization": f"Bearer {player['key']}"}
+        r = client.get("/v1/challenges/daily")
+        assert r.status_code == 200, r.text
+        challenge = r.json()["id"]
+        r = client.post(f"/v1/challenges/{challenge}/games", headers=key)
+        assert r.status_code == 201, r.text
+        state = r.json()
+        auth = {"Authorization": f"Bearer {state['token']}"}
+        while state["status"] == "in_progress":
+            legal = [m["move"] for m in state["legal_moves"]]
+            move = next((m for m in legal if m.startswith("play ")), "draw")
+            move = move if move in legal else "concede"
+            r = client.post(f"/v1/games/{state['id']}/moves", json={"move": move}, headers=auth)
+            assert r.status_code == 200, r.text
+            state = r.json()
+    return RankedResult(challenge, player["id"], key)
+
+
+def measured(base: str, result: RankedResult) -> str:
+    """The result's fair-play status, as its player reads it."""
+    r = httpx.get(f"{base}/v1/players/me/challenges", headers=result.key, timeout=30)
+    assert r.status_code == 200, r.text
+    [entry] = [
+        c["entry"] for c in r.json()["challenges"] if c["challenge"]["id"] == result.challenge
+    ]
+    status: str = entry["fair_play"]["status"]
+    return status

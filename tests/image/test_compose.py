@@ -1,7 +1,8 @@
 """deploy/compose.yaml, started as the README says, with Debian's docker-compose (1.29):
 PostgreSQL and Redis healthy, the migration run once to exit 0, two replicas healthy
-behind the proxy, a whole game played through the proxy (both replicas serve it), and one
-rate-limit budget a client for both replicas (Redis).
+behind the proxy, a whole game played through the proxy (both replicas serve it), one
+rate-limit budget a client for both replicas (Redis), and a ranked result measured by the
+replicas' own scheduling.
 
 The images it names for PostgreSQL, Redis and HAProxy cannot be pulled here (no registry
 is reachable): make image-test builds stand-ins from Debian's packages with the same role
@@ -15,6 +16,7 @@ import secrets
 import shutil
 import socket
 import subprocess
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -24,7 +26,13 @@ import pytest
 import yaml
 
 from tests.fixtures.servers import ROOT, free_port
-from tests.image.containers import play_whole_game, unique_name
+from tests.image.containers import (
+    MEASURE_TIMEOUT_S,
+    measured,
+    play_ranked_daily,
+    play_whole_game,
+    unique_name,
+)
 from tests.image.engine import Docker
 from tests.ops.servers import metric_samples
 
@@ -152,6 +160,15 @@ def remaining(r: httpx.Response) -> int:
     found = re.search(r'"read";r=(\d+)', r.headers["RateLimit"])
     assert found, r.headers["RateLimit"]
     return int(found.group(1))
+
+
+def test_a_ranked_result_is_measured_by_the_stack_s_own_scheduling(stack: Stack) -> None:
+    """Nothing but the stack's services runs: the replicas' scheduled job measures it."""
+    result = play_ranked_daily(stack.base)
+    deadline = time.monotonic() + MEASURE_TIMEOUT_S
+    while measured(stack.base, result) == "pending":
+        assert time.monotonic() < deadline, stack.logs()
+        time.sleep(1)
 
 
 def test_the_replicas_share_one_budget_a_client(stack: Stack) -> None:

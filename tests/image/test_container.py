@@ -3,8 +3,9 @@ the SQLite file, a tmpfs on /tmp (where the workers' metrics meet and the solver
 process pool keeps its socket), MIGRATE_ON_START=true on a fresh volume. It migrates,
 answers /healthz and /readyz, reaches Docker's own `healthy`, runs every process as uid
 10001, serves a whole game (a hint included) and the web client through the published
-port, and runs the purge beside the server; the migration Job and the purge CronJob of
-deploy/kubernetes/ run the image as their manifests say."""
+port, runs its scheduled jobs (the purge's first turn as it starts, a ranked result's
+fair-play measure), and the purge command beside the server; the migration Job of
+deploy/kubernetes/ runs the image as its manifest says."""
 
 from __future__ import annotations
 
@@ -18,7 +19,16 @@ import yaml
 
 from app.ops.migrations import head_revision
 from tests.fixtures.servers import ROOT
-from tests.image.containers import SCRAPE, Container, container, play_whole_game, unique_name
+from tests.image.containers import (
+    MEASURE_TIMEOUT_S,
+    SCRAPE,
+    Container,
+    container,
+    measured,
+    play_ranked_daily,
+    play_whole_game,
+    unique_name,
+)
 from tests.image.engine import Docker
 from tests.ops.servers import metric_value
 
@@ -113,17 +123,26 @@ def test_the_purge_runs_beside_the_server(served: Container, docker: Docker) -> 
     assert metric_value(text, "tripeaks_games_purged_total", reason="abandoned") >= 1
 
 
-@pytest.mark.parametrize(
-    ("manifest", "said"),
-    [("migrate-job.yaml", "migrations at head"), ("purge-cronjob.yaml", "purged")],
-)
-def test_the_job_and_the_cronjob_run_the_image_as_their_manifests_say(
-    served: Container, docker: Docker, image: str, manifest: str, said: str
+def test_the_server_runs_its_scheduled_jobs(served: Container) -> None:
+    """The purge takes its first turn as the server starts (its line in the log), and a
+    ranked result is measured by the server's own scheduling: no command, no cron."""
+    served.wait_until("the scheduled purge", lambda: '"message": "purged"' in served.logs())
+    result = play_ranked_daily(served.base)
+    served.wait_until(
+        "the result's fair-play measure",
+        lambda: measured(served.base, result) != "pending",
+        timeout=MEASURE_TIMEOUT_S,
+    )
+
+
+def test_the_migration_job_runs_the_image_as_its_manifest_says(
+    served: Container, docker: Docker, image: str
 ) -> None:
-    """Their args through the image's entrypoint, with their security context (uid, a
-    read-only root, no capability, no privilege escalation) and /tmp as their volume."""
-    spec = yaml.safe_load((ROOT / "deploy" / "kubernetes" / manifest).read_text())["spec"]
-    pod = spec.get("jobTemplate", {"spec": spec})["spec"]["template"]["spec"]
+    """Its args through the image's entrypoint, with its security context (uid, a
+    read-only root, no capability, no privilege escalation) and /tmp as its volume."""
+    said = "migrations at head"
+    spec = yaml.safe_load((ROOT / "deploy" / "kubernetes" / "migrate-job.yaml").read_text())
+    pod = spec["spec"]["template"]["spec"]
     container = pod["containers"][0]
     assert container["securityContext"]["readOnlyRootFilesystem"] is True
     assert container["securityContext"]["capabilities"]["drop"] == ["ALL"]
