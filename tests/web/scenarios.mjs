@@ -658,7 +658,8 @@ export async function daily(run) {
   await page.tap("#new-game-button");
   await page.waitForSelector("dialog#new-game[open]");
   await page.tap('label.preset:has(input[value="daily"])');
-  await until(page, () => /Today's challenge/.test(document.getElementById("ng-daily").textContent));
+  // Before the tap, the page says what a new account's result counts for.
+  await until(page, () => /Today's challenge \(.*provisional/.test(document.getElementById("ng-daily").textContent));
   await run.shot(page, "portrait-new-game.png");
   await page.tap("#ng-start");
   await page.waitForSelector("dialog#new-game", { state: "hidden", timeout: 20_000 });
@@ -666,7 +667,9 @@ export async function daily(run) {
   let state = await apiState(page);
   assert(state.challenge && state.challenge.ranked, "a ranked daily challenge game");
   assert(await page.isHidden("#hint"), "no hint button in a ranked game");
-  // A few moves by taps, then concede: the result is ranked (it ends within the day).
+  // A few moves by taps, then concede: the result is ranked (it ends within the day),
+  // provisional (the account is new) and apart until the server's fair-play check,
+  // minutes later, finds it fair; the end screen says so, then shows it in its place.
   for (let i = 0; i < 4; i++) {
     state = await apiState(page);
     const play = state.legal_moves.find((m) => m.kind === "play");
@@ -678,7 +681,13 @@ export async function daily(run) {
   await page.tap("#concede");
   await page.tap("#concede");
   await until(page, () => document.getElementById("end").open);
-  await until(page, () => /ranked \d+ of \d+/.test(document.getElementById("rank-text").textContent));
+  await until(page, () => /ranked \d+ of \d+|provisional/.test(document.getElementById("rank-text").textContent));
+  const apart = await page.textContent("#rank-text");
+  if (/provisional/.test(apart)) {
+    await run.shot(page, "portrait-daily-provisional.png");
+    run.step(`daily challenge conceded: ${apart}`);
+  }
+  await until(page, () => /ranked \d+ of \d+/.test(document.getElementById("rank-text").textContent), undefined, 120_000);
   const rank = await page.textContent("#rank-text");
   assert(/ranked 1 of 1/.test(rank), `the player's rank: ${rank}`);
   assert((await page.$$("#rank-list li.me")).length === 1, "the player's line on the board");
@@ -827,7 +836,8 @@ export async function friends(run) {
   assert(among.ranked === 2 && lines.length === among.entries.length, `the board among those followed: ${JSON.stringify(among)}`);
   among.entries.forEach((e, i) => {
     const l = lines[i];
-    assert(l.player === e.player_id && l.text.startsWith(`#${e.rank} | `) && l.text.includes(` | ${e.moves} moves · #${e.global_rank} overall | ${String(e.score).replace("-", "−")}`), `line ${i}: ${l.text} for ${JSON.stringify(e)}`);
+    const marks = ` · #${e.global_rank} overall${e.provisional ? " · provisional" : ""}`;
+    assert(l.player === e.player_id && l.text.startsWith(`#${e.rank} | `) && l.text.includes(` | ${e.moves} moves${marks} | ${String(e.score).replace("-", "−")}`), `line ${i}: ${l.text} for ${JSON.stringify(e)}`);
   });
   assert(await bea.evaluate(() => document.querySelector('#ranking .board-toggle button[data-among="following"]').getAttribute("aria-pressed") === "true"), "the toggle says which board");
   await run.shot(bea, `${screen}-board-following.png`);

@@ -80,12 +80,14 @@ def server(browser_ready: None, tmp_path_factory: pytest.TempPathFactory) -> Ite
     """One live server for the module's scenarios, on a database of its own."""
     url = f"sqlite:///{tmp_path_factory.mktemp('web') / 'web.sqlite3'}"
     upgrade(url)
-    # The scenarios' players are made now and play today's daily: no minimum age. A
-    # challenge set for a tier draws for up to 25 s: on a loaded machine 10 s can run out.
+    # The scenarios' players are made now and play today's daily: their results are
+    # provisional until the server's scheduled fair-play measure (on, as in production)
+    # finds them fair. A challenge set for a tier draws for up to 25 s: on a loaded
+    # machine 10 s can run out.
     with live_server(
         url,
         OPERATOR_TOKEN=OPERATOR_TOKEN,
-        CHALLENGE_ACCOUNT_MIN_HOURS="0",
+        SCHEDULED_JOBS="true",
         DIFFICULTY_BUDGET_MS="25000",
     ) as base:
         yield base

@@ -11,6 +11,8 @@ import { explain } from "./messages.js";
 const TOP = 3; // lines from the top of the whole board
 const AROUND = 2; // lines either side of the player's own
 const AMONG = 50; // lines among the people followed, or in a cohort
+const RECHECK_MS = 10000; // a provisional result is read again this often...
+const RECHECKS = 60; // ...this many times: it takes its place minutes after the game
 
 export class Board {
   /** `root`: the element holding a `.board-toggle` of buttons (`data-among` "" for
@@ -26,6 +28,8 @@ export class Board {
     this.event = null;
     this.fallback = null;
     this.asked = 0; // the latest render: an older answer is not drawn over it
+    this.recheck = null; // the next read of a provisional result, and the reads left
+    this.rechecks = 0;
     for (const b of this.toggles) {
       b.addEventListener("click", () => {
         this.view = b.dataset.among;
@@ -41,7 +45,7 @@ export class Board {
   show(challengeId, { mine = false, fallback = null, event = null, cohorts = false } = {}) {
     if (cohorts && !(this.cohorts && challengeId === this.id)) this.view = "cohort";
     if (!cohorts && this.view === "cohort") this.view = "";
-    Object.assign(this, { id: challengeId, mine, fallback, event, cohorts });
+    Object.assign(this, { id: challengeId, mine, fallback, event, cohorts, rechecks: RECHECKS });
     return this.render();
   }
 
@@ -53,6 +57,7 @@ export class Board {
   /** Draw the board as it is now; `focus`: the player whose follow button had the focus. */
   async render(focus = null) {
     const asked = ++this.asked;
+    clearTimeout(this.recheck);
     const key = this.players.key;
     for (const b of this.toggles) {
       b.setAttribute("aria-pressed", String(b.dataset.among === this.view));
@@ -80,9 +85,13 @@ export class Board {
       key ? this.following.list().catch(() => []) : null,
     ]);
     const me = around?.entries.find((e) => e.player_id === this.players.id);
+    // Not on the board: a new account's result, ranked apart until its fair-play check.
+    const apart = key && this.mine && !me ? await this.provisional() : null;
     const text = me
       ? `You are ranked ${me.rank} of ${top.ranked}.`
-      : (this.fallback ?? (top.ranked ? `${top.ranked} ranked so far.` : "Nobody has a result yet."));
+      : apart
+        ? `Your result (${apart.score}) is provisional: your account is new, so it is ranked apart until the fair-play check, minutes after your game, finds it fair. Then it takes its place here.`
+        : (this.fallback ?? (top.ranked ? `${top.ranked} ranked so far.` : "Nobody has a result yet."));
     const seen = new Set();
     const rows = [];
     for (const e of [...top.entries, ...(around?.entries ?? [])]) {
@@ -95,6 +104,20 @@ export class Board {
       return [li];
     });
     return { text, items };
+  }
+
+  /** The player's entry when its result is ranked apart as provisional, else null; while
+   * it is, the board is read again now and then, so that the player sees it take its
+   * place. */
+  async provisional() {
+    const page = await this.api.listMyChallenges(this.players.key, null, 100).catch(() => null);
+    const entry = page?.challenges.find((m) => m.challenge.id === this.id)?.entry;
+    if (entry?.side !== "provisional") return null;
+    if (this.rechecks-- > 0) {
+      const asked = this.asked;
+      this.recheck = setTimeout(() => asked === this.asked && this.root.offsetParent !== null && this.render(), RECHECK_MS);
+    }
+    return entry;
   }
 
   /** The player and the people they follow, ranked among themselves. */
@@ -137,7 +160,9 @@ export class Board {
     const who = mine ? "You" : e.deleted ? "(deleted)" : (e.name ?? "Anonymous");
     const span = (text, className = "") => Object.assign(document.createElement("span"), { textContent: text, className });
     const name = span("", "who");
-    name.append(span(who, "name"), span(`${e.moves} moves${among ? ` · #${e.global_rank} overall` : ""}`, "more"));
+    // A new account's result on a challenge set among friends ranks, marked provisional.
+    const marks = `${among ? ` · #${e.global_rank} overall` : ""}${e.provisional ? " · provisional" : ""}`;
+    name.append(span(who, "name"), span(`${e.moves} moves${marks}`, "more"));
     li.append(span(`#${e.rank}`), name, span(e.score < 0 ? `−${-e.score}` : String(e.score), "score"));
     if (mine || e.deleted || !this.players.key) {
       li.append(span(""));

@@ -181,6 +181,16 @@ export class Challenges {
     $("ch-delete").hidden = !mine || c.entries > 0;
     $("ch-warning").hidden = c.status === "upcoming" || !this.inPlay();
     $("ch-entry").textContent = "";
+    $("ch-act-error").textContent = "";
+    $("ch-provisional").hidden = true;
+    if (c.status === "open") {
+      // Before the tap: what a new account's result counts for here.
+      this.players.provisional(c.opens_at, c.kind !== "set").then((note) => {
+        if (this.current?.id !== c.id) return;
+        $("ch-provisional").textContent = note ?? "";
+        $("ch-provisional").hidden = !note;
+      });
+    }
     this.entry(c).then((e) => {
       if (c.status !== "upcoming" && this.current?.id === c.id) this.board.show(c.id, { mine: !!e?.ranked });
     });
@@ -199,10 +209,11 @@ export class Challenges {
     }
     const e = mine?.entry;
     if (this.current?.id !== c.id || !e) return e ?? null;
-    const best = e.score == null ? "" : e.ranked ? ` Your best: ${e.score} in ${e.moves} moves.` : "";
-    // A flagged result is ranked apart: the server says why, in words for the player.
-    const flagged = e.fair_play?.status === "flagged" ? ` Your result is not on the board: ${e.fair_play_reason}` : "";
-    $("ch-entry").textContent = `You have played ${e.attempts} of ${c.attempts} attempt${c.attempts === 1 ? "" : "s"}.${best}${flagged}`;
+    const best = e.score == null || !e.side || e.side === "flagged" ? "" : ` Your best: ${e.score} in ${e.moves} moves.`;
+    // A result ranked apart: the server says why, and until when, in words for the player.
+    const apart = e.side === "flagged" ? ` Your result is not on the board: ${e.fair_play_reason}` : e.side === "provisional" ? ` ${e.provisional_note}` : "";
+    $("ch-entry").textContent = `You have played ${e.attempts} of ${c.attempts} attempt${c.attempts === 1 ? "" : "s"}.${best}${apart}`;
+    if (e.side) $("ch-provisional").hidden = true; // the entry says it now
     $("ch-play").textContent = e.attempts < c.attempts ? `Play again (attempt ${e.attempts + 1} of ${c.attempts})` : "See your game";
     return e;
   }
@@ -239,7 +250,7 @@ export class Challenges {
       }
       this.el.close();
     } catch (e) {
-      $("ch-error").textContent = explain(e);
+      $("ch-act-error").textContent = explain(e);
     } finally {
       button.disabled = false;
     }
@@ -253,7 +264,7 @@ export class Challenges {
       await this.begin(created, { challengeName: titleOf(c) });
       this.el.close();
     } catch (e) {
-      $("ch-error").textContent = explain(e);
+      $("ch-act-error").textContent = explain(e);
     }
   }
 
@@ -280,7 +291,7 @@ export class Challenges {
         this.say(`The challenge “${titleOf(c)}” is deleted.`);
       }
     } catch (e) {
-      $("ch-error").textContent = explain(e);
+      $("ch-act-error").textContent = explain(e);
     }
   }
 

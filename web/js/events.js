@@ -245,13 +245,24 @@ export class Events {
     if (open && !joined) entry = event.join_required ? "Join to play its rounds." : "";
     else if (joined && place) entry = `You have joined: number ${place.number} to join${place.cohort != null ? `, in cohort ${place.cohort + 1}` : ""}.`;
     else if (joined) entry = "You have joined this edition.";
-    if (total?.ranked) entry += ` Your total: ${total.score} (${plural(total.moves, "move")}).`;
+    if (total?.side === "board") entry += ` Your total: ${total.score} (${plural(total.moves, "move")}).`;
+    else if (total?.side === "provisional") entry += ` Your total: ${total.score} (${plural(total.moves, "move")}), provisional: ranked apart until its rounds' fair-play checks find them fair.`;
+    else if (total?.side === "flagged") entry += ` Your total is not on the board: ${total.fair_play_reason}`;
     $("ev-entry").textContent = entry.trim();
     $("ev-entry").className = joined ? "notice" : "";
     $("ev-entry").hidden = !entry;
     $("ev-join").hidden = !(open && event.join_required && !joined);
     $("ev-warning").hidden = !(canPlay && this.inPlay());
     $("ev-rounds-title").hidden = !edition;
+    $("ev-provisional").hidden = true;
+    if (canPlay) {
+      // Before the tap: what a new account's results count for here.
+      this.players.provisional(edition.opens_at, true).then((note) => {
+        if (this.current?.edition !== edition) return;
+        $("ev-provisional").textContent = note ?? "";
+        $("ev-provisional").hidden = !note;
+      });
+    }
     $("ev-rounds").replaceChildren(...(edition?.rounds ?? []).map((r) => this.roundItem(event, edition, r, mine.get(r.challenge_id), canPlay)));
     $("ev-board").hidden = !edition || edition.state === "upcoming";
     if (edition) {
@@ -288,7 +299,13 @@ export class Events {
     what.append(span(`Round ${r.round}`, "name"), span(state, "more state"));
     if (entry) {
       const tries = event.attempts === 1 ? "" : ` · ${entry.attempts} of ${event.attempts} tries`;
-      const best = entry.ranked ? `Your best: ${entry.score} in ${plural(entry.moves, "move")}` : entry.score != null ? "Not ranked: it ended after the close" : "In play";
+      const result = `${entry.score} in ${plural(entry.moves, "move")}`;
+      const best =
+        entry.side === "board" ? `Your best: ${result}`
+        : entry.side === "provisional" ? `Provisional: ${result}, ranked apart until its fair-play check`
+        : entry.side === "flagged" ? "Flagged by the fair-play check: ranked apart"
+        : entry.score != null ? "Not ranked: it ended after the close"
+        : "In play";
       what.append(span(`${best}${tries}`, "more mine"));
     }
     li.append(what);
@@ -302,7 +319,7 @@ export class Events {
       if (!used) label = `Play round ${r.round}`;
       else if (used < event.attempts) label = `Play again (${used + 1} of ${event.attempts})`;
       else if (entry.game_id) label = "See your game";
-      action = () => this.play(event, r);
+      action = () => this.play(event, r, li);
     }
     if (label) {
       const button = Object.assign(document.createElement("button"), { type: "button", textContent: label, className: edition.state === "open" && !entry?.attempts ? "primary" : "" });
@@ -336,9 +353,11 @@ export class Events {
     }
   }
 
-  /** An attempt at a round. None left, or one in progress: that game is shown. */
-  async play(event, r) {
+  /** An attempt at a round. None left, or one in progress: that game is shown. A
+   * refusal is said under the round's button, where the eye is. */
+  async play(event, r, li) {
     $("ev-error").textContent = "";
+    li.querySelector(".error")?.remove();
     try {
       const key = await this.players.ensure();
       if (!key) throw new Error("An event needs a player, and the server would not make one.");
@@ -352,7 +371,10 @@ export class Events {
       }
       this.el.close();
     } catch (e) {
-      $("ev-error").textContent = this.explain(e);
+      const said = Object.assign(document.createElement("p"), { className: "error", textContent: this.explain(e) });
+      said.setAttribute("role", "alert");
+      li.append(said);
+      said.scrollIntoView({ block: "nearest" });
     }
   }
 

@@ -751,6 +751,8 @@ async function describeDaily() {
   try {
     const c = await api.getDailyChallenge("tripeaks");
     el.textContent = `Today's challenge (${c.date}): one deal for everyone, proved winnable; ${c.entries} player${c.entries === 1 ? " has" : "s have"} played it. One ranked try a player; no hints, no undo; the deal is shown when the day is over.`;
+    const note = await players.provisional(c.opens_at, true);
+    if (note) el.textContent += ` ${note}`;
   } catch {
     /* the description stays general */
   }

@@ -65,11 +65,6 @@ export function explain(e) {
       return "No hints or analysis in a ranked challenge game until the challenge closes.";
     case "already-entered":
       return "You have no attempt left at that challenge, or one is in progress.";
-    case "account-too-new": {
-      const from = new Date(e.problem.eligible_from);
-      const when = isNaN(from) ? "in a day" : `from ${from.toLocaleString()}`;
-      return `Your account is newer than this challenge: it plays the challenges that begin after it was made, and any ${when}.`;
-    }
     case "challenge-closed":
       return "That challenge has closed.";
     case "challenge-not-open":

@@ -87,6 +87,26 @@ export class Players {
     return this.making;
   }
 
+  /** What the player's result at a challenge that opened at `opensAt` counts for, said
+   * before they play: null for an established account; for a new one (or none yet: it is
+   * made on the first tap), provisional (README: nobody is refused for being new). On a
+   * public board (`isPublic`: the daily, events) it is ranked apart until measured ok. */
+  async provisional(opensAt, isPublic) {
+    let newer = true;
+    if (this.me) {
+      try {
+        const me = await this.api.getMe(this.me.key);
+        newer = new Date(me.created_at) > new Date(opensAt) || Date.now() < new Date(me.provisional_until);
+      } catch {
+        return null;
+      }
+    }
+    if (!newer) return null;
+    return isPublic
+      ? "Your account is new, so your result is provisional: it is ranked apart until the fair-play check, minutes after your game ends, finds it fair; then it takes its place on the board."
+      : "Your account is new, so your result will be marked provisional; it ranks with everyone else's.";
+  }
+
   forget() {
     this.me = null;
     this.following.forget();
