@@ -30,6 +30,7 @@ from app.challenges.service import (
     START_PROBLEMS,
     Among,
     Around,
+    ChallengeKey,
     ChallengeService,
     board_page,
     board_view,
@@ -62,7 +63,6 @@ from app.kit.models import PlayerKind
 from app.kit.paging import (
     PAGE_HEADERS,
     CursorParam,
-    RowId,
     UtcTime,
     decode_cursor,
     encode_cursor,
@@ -114,7 +114,7 @@ READ_PROBLEMS = (
     ServiceUnavailableProblem,
 )
 # list_my_challenges' cursor: the last challenge's creation time and id.
-MY_CHALLENGES_CURSOR = TypeAdapter(tuple[UtcTime, RowId])
+MY_CHALLENGES_CURSOR = TypeAdapter(tuple[UtcTime, ChallengeKey])
 
 
 def _day(text: str) -> date:

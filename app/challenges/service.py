@@ -19,9 +19,9 @@ import secrets
 import threading
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time, timedelta
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import TypeAdapter
+from pydantic import AfterValidator, Field, TypeAdapter
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app import engine
@@ -140,11 +140,27 @@ def daily_of(value: str) -> tuple[date, str] | None:
 _EVENT_ID = re.compile(r"[A-Za-z0-9_-]{1,32}\.\d{1,6}(\.\d{1,2})?")
 
 
+def is_challenge_id(value: str) -> bool:
+    """Whether ``value`` can name a challenge: a daily's id, a random one, or an event's
+    edition's or round's."""
+    return daily_of(value) is not None or is_id(value) or _EVENT_ID.fullmatch(value) is not None
+
+
 def check_challenge_id(value: str) -> None:
-    """A 404 for an id that can name no challenge (neither a daily's, nor a random one,
-    nor an event's edition or round)."""
-    if daily_of(value) is None and not is_id(value) and _EVENT_ID.fullmatch(value) is None:
+    """A 404 for an id that can name no challenge."""
+    if not is_challenge_id(value):
         raise NotFoundProblem(f"no challenge {value[:48]!r}")
+
+
+def _challenge_key(value: str) -> str:
+    if not is_challenge_id(value):
+        raise ValueError("no challenge's id")
+    return value
+
+
+# A challenge's id in a cursor: of any of the forms above (a daily's and an event's hold a
+# dot, which a random id, ``RowId``, does not).
+ChallengeKey = Annotated[str, Field(strict=True, max_length=64), AfterValidator(_challenge_key)]
 
 
 def opens_at(day: date) -> datetime:

@@ -1,19 +1,27 @@
 """A cursor is the client's to send back, and anyone's to forge: every paged list reads it
 into typed values before any query, and answers a forged one 422, never a 500 (on
 PostgreSQL an integer past 32 bits, a naive time or a NUL reached the database and failed
-there). A cursor the server gave still pages."""
+there). A cursor the server gave pages every list to its end, whatever the ids it names
+hold (a daily's and an event's hold a dot)."""
 
 from __future__ import annotations
 
 import base64
 import json
+import re
+from collections.abc import Callable
+from datetime import datetime, timedelta
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from app.engine import LAYOUTS
+from tests.challenges.test_set_challenges import draw_then_concede, enter, set_challenge
+from tests.events.test_events import FRIDAY, SECRET, TOKEN, WEEK, Server, iso
 from tests.fixtures.games import new_game_id, new_player
 
 BOARD = "/v1/challenges/2026-12-01.golf/leaderboard"
@@ -35,15 +43,20 @@ FORGED = {
         '["9999-12-31T23:59:59-14:00","x"]',
         '[1e400,"x"]',
     ],
+    # A challenge's id is a daily's, a random one, or an event's edition's or round's.
+    "mine": [
+        '["2026-12-01T00:00:00+00:00","2026-13-01.golf"]',
+        '["2026-12-01T00:00:00+00:00","2026-12-01.nolayout"]',
+        '["2026-12-01T00:00:00+00:00","ev.1.2.3"]',
+        '["2026-12-01T00:00:00+00:00","ev.1\\u0000"]',
+        '["2026-12-01T00:00:00","2026-12-01.golf"]',
+        f'["2026-12-01T00:00:00+00:00","{"a" * 65}"]',
+    ],
 }
 
 
 def _cursor(raw: str) -> str:
     return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
-
-
-def _forged(route: str) -> list[tuple[str, str]]:
-    return [(route, raw) for raw in FORGED[route]]
 
 
 def _lists(client: TestClient) -> dict[str, tuple[str, dict[str, str]]]:
@@ -54,11 +67,12 @@ def _lists(client: TestClient) -> dict[str, tuple[str, dict[str, str]]]:
         "moves": (f"/v1/games/{game_id}/moves", auth),
         "board": (BOARD, {}),
         "games": ("/v1/players/me/games", key),
+        "mine": ("/v1/players/me/challenges", key),
     }
 
 
 @pytest.mark.parametrize(
-    ("route", "raw"), [*_forged("moves"), *_forged("board"), *_forged("games")]
+    ("route", "raw"), [(route, raw) for route in FORGED for raw in FORGED[route]]
 )
 def test_a_forged_cursor_is_a_422_on_every_paged_list(
     client: TestClient, route: str, raw: str
@@ -72,24 +86,97 @@ def test_a_forged_cursor_is_a_422_on_every_paged_list(
     assert client.get(url, headers=headers).status_code == 200  # the list itself answers
 
 
-def test_the_cursors_the_server_gives_still_page(client: TestClient) -> None:
+def every_item(client: TestClient, url: str, key: str, headers: dict[str, str]) -> list[Any]:
+    """The list at ``url``, read a page of one at a time: each page's ``Link`` followed as
+    given, its cursor the page's ``next`` unchanged; the items of every page, which are
+    the list's as one page reads them."""
+    whole = client.get(url, params={"limit": 100}, headers=headers)
+    assert whole.status_code == 200, (url, whole.text)
+    assert whole.json()["next"] is None, url
+    items: list[Any] = []
+    r = client.get(url, params={"limit": 1}, headers=headers)
+    while True:
+        assert r.status_code == 200, (url, r.text)
+        page = r.json()
+        assert len(page[key]) == 1, (url, page)
+        items += page[key]
+        if page["next"] is None:
+            assert "Link" not in r.headers, url
+            break
+        link = re.fullmatch(r'<([^>]+)>; rel="next"', r.headers["Link"])
+        assert link is not None, r.headers["Link"]
+        assert dict(parse_qsl(urlsplit(link.group(1)).query))["cursor"] == page["next"]
+        r = client.get(link.group(1), headers=headers)
+    assert items == whole.json()[key], url
+    return items
+
+
+def test_the_cursors_the_server_gives_page_a_game_s_and_a_player_s_lists(
+    client: TestClient,
+) -> None:
     game_id, auth = new_game_id(client)
     for _ in range(3):
         assert client.post(f"/v1/games/{game_id}/draw", headers=auth).status_code == 200
-    first = client.get(f"/v1/games/{game_id}/moves?limit=2", headers=auth).json()
-    second = client.get(
-        f"/v1/games/{game_id}/moves", params={"limit": 2, "cursor": first["next"]}, headers=auth
-    ).json()
-    assert [m["seq"] for m in first["moves"] + second["moves"]] == [1, 2, 3]
+    moves = every_item(client, f"/v1/games/{game_id}/moves", "moves", auth)
+    assert [m["seq"] for m in moves] == [1, 2, 3]
 
     _, key = new_player(client)
     for _ in range(3):
         assert client.post("/v1/games", json={}, headers=key).status_code == 201
-    page = client.get("/v1/players/me/games?limit=2", headers=key).json()
-    rest = client.get(
-        "/v1/players/me/games", params={"limit": 2, "cursor": page["next"]}, headers=key
-    ).json()
-    assert len(page["games"]) == 2 and len(rest["games"]) == 1
+        followed, _ = new_player(client)
+        r = client.put(f"/v1/players/me/following/{followed['id']}", headers=key)
+        assert r.status_code in (200, 201, 204), r.text
+    assert len(every_item(client, "/v1/players/me/games", "games", key)) == 3
+    assert len(every_item(client, "/v1/players/me/following", "following", key)) == 3
+
+
+def test_the_cursors_the_server_gives_page_the_challenges_lists(
+    client: TestClient, set_clock: Callable[[datetime], None]
+) -> None:
+    """A daily's id holds a dot, which a game's or a player's id does not: a cursor naming
+    one (list_my_challenges, newest first, reaches the dailies after what was set) was
+    refused as "not a cursor this server gave"."""
+    _, host = new_player(client)
+    made = set_challenge(client, host, winnable_only=False)["id"]
+    dailies = [
+        client.get(f"/v1/challenges/daily?layout={layout}").json()["id"] for layout in LAYOUTS
+    ]
+    players = [host, *(new_player(client)[1] for _ in range(2))]
+    for draws, auth in enumerate(players):
+        draw_then_concede(client, enter(client, dailies[0], auth), auth, draws)
+    for daily in dailies[1:]:
+        enter(client, daily, host)
+    mine = every_item(client, "/v1/players/me/challenges", "challenges", host)
+    assert {m["challenge"]["id"] for m in mine} == {made, *dailies}
+    board = every_item(client, f"/v1/challenges/{dailies[0]}/leaderboard", "entries", {})
+    assert len(board) == 3
+
+
+def test_the_cursors_the_server_gives_page_the_events_lists(
+    client_with: Callable[..., TestClient],
+) -> None:
+    """An edition's and a round's ids ("<event>.<edition>", "<event>.<edition>.<round>")
+    in list_my_challenges' cursor; the events, an event's editions and an edition's board."""
+    server = Server(client_with(operator_token=TOKEN, challenge_secret=SECRET))
+    daily = server.create(schedule="daily", join_required=False, ends_at=iso(FRIDAY + WEEK))
+    others = [server.create(ends_at=iso(FRIDAY + WEEK)) for _ in range(2)]
+    players = [new_player(server.client)[1] for _ in range(3)]
+    for day in range(3):
+        server.at(FRIDAY + timedelta(days=day, hours=1))
+        server.join(daily, players[0])
+    for auth in players:
+        server.play(server.start(daily, 1, auth), auth, ("concede",))
+    events = every_item(server.client, "/v1/events", "events", {})
+    assert {daily["id"], *(e["id"] for e in others)} <= {e["id"] for e in events}
+    editions = every_item(server.client, f"/v1/events/{daily['id']}/editions", "editions", {})
+    assert [e["number"] for e in editions] == [2, 1, 0]
+    url = f"/v1/events/{daily['id']}/editions/2/leaderboard"
+    assert len(every_item(server.client, url, "entries", {})) == 3
+    mine = every_item(server.client, "/v1/players/me/challenges", "challenges", players[0])
+    assert {m["challenge"]["id"] for m in mine} == {
+        *(f"{daily['id']}.{n}" for n in range(3)),
+        f"{daily['id']}.2.1",
+    }
 
 
 JSON = st.recursive(
