@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Query, Request, Response, status
 from pydantic import TypeAdapter
@@ -93,6 +93,8 @@ from app.kit.ratelimit import (
     RateLimitedProblem,
     issued,
     rate_limit,
+    spend,
+    verified,
 )
 from app.kit.schemas import LayoutName, RulesRead
 from app.kit.workload import SolverDep
@@ -151,16 +153,25 @@ EventsDep = Annotated[EventService, Depends(get_events)]
 ReadEventsDep = Annotated[EventService, Depends(get_read_events)]
 
 
-async def operator(request: Request, credential: OptionalBearerDep) -> None:
-    """The operator's token (401 without a bearer, 403 for another); with none configured,
-    the route is not there (404)."""
-    token: str | None = request.app.state.settings.operator_token
-    if token is None:
-        raise NotFoundProblem(f"no route {request.url.path[:64]!r}")
-    if credential is None:
-        raise UnauthorizedProblem("this call needs the operator's token: Authorization: Bearer")
-    if not secret_matches(credential, request.app.state.operator_token_hash):
-        raise OperatorTokenRefusedProblem("this call needs the operator's token as the bearer")
+def operator(budget: Budget) -> Any:
+    """A dependency for an operator's route: the operator's token (401 without a bearer,
+    403 for another) and the route's ``budget``; with no token configured, the route is
+    not there (404). A bearer spends the budget before it is compared, so that wrong
+    tokens meet a 429 as any request does (the address's budget: a token nobody verified
+    is no client); the right one is verified, and spends its own from then on."""
+
+    async def check(request: Request, response: Response, credential: OptionalBearerDep) -> None:
+        token: str | None = request.app.state.settings.operator_token
+        if token is None:
+            raise NotFoundProblem(f"no route {request.url.path[:64]!r}")
+        if credential is None:
+            raise UnauthorizedProblem("this call needs the operator's token: Authorization: Bearer")
+        await spend(request, response, budget)
+        if not secret_matches(credential, request.app.state.operator_token_hash):
+            raise OperatorTokenRefusedProblem("this call needs the operator's token as the bearer")
+        verified(request)
+
+    return Depends(check)
 
 
 def event_out(event: Event, now: datetime) -> EventRead:
@@ -541,7 +552,7 @@ async def get_event_leaderboard(
     "",
     operation_id="create_event",
     status_code=status.HTTP_201_CREATED,
-    dependencies=[Depends(operator), rate_limit(Budget.CREATE)],
+    dependencies=[operator(Budget.CREATE)],
     response_model=EventRead,
     responses={
         201: {"headers": {**RATE_LIMIT_HEADERS, **LOCATION}},
@@ -566,7 +577,7 @@ async def create_event(
 @operator_router.patch(
     "/{event_id}",
     operation_id="update_event",
-    dependencies=[Depends(operator), rate_limit(Budget.MOVE)],
+    dependencies=[operator(Budget.MOVE)],
     response_model=EventRead,
     responses={
         200: OK_HEADERS,
@@ -589,7 +600,7 @@ async def update_event(
 @operator_router.post(
     "/{event_id}/cancel",
     operation_id="cancel_event",
-    dependencies=[Depends(operator), rate_limit(Budget.MOVE)],
+    dependencies=[operator(Budget.MOVE)],
     response_model=EventRead,
     responses={200: OK_HEADERS, **problem_responses(*OPERATOR_PROBLEMS)},
     summary="Cancel an event (operators): no edition opens any more",
@@ -607,7 +618,7 @@ async def cancel_event(event_id: EventIdPath, events: EventsDep, clock: ClockDep
 @operator_router.get(
     "/{event_id}/changes",
     operation_id="list_event_changes",
-    dependencies=[Depends(operator), rate_limit(Budget.READ)],
+    dependencies=[operator(Budget.READ)],
     response_model=EventChangesRead,
     responses={200: OK_HEADERS, **problem_responses(*OPERATOR_PROBLEMS)},
     summary="Every change made to an event (operators), the oldest first",
