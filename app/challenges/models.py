@@ -96,7 +96,8 @@ class Challenge(Base):
     difficulty_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     # The window attempts may start in (a daily's: its UTC day). Closing a challenge early
-    # moves closes_at to the moment it was closed.
+    # moves closes_at to the moment it was closed, and an opening still ahead to it too:
+    # a window never ends before it begins.
     opens_at: Mapped[datetime] = mapped_column(UTCDateTime())
     closes_at: Mapped[datetime] = mapped_column(UTCDateTime())
     attempts: Mapped[int] = mapped_column(Integer, default=1)  # a player's; the best counts

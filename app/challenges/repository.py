@@ -19,10 +19,12 @@ from sqlalchemy import (
     Table,
     and_,
     bindparam,
+    case,
     column,
     delete,
     exists,
     func,
+    literal,
     or_,
     select,
     table,
@@ -214,17 +216,6 @@ class ChallengeRepository:
         )
         return int(count or 0)
 
-    async def close(self, challenge_id: str, now: datetime, opens_at: datetime) -> bool:
-        """Close the challenge at ``now`` (its opening moved to ``opens_at``, for one that
-        had not opened) unless it had closed; whether it was open."""
-        closed = await self.session.execute(
-            update(CHALLENGES)
-            .where(CHALLENGES.c.id == challenge_id, CHALLENGES.c.closes_at > now)
-            .values(closes_at=now, opens_at=opens_at)
-            .returning(CHALLENGES.c.id)
-        )
-        return closed.first() is not None
-
     async def delete_unentered(self, challenge_id: str) -> bool:
         """Delete the challenge if nobody has entered it; whether it was deleted."""
         deleted = await self.session.execute(
@@ -307,13 +298,22 @@ class ChallengeRepository:
             .values(max_entries=max_entries)
         )
 
-    async def close_all(self, challenge_ids: list[str], now: datetime) -> None:
-        """Close these challenges at ``now`` (those still open)."""
-        await self.session.execute(
+    async def close_all(self, challenge_ids: list[str], now: datetime) -> list[str]:
+        """Close these challenges at ``now`` (those not closed yet); the ids closed. One
+        that had not opened has its opening moved to ``now`` as well: its window is empty,
+        never one that ends before it begins, so that it is closed (its deal revealed, its
+        board empty, its deal practised) and nothing reads it as not open yet."""
+        c = CHALLENGES.c
+        closed = await self.session.execute(
             update(CHALLENGES)
-            .where(CHALLENGES.c.id.in_(challenge_ids), CHALLENGES.c.closes_at > now)
-            .values(closes_at=now)
+            .where(c.id.in_(challenge_ids), c.closes_at > now)
+            .values(
+                closes_at=now,
+                opens_at=case((c.opens_at > now, literal(now, c.opens_at.type)), else_=c.opens_at),
+            )
+            .returning(c.id)
         )
+        return list(closed.scalars())
 
     async def results_of(
         self, challenge_ids: list[str], player_id: str

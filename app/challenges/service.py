@@ -593,7 +593,7 @@ class ChallengeService:
         """Close the challenge now (its creator's call): the deal is revealed, attempts
         in progress go on but are no longer ranked. A closed one stays as it was."""
         _check_creator(challenge, player)
-        if await self.challenges.close(challenge.id, now, min(challenge.opens_at, now)):
+        if await self.challenges.close_all([challenge.id], now):
             await GameService(self.session, self.settings).end_secrecy(challenge.id, now)
         return await self._again(challenge.id)
 

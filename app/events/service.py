@@ -128,6 +128,12 @@ def edition_state(board: Challenge, now: datetime) -> EditionState:
     return EditionState.OPEN if now < board.closes_at else EditionState.CLOSED
 
 
+def check_not_cancelled(event: Event) -> None:
+    """Refuse (409) to join, play or change a cancelled event."""
+    if event.status is EventStatus.CANCELLED:
+        raise EventCancelledProblem(f"event {event.id} was cancelled")
+
+
 def current_edition(event: Event, now: datetime) -> int | None:
     if event.status is EventStatus.CANCELLED:
         return None
@@ -287,8 +293,7 @@ class EventService:
     ) -> Event:
         """Apply ``body`` (see ``EventUpdate``), the event's row locked; logged."""
         event = await self.get(event_id, for_update=True)
-        if event.status is EventStatus.CANCELLED:
-            raise EventCancelledProblem(f"event {event_id} was cancelled")
+        check_not_cancelled(event)
         given = body.model_dump(exclude_unset=True)
         values = event_values(_merged(event, body), now)
         changed = {k: v for k, v in values.items() if getattr(event, k) != v}
@@ -456,8 +461,7 @@ class EventService:
 
     @staticmethod
     def _admit(event: Event, player: Player) -> None:
-        if event.status is EventStatus.CANCELLED:
-            raise EventCancelledProblem(f"event {event.id} was cancelled")
+        check_not_cancelled(event)
         if not admits(event, player.kind):
             raise KindNotAdmittedProblem(
                 f"event {event.id} admits {event.entrants.value}, not a {player.kind.value}",
@@ -474,12 +478,14 @@ async def edition_to_use(
     sessions: Sessions,
     now: datetime,
 ) -> EditionView:
-    """Edition ``number`` (the one open now when None: 409 event-not-open without one)
+    """Edition ``number`` (the one open now when None: 409 event-not-open without one,
+    event-cancelled for a cancelled event)
     with its board and rounds, made first if nobody needed it yet while it is open: read
     through ``reader`` (its connection then given back), its deals searched with no
     transaction open, stored and read back through ``writer``. An edition not begun is not
     made (its deals are committed when it opens), nor one that closed unplayed."""
     if number is None:
+        check_not_cancelled(event)  # it has no edition open, and never will again
         number = current_edition(event, now)
         if number is None:
             upcoming = next_opens_at(event, now)

@@ -188,3 +188,42 @@ def test_0012_keys_the_open_challenges_tableaux_and_goes_back_to_whole_deals(
     downgrade(url, "0011")
     assert keys() == {"open": WHOLE_DEAL_KEY_OF_DEAL_0, "closed": WHOLE_DEAL_KEY_OF_DEAL_0}
     engine.dispose()
+
+
+def test_0014_empties_the_window_of_a_challenge_closed_before_it_opened(
+    empty_database_url: str,
+) -> None:
+    """A round of a cancelled event that had not opened was closed with its opening still
+    ahead; revision 0014 moves its opening to its closing. A window that had opened stays."""
+    url = empty_database_url
+    upgrade(url, "0013")
+    engine = create_engine(url)
+    opened, cancelled, ahead = (
+        datetime(2042, 1, 3, tzinfo=UTC),
+        datetime(2042, 1, 3, 2, tzinfo=UTC),
+        datetime(2042, 1, 4, tzinfo=UTC),
+    )
+    with engine.begin() as conn:
+        for challenge_id, opens_at in (("ev.0.1", opened), ("ev.0.2", ahead)):
+            conn.execute(
+                text(
+                    "INSERT INTO challenges (id, kind, layout, rules, deal, salt, commitment, "
+                    "entries, created_at, opens_at, closes_at, attempts, winnable_only) VALUES "
+                    "(:id, 'round', 'tripeaks', '{}', '', 's', 'c', 0, :at, :opens, :closes, "
+                    "1, true)"
+                ),
+                {"id": challenge_id, "at": opened, "opens": opens_at, "closes": cancelled},
+            )
+    upgrade(url)
+    with engine.connect() as conn:
+        rows = conn.execute(
+            text("SELECT id, opens_at, closes_at FROM challenges ORDER BY id")
+        ).all()
+    engine.dispose()
+
+    def utc(moment: datetime | str) -> datetime:
+        read = moment if isinstance(moment, datetime) else datetime.fromisoformat(moment)
+        return read.replace(tzinfo=UTC) if read.tzinfo is None else read.astimezone(UTC)
+
+    windows = {challenge_id: [utc(o), utc(c)] for challenge_id, o, c in rows}
+    assert windows == {"ev.0.1": [opened, cancelled], "ev.0.2": [cancelled, cancelled]}
