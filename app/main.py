@@ -24,6 +24,7 @@ from app.kit.middleware import (
     CancelledAsUnavailable,
     HeadAsGet,
     HeadSize,
+    NoCORS,
     ProblemCORSMiddleware,
     RelativeLocation,
     RequestBody,
@@ -57,8 +58,9 @@ with a stable `type` per kind. Face-down and stock cards are never sent; when a 
 its deal and salt are revealed, matching the `commitment` given at creation.
 
 Every route that answers GET answers HEAD too, with the same status and headers and no
-body. Every answer carries `Vary: Origin` (its CORS headers depend on the caller's
-origin), so that a shared cache keeps one answer per origin.
+body. A server that allows CORS (`CORS_ORIGINS`) sends `Vary: Origin` on every answer
+(its CORS headers depend on the caller's origin), so that a shared cache keeps one answer
+per origin; without CORS it sends no `Vary`.
 """
 
 
@@ -171,31 +173,35 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(HeadAsGet)
     app.add_middleware(RelativeLocation)
     app.add_middleware(CancelledAsUnavailable)
-    app.add_middleware(
-        ProblemCORSMiddleware,
-        allow_origins=settings.cors_origins,
-        allow_methods=["GET", "POST", "PATCH", "DELETE", "OPTIONS"],
-        allow_headers=[
-            "Authorization",
-            "Content-Type",
-            "If-Match",
-            "If-None-Match",
-            "Idempotency-Key",
-            "X-Request-ID",
-        ],
-        expose_headers=[
-            "ETag",
-            "Location",
-            "Idempotent-Replayed",
-            "X-Request-ID",
-            "Retry-After",
-            "RateLimit",
-            "RateLimit-Policy",
-            "Link",
-        ],
-        max_age=600,
-    )
-    app.add_middleware(VaryOrigin)
+    # Without CORS, no answer depends on the caller's origin: none says it varies by it.
+    if settings.cors_origins:
+        app.add_middleware(
+            ProblemCORSMiddleware,
+            allow_origins=settings.cors_origins,
+            allow_methods=["GET", "POST", "PATCH", "DELETE", "OPTIONS"],
+            allow_headers=[
+                "Authorization",
+                "Content-Type",
+                "If-Match",
+                "If-None-Match",
+                "Idempotency-Key",
+                "X-Request-ID",
+            ],
+            expose_headers=[
+                "ETag",
+                "Location",
+                "Idempotent-Replayed",
+                "X-Request-ID",
+                "Retry-After",
+                "RateLimit",
+                "RateLimit-Policy",
+                "Link",
+            ],
+            max_age=600,
+        )
+        app.add_middleware(VaryOrigin)
+    else:
+        app.add_middleware(NoCORS)
     # Outermost: it sees every answer. It names a request by its route's template: the
     # routes of the routers, and the app's own (docs, the web client).
     routes = [*app.routes, *(route for router in routers for route in router.routes)]

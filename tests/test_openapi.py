@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
 from app.openapi import SPEC_PATH, current_spec, render
@@ -52,8 +55,9 @@ def test_operation_ids_and_problem_responses_are_declared() -> None:
 
 
 def test_the_spec_says_what_the_server_does_at_its_edges(client: TestClient) -> None:
-    """HEAD wherever GET, Vary: Origin on every answer, the names' real bound, and the
-    characters a caller's X-Request-ID may hold: said in the spec, done by the server."""
+    """HEAD wherever GET, Vary: Origin on every answer with CORS on (as the tests' app
+    has it), the names' real bound, and the characters a caller's X-Request-ID may hold:
+    said in the spec, done by the server."""
     spec = json.loads(SPEC_PATH.read_text())
     said = spec["info"]["description"]
     assert "HEAD" in said and "Vary: Origin" in said
@@ -75,3 +79,38 @@ def test_the_spec_says_what_the_server_does_at_its_edges(client: TestClient) -> 
     assert r.headers["x-request-id"] == "trace:abc-1.2_3"
     described = spec["paths"]["/v1/layouts"]["get"]["responses"]["200"]["headers"]
     assert ". _ : -" in described["X-Request-ID"]["description"]
+
+
+def _url(path: str, operation: dict[str, Any]) -> str:
+    """``path`` with a value of each path parameter's type (an id that names nothing)."""
+    for parameter in operation.get("parameters", []):
+        if parameter["in"] == "path":
+            value = "0" if parameter["schema"].get("type") == "integer" else "A" * 22
+            path = path.replace("{" + parameter["name"] + "}", value)
+    return path
+
+
+@pytest.mark.parametrize("cors", [False, True], ids=["cors-off", "cors-on"])
+def test_vary_is_sent_with_cors_alone_and_declared_wherever_it_is_sent(
+    client_with: Callable[..., TestClient], cors: bool
+) -> None:
+    """Every operation of the committed spec, called once from a browser's origin: its
+    answer carries Vary: Origin when CORS is on and no Vary when it is off, and the
+    response the spec declares for the answer's status names every header of the two an
+    independent validator looked for (Vary, X-Request-ID)."""
+    origin = "https://client.example"
+    client = client_with(cors_origins=[origin] if cors else [])
+    spec = json.loads(SPEC_PATH.read_text(encoding="utf-8"))
+    for path, item in spec["paths"].items():
+        for method, operation in item.items():
+            r = client.request(method.upper(), _url(path, operation), headers={"Origin": origin})
+            declared = operation["responses"].get(str(r.status_code))
+            assert declared is not None, (method, path, r.status_code, r.text)
+            headers = declared.get("headers", {})
+            assert {"Vary", "X-Request-ID"} <= headers.keys(), (method, path, r.status_code)
+            vary = r.headers.get_list("vary")
+            assert vary == (["Origin"] if cors else []), (method, path, vary)
+    # A preflight from an origin not allowed is refused alike, CORS on or off.
+    preflight = {"Origin": "https://other.example", "Access-Control-Request-Method": "GET"}
+    r = client.options("/v1/layouts", headers=preflight)
+    assert r.status_code == 400 and r.json()["type"] == "/problems/cors-refused", r.text

@@ -1,8 +1,9 @@
 """The response headers of the contract, as OpenAPI header objects, and the entity tags.
 
 Each route declares the headers it sends (``responses={200: {"headers": ...}}``), so that
-generated clients expose them; ``X-Request-ID``, which every answer carries, is added to
-every response by ``declare_request_id``.
+generated clients expose them; ``X-Request-ID``, which every answer carries, and ``Vary``,
+which every answer carries while CORS is on, are added to every response by
+``declare_on_every_response``.
 """
 
 from __future__ import annotations
@@ -55,6 +56,14 @@ REQUEST_ID: Headers = {
         "schema": {"type": "string", "example": "7f3c2a9e1b4d4e6f"},
     }
 }
+VARY_ORIGIN: Headers = {
+    "Vary": {
+        "description": "Origin, while the server allows CORS (CORS_ORIGINS): the answer's "
+        "CORS headers depend on the caller's origin, so a shared cache keeps one answer per "
+        "origin; absent without CORS",
+        "schema": {"type": "string", "example": "Origin"},
+    }
+}
 
 # An If-Match or If-None-Match value (RFC 9110 §8.8.3, §13.1): "*" or entity tags, each
 # "..." or W/"...", separated by commas.
@@ -89,14 +98,14 @@ def if_none_match(header: str, version: int) -> bool:
     return any(tag == current for _, tag in _tags(header))
 
 
-def declare_request_id(spec: dict[str, Any]) -> dict[str, Any]:
-    """Every response of every operation carries X-Request-ID."""
+def declare_on_every_response(spec: dict[str, Any], headers: Headers) -> dict[str, Any]:
+    """Every response of every operation may carry ``headers``."""
     for item in spec.get("paths", {}).values():
         for operation in item.values():
             if not isinstance(operation, dict):
                 continue
             for response in operation.get("responses", {}).values():
-                response.setdefault("headers", {}).update(REQUEST_ID)
+                response.setdefault("headers", {}).update(headers)
     return spec
 
 
@@ -121,10 +130,13 @@ def optional_parameters_not_null(spec: dict[str, Any]) -> dict[str, Any]:
 
 
 def install_spec_headers(app: FastAPI) -> None:
-    """The app's OpenAPI with X-Request-ID declared and optional parameters not null."""
+    """The app's OpenAPI with X-Request-ID and Vary declared and optional parameters not
+    null. Vary is declared whatever the settings, as a header an answer may carry: the
+    spec is one document for every deployment, with CORS or without."""
     generate = app.openapi
 
     def openapi() -> dict[str, Any]:
-        return optional_parameters_not_null(declare_request_id(generate()))
+        spec = declare_on_every_response(generate(), {**REQUEST_ID, **VARY_ORIGIN})
+        return optional_parameters_not_null(spec)
 
     app.openapi = openapi  # type: ignore[method-assign]

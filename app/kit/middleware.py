@@ -18,7 +18,10 @@
   for it (``SHUTDOWN_TIMEOUT_S``) is cancelled; it is answered with a 503 problem (retry
   elsewhere) instead of uvicorn's ``500 text/plain``.
 - ``ProblemCORSMiddleware``: a refused CORS preflight is a 400 problem, not text.
-- ``VaryOrigin``: every answer carries ``Vary: Origin``.
+- ``VaryOrigin``: with CORS on, every answer carries ``Vary: Origin``.
+- ``NoCORS``: with CORS off, in place of the two above: every preflight is refused as
+  ``ProblemCORSMiddleware`` refuses one, and no answer says it varies by its origin
+  (Starlette's CORS says so on every answer, whatever its origins).
 """
 
 from __future__ import annotations
@@ -231,7 +234,8 @@ class RelativeLocation(HttpMiddleware):
 class VaryOrigin(HttpMiddleware):
     """Every answer says it varies by ``Origin`` (its CORS headers depend on the caller's
     origin, so a shared cache keeps one answer per origin), as the spec says: Starlette's
-    CORS says so on some answers only, which ones depending on its version."""
+    CORS says so on some answers only, which ones depending on its version. Installed only
+    with CORS on: without it no answer depends on the origin."""
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
 
@@ -294,6 +298,20 @@ class ProblemCORSMiddleware(CORSMiddleware):
             if name not in ("content-type", "content-length")
         }
         return problem_json(problem, None, kept)
+
+
+class NoCORS(HttpMiddleware):
+    """Without CORS: a preflight is answered 400 cors-refused (the answer it had from the
+    CORS middleware with no origin allowed); any other request passes untouched."""
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers = Headers(scope=scope)
+        preflight = "origin" in headers and "access-control-request-method" in headers
+        if scope["method"] == "OPTIONS" and preflight:
+            problem = PreflightRefusedProblem("CORS is off on this server: no origin is allowed")
+            await problem_json(problem, None)(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
 
 
 class WithHeaders:
