@@ -225,6 +225,14 @@ class ChallengeRepository:
         )
         return deleted.first() is not None
 
+    async def delete_unopened(self, challenge_ids: list[str], now: datetime) -> None:
+        """Delete these challenges where they have not opened at ``now`` and nobody has
+        entered them."""
+        c = CHALLENGES.c
+        await self.session.execute(
+            delete(CHALLENGES).where(c.id.in_(challenge_ids), c.opens_at > now, c.entries == 0)
+        )
+
     async def delete_closed_set(self, closed_before: datetime, limit: int) -> int:
         """Delete up to ``limit`` challenges players set that closed before then, oldest
         first (their entries and counts go by their foreign keys' cascades; games keep

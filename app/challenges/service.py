@@ -87,7 +87,7 @@ from app.kit.models import PlayerKind, utcnow
 from app.kit.paging import Count32, Int32, RowId, UtcTime, decode_cursor, encode_cursor
 from app.kit.ratelimit import RateLimitedProblem
 from app.kit.schemas import DifficultyRead, RulesRead
-from app.kit.workload import Searches, SolverPool
+from app.kit.workload import Coalesced, Searches, SolverPool
 from app.players.service import PLAYER_PROBLEMS, Player, PlayerService, is_provisional
 from app.settings import Settings
 
@@ -262,7 +262,10 @@ async def ensure_challenge(
     if stored is not None:
         return stored
     secret = await challenge_secret(reader.settings, sessions)
-    return await writer.store(await reader.derive(day, layout, secret, solver))
+    values = await DERIVATIONS.run(
+        challenge_id(day, layout), lambda: reader.derive(day, layout, secret, solver)
+    )
+    return await writer.store(values)
 
 
 async def challenge_to_play(
@@ -383,6 +386,9 @@ class SearchedCandidates:
 
 
 SEARCHED = SearchedCandidates()
+# The derivations of this process's requests (a day's challenge, an edition): one search
+# however many ask at once.
+DERIVATIONS = Coalesced()
 
 
 class ChallengeService:
@@ -604,6 +610,11 @@ class ChallengeService:
             raise ChallengeEnteredProblem(
                 f"challenge {challenge.id} has entrants: close it instead"
             )
+
+    async def delete_unopened(self, challenge_ids: list[str], now: datetime) -> None:
+        """Delete these challenges where they have not opened at ``now`` (an event's
+        edition made ahead: nobody has entered it)."""
+        await self.challenges.delete_unopened(challenge_ids, now)
 
     async def delete_closed_set(self, closed_before: datetime, limit: int) -> int:
         """Delete up to ``limit`` challenges players set that closed before then."""
@@ -1205,6 +1216,7 @@ def leaderboard_out(
 
 __all__ = [
     "BOARD_PROBLEMS",
+    "DERIVATIONS",
     "START_PROBLEMS",
     "Among",
     "Around",

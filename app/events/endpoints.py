@@ -318,8 +318,9 @@ async def get_event(event_id: EventIdPath, events: ReadEventsDep, clock: ClockDe
     responses={200: PAGE_HEADERS, **problem_responses(*READ_PROBLEMS)},
     summary="An event's editions so far, the newest first",
     description=(
-        "Editions are kept after they close, with their rounds, deals and boards. An "
-        "edition nobody needed while it was open was never made and is not listed."
+        "Editions are listed once they have opened, and kept after they close, with their "
+        "rounds, deals and boards. An edition that was never made (one that closed "
+        "unplayed with no server running its scheduled jobs) is not listed."
     ),
 )
 async def list_editions(
@@ -336,7 +337,7 @@ async def list_editions(
     now = clock()
     event = await events.get(event_id)
     before = decode_cursor(cursor, EDITIONS_CURSOR)[0] if cursor is not None else None
-    rows = list(await events.events.editions(event.id, before, limit + 1))
+    rows = await events.opened_editions(event, before, limit + 1, now)
     more = len(rows) > limit
     views = [await events.view(e, event.rounds) for e in rows[:limit]]
     next_cursor = encode_cursor([views[-1].edition.number]) if more else None
@@ -355,10 +356,11 @@ async def list_editions(
     },
     summary="An edition: its rounds' commitments; once closed, their deals and best scores",
     description=(
-        "An edition that has opened is made on its first read (its deals committed then); "
-        "one not begun is 409 event-not-open. Once it has closed, each round's deal and "
-        "salt are revealed with the best final score it allowed (the solver's, searched "
-        "once). A round's challenge_id serves start_practice_game once it has closed."
+        "The servers make each edition before it opens (its deals committed then), or on "
+        "its first read once open; one not begun is 409 event-not-open. Once it has "
+        "closed, each round's deal and salt are revealed with the best final score it "
+        "allowed (the solver's, searched once). A round's challenge_id serves "
+        "start_practice_game once it has closed."
     ),
 )
 async def get_edition(
@@ -525,8 +527,8 @@ async def get_event_leaderboard(
     ] = None,
 ) -> LeaderboardRead:
     event = await reader.get(event_id)
-    reader.window(event, number)
-    edition = await reader.stored_edition(event, number)
+    opens_at = reader.window(event, number)[0]
+    edition = await reader.stored_edition(event, number) if clock() >= opens_at else None
     if edition is None:
         raise EventNotOpenProblem(
             f"edition {number} of event {event.id} has not been played",

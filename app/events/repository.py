@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Table, or_, select, tuple_
+from sqlalchemy import Table, delete, or_, select, tuple_
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -89,6 +89,16 @@ class EventRepository:
         q = select(Event).where(*where).order_by(Event.starts_at, Event.id).limit(limit)
         return (await self.session.scalars(q)).all()
 
+    async def active(self, now: datetime, started_by: datetime) -> Sequence[Event]:
+        """The events not cancelled, started by ``started_by``, not finished at ``now``."""
+        e = EVENTS.c
+        q = select(Event).where(
+            e.status == EventStatus.ACTIVE,
+            e.starts_at <= started_by,
+            or_(e.finishes_at.is_(None), e.finishes_at > now),
+        )
+        return (await self.session.scalars(q.order_by(Event.starts_at, Event.id))).all()
+
     # -- editions -----------------------------------------------------------------------
     async def edition(self, edition_id: str) -> Edition | None:
         return await self.session.get(Edition, edition_id)
@@ -107,6 +117,14 @@ class EventRepository:
             q = q.where(Edition.number < before)
         q = q.order_by(Edition.number.desc()).limit(limit)
         return (await self.session.scalars(q)).all()
+
+    async def editions_from(self, event_id: str, first: int) -> Sequence[Edition]:
+        """The event's editions made so far from number ``first`` on."""
+        q = select(Edition).where(Edition.event_id == event_id, Edition.number >= first)
+        return (await self.session.scalars(q)).all()
+
+    async def delete_edition(self, edition_id: str) -> None:
+        await self.session.execute(delete(EDITIONS).where(EDITIONS.c.id == edition_id))
 
     async def has_editions(self, event_id: str) -> bool:
         found = await self.session.scalar(

@@ -1,13 +1,17 @@
 """The events' use cases: events operators create, update and cancel (through the API or
-the events file, ending in the same rows, every change logged), their editions made on
-first need, joining an edition, a round's attempt, and the totals of the edition's board.
+the events file, ending in the same rows, every change logged), their editions made
+before they open, joining an edition, a round's attempt, and the totals of the edition's
+board.
 
-An edition is made the first time anyone needs it while it is open (or once it has
-closed, to read it): its rounds' deals are searched by the solver with no transaction
-open, then the edition, its rounds (challenges of kind ``round``) and its board (a
-challenge of kind ``edition``, whose entries are the entrants) are stored in one
-transaction; racing requests derive the same deals (they come from the server's secret
-and the round's id) and one set of rows is kept. An entrant's total is kept on their
+An edition is made before it opens (``prepare_editions``, the servers' scheduled job:
+``PREPARE_AHEAD``), or else the first time anyone needs it while it is open: its rounds'
+deals are searched by the solver with no transaction open, then the edition, its rounds
+(challenges of kind ``round``) and its board (a challenge of kind ``edition``, whose
+entries are the entrants) are stored in one transaction; racing derivations make the same
+deals (they come from the server's secret and the round's id: a process runs one search
+for all its requests) and one set of rows is kept. An edition made ahead stays out of
+sight until it opens, and goes (to be made again) when its event changes or is cancelled
+before then. An entrant's total is kept on their
 entry in the edition's board, in the transaction of the move that ends a round's game: no
 sum over rounds is made on a read.
 """
@@ -20,6 +24,7 @@ import re
 import tomllib
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +33,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app import engine
 from app.challenges.service import (
+    DERIVATIONS,
     Challenge,
     ChallengeKind,
     ChallengeService,
@@ -48,6 +54,7 @@ from app.events.schedule import (
     WEEKDAYS,
     aligned_start,
     edition_days,
+    edition_number,
     edition_window,
     last_close,
     next_opening,
@@ -57,7 +64,7 @@ from app.events.schedule import (
 from app.events.schemas import EditionState, EventCreate, EventState, EventUpdate
 from app.games.service import LoadedGame, rules_of
 from app.kit.database import Database, Sessions
-from app.kit.errors import NotFoundProblem, ValidationProblem
+from app.kit.errors import NotFoundProblem, ServiceUnavailableProblem, ValidationProblem
 from app.kit.events import GameEnded
 from app.kit.ids import is_id, new_id
 from app.kit.models import PlayerKind, utcnow
@@ -70,6 +77,8 @@ log = logging.getLogger("app.events")
 _EDITION_ID = re.compile(r"([A-Za-z0-9_-]{1,32})\.(\d{1,6})")
 _ROUND_ID = re.compile(r"([A-Za-z0-9_-]{1,32})\.(\d{1,6})\.(\d{1,2})")
 ONCE_LONGEST = timedelta(days=31)
+# How long before it opens an edition is made (and its deals committed).
+PREPARE_AHEAD = timedelta(hours=1)
 ONCE_SHORTEST = timedelta(hours=1)
 # The fields that make an edition fair: they may change only while there is none.
 FAIRNESS_FIELDS = (
@@ -297,6 +306,8 @@ class EventService:
         given = body.model_dump(exclude_unset=True)
         values = event_values(_merged(event, body), now)
         changed = {k: v for k, v in values.items() if getattr(event, k) != v}
+        if changed:  # an edition made ahead is made again, of the event as it will be
+            await self._drop_unopened_editions(event, now)
         fair = [
             k
             for k in FAIRNESS_FIELDS
@@ -350,6 +361,7 @@ class EventService:
         if event.status is EventStatus.CANCELLED:
             return event
         open_number = current_edition(event, now)
+        await self._drop_unopened_editions(event, now)
         event.status = EventStatus.CANCELLED
         event.finishes_at = now
         event.updated_at = now
@@ -367,6 +379,37 @@ class EventService:
         return list(await self.events.changes(event_id))
 
     # -- editions -----------------------------------------------------------------------
+    async def _drop_unopened_editions(self, event: Event, now: datetime) -> None:
+        """Delete the editions made ahead that have not opened (nobody has seen them)."""
+        first = edition_number(event.schedule, event.starts_at, now) + 1
+        for edition in await self.events.editions_from(event.id, first):
+            ids = [edition.id, *(round_id(edition.id, r) for r in range(1, event.rounds + 1))]
+            await self.challenges.delete_unopened(ids, now)
+            await self.events.delete_edition(edition.id)
+
+    async def editions_to_make(self, now: datetime, ahead: timedelta) -> list[tuple[Event, int]]:
+        """The editions of the active events that are open at ``now`` or open within
+        ``ahead``, and are not made yet: (event, number)."""
+        wanted = []
+        for event in await self.events.active(now, now + ahead):
+            numbers = {current_edition(event, now)}
+            upcoming = next_opens_at(event, now)
+            if upcoming is not None and upcoming <= now + ahead:
+                numbers.add(edition_number(event.schedule, event.starts_at, upcoming))
+            for number in sorted(n for n in numbers if n is not None):
+                if await self.stored_edition(event, number) is None:
+                    wanted.append((event, number))
+        return wanted
+
+    async def opened_editions(
+        self, event: Event, before: int | None, limit: int, now: datetime
+    ) -> list[Edition]:
+        """The event's editions that have opened by ``now`` (one made ahead is not shown
+        before), the newest first, before number ``before``."""
+        opened = edition_number(event.schedule, event.starts_at, now) + 1
+        before = opened if before is None else min(before, opened)
+        return list(await self.events.editions(event.id, before, limit))
+
     def window(self, event: Event, number: int) -> tuple[datetime, datetime]:
         window = edition_window(event.schedule, event.starts_at, event.ends_at, number)
         if window is None:
@@ -425,8 +468,18 @@ class EventService:
         return row, rounds, board
 
     async def store_edition(
-        self, row: dict[str, Any], rounds: list[dict[str, Any]], board: dict[str, Any]
-    ) -> Edition:
+        self,
+        row: dict[str, Any],
+        rounds: list[dict[str, Any]],
+        board: dict[str, Any],
+        event: Event,
+    ) -> Edition | None:
+        """Keep an edition derived from ``event`` as it was then, unless the event has
+        changed or been cancelled since (its row locked): None then (it is made again, of
+        the event as it is)."""
+        now = await self.events.get(event.id, for_update=True)
+        if now is None or now.updated_at != event.updated_at or now.status != event.status:
+            return None
         for values in [*rounds, board]:
             await self.challenges.store(values)
         await self.events.add_edition_if_absent(row)
@@ -479,11 +532,12 @@ async def edition_to_use(
     now: datetime,
 ) -> EditionView:
     """Edition ``number`` (the one open now when None: 409 event-not-open without one,
-    event-cancelled for a cancelled event)
-    with its board and rounds, made first if nobody needed it yet while it is open: read
-    through ``reader`` (its connection then given back), its deals searched with no
-    transaction open, stored and read back through ``writer``. An edition not begun is not
-    made (its deals are committed when it opens), nor one that closed unplayed."""
+    event-cancelled for a cancelled event) with its board and rounds, made first if the
+    scheduled job did not make it ahead: read through ``reader`` (its connection then
+    given back), its deals searched with no transaction open (one search for every
+    request of this process), stored and read back through ``writer``. An edition not
+    begun is 409 event-not-open, made ahead or not; one that closed unplayed is not
+    made."""
     if number is None:
         check_not_cancelled(event)  # it has no edition open, and never will again
         number = current_edition(event, now)
@@ -494,23 +548,61 @@ async def edition_to_use(
                 next_opens_at=upcoming.isoformat() if upcoming is not None else None,
             )
     window = reader.window(event, number)
-    stored = await reader.stored_edition(event, number)
-    view = await reader.view(stored, event.rounds) if stored is not None else None
-    await reader.session.close()
-    if view is not None:
-        return view
     if now < window[0]:
         raise EventNotOpenProblem(
             f"edition {number} of event {event.id} opens at {window[0].isoformat()}",
             next_opens_at=window[0].isoformat(),
         )
+    stored = await reader.stored_edition(event, number)
+    view = await reader.view(stored, event.rounds) if stored is not None else None
+    await reader.session.close()
+    if view is not None:
+        return view
     if now >= window[1] or event.status is EventStatus.CANCELLED:
         # Nobody needed it while it was open (or the event was cancelled first): it was
         # never dealt, and is not dealt now.
         raise NotFoundProblem(f"edition {number} of event {event.id} was not played")
     secret = await challenge_secret(reader.settings, sessions)
-    row, rounds, board = await reader.derive_edition(event, number, secret, solver)
-    return await writer.view(await writer.store_edition(row, rounds, board), event.rounds)
+    row, rounds, board = await DERIVATIONS.run(
+        edition_id(event.id, number),
+        lambda: reader.derive_edition(event, number, secret, solver),
+    )
+    stored = await writer.store_edition(row, rounds, board, event)
+    if stored is None:
+        raise ServiceUnavailableProblem(
+            f"event {event.id} changed while its edition was made; retry", retry_after=1
+        )
+    return await writer.view(stored, event.rounds)
+
+
+async def prepare_editions(
+    database: Database, settings: Settings, solver: SolverPool, now: datetime
+) -> list[str]:
+    """Make the editions that open within ``PREPARE_AHEAD`` of ``now``, or are open, and
+    that nobody made yet (the servers' scheduled job, and the purge command): one at a
+    time, each derived with no transaction open. The ids of those made; one whose search
+    ran out of time is logged and left to the next run."""
+    async with database.read_sessions() as reading:
+        wanted = await EventService(reading, settings).editions_to_make(now, PREPARE_AHEAD)
+    if not wanted:
+        return []
+    secret = await challenge_secret(settings, database.sessions)
+    made = []
+    for event, number in wanted:
+        async with database.sessions() as writing:
+            writer = EventService(writing, settings)
+            try:  # the search queries nothing: no transaction is open while it runs
+                row, rounds, board = await DERIVATIONS.run(
+                    edition_id(event.id, number),
+                    partial(writer.derive_edition, event, number, secret, solver),
+                )
+            except ServiceUnavailableProblem as e:
+                log.warning("edition %d of event %s was not made: %s", number, event.id, e.detail)
+                continue
+            if await writer.store_edition(row, rounds, board, event) is not None:
+                await writing.commit()
+                made.append(row["id"])
+    return made
 
 
 async def total_round_result(session: AsyncSession, ended: GameEnded) -> None:

@@ -31,7 +31,7 @@ import contextlib
 import logging
 import multiprocessing
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from concurrent.futures import CancelledError as FutureCancelled
 from concurrent.futures.process import BrokenProcessPool
 from typing import Annotated, Any, ParamSpec, TypeVar
@@ -232,6 +232,26 @@ class SolverPool:
                 pool.join(timeout=self.grace_s)
 
 
+class Coalesced:
+    """Concurrent calls for one key, in this process, share the first one's answer: a
+    search that many requests need at once (a new day's deal at midnight, an edition as it
+    opens) runs once, and no request is refused a slot for a search already running. Its
+    function must hold nothing of a request (no session): it goes on for the others if
+    the request that started it is cancelled."""
+
+    def __init__(self) -> None:
+        self._running: dict[str, asyncio.Future[Any]] = {}
+
+    async def run(self, key: str, make: Callable[[], Awaitable[T]]) -> T:
+        running = self._running.get(key)
+        if running is None:
+            running = asyncio.ensure_future(make())
+            self._running[key] = running
+            running.add_done_callback(lambda _: self._running.pop(key, None))
+        answer: T = await asyncio.shield(running)
+        return answer
+
+
 class Searches:
     """A pool's searches for one client: at most one in flight at a time. (The server's
     own searches, the day's challenges, are made on the pool itself: ``SolverPool.run``.)"""
@@ -272,6 +292,7 @@ def solver_free(kind: str) -> Any:
 __all__ = [
     "KEPT_SLOTS",
     "NICENESS",
+    "Coalesced",
     "Searches",
     "SolverDep",
     "SolverPool",

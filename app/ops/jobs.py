@@ -7,9 +7,12 @@ them with nothing else to set up (``make run``, the container, compose, Kubernet
   and none holds one back); finding none due, it looks again after
   ``FAIR_PLAY_INTERVAL_S``. A result is measured seconds after it is entered while the
   processes keep up with the results; more replicas measure more at once.
-- **the purge and the next day's challenges** (``app.ops.purge.purge_and_prepare``):
-  every ``PURGE_INTERVAL_S``, run by the one process that takes the turn
-  (``app.kit.schedule.take_turn``); the others see it taken.
+- **the purge** (``app.ops.purge.purge_and_log``): every ``PURGE_INTERVAL_S``, run by
+  the one process that takes the turn (``app.kit.schedule.take_turn``); the others see
+  it taken;
+- **what opens soon** (``app.ops.purge.prepare``: the next day's challenges, the events'
+  editions that open within the hour): every minute, taken in turn the same way, so that
+  no request waits on a search for them.
 
 A run that fails is logged and tried again at the job's next period: a job never stops
 the server. ``SCHEDULED_JOBS=false`` runs neither (the commands ``python -m
@@ -22,24 +25,27 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Coroutine
-from datetime import timedelta
+from collections.abc import Awaitable, Callable, Coroutine
+from datetime import datetime, timedelta
 from typing import Any
 
 from app.challenges.fairplay import measure_due
 from app.kit.clock import Clock
 from app.kit.database import Database
+from app.kit.logs import FIELDS_ATTR
 from app.kit.schedule import take_turn
 from app.kit.workload import SolverPool
-from app.ops.purge import purge_and_prepare
+from app.ops.purge import prepare, purge_and_log
 from app.settings import Settings
 
 log = logging.getLogger("app.jobs")
 
 # Results a process measures before it looks again whether it should stop.
 MEASURE_BATCH = 10
-# How often a process asks whether it is the purge's turn (at most its period).
+# How often a process asks whether it is a job's turn (at most its period), and how often
+# what opens soon is made.
 TURN_CHECK_S = 60
+PREPARE_EVERY_S = 60
 
 
 class ScheduledJobs:
@@ -56,7 +62,11 @@ class ScheduledJobs:
         self._tasks: list[asyncio.Task[None]] = []
 
     def start(self) -> None:
-        jobs: list[Coroutine[Any, Any, None]] = [self._measure(), self._purge()]
+        jobs: list[Coroutine[Any, Any, None]] = [
+            self._measure(),
+            self._in_turn("purge", self.settings.purge_interval_s, self._purge),
+            self._in_turn("prepare", PREPARE_EVERY_S, self._prepare),
+        ]
         self._tasks = [asyncio.create_task(job) for job in jobs]
 
     async def stop(self) -> None:
@@ -80,16 +90,26 @@ class ScheduledJobs:
             if measured is None or not measured.kept:
                 await asyncio.sleep(interval)
 
-    async def _purge(self) -> None:
-        every = self.settings.purge_interval_s
+    async def _in_turn(
+        self, name: str, every: int, run: Callable[[datetime], Awaitable[object]]
+    ) -> None:
+        """``run`` every ``every`` seconds, by the one process of all that takes the turn."""
         while True:
             try:
                 now = self.clock()
                 async with self.database.sessions() as session:
-                    mine = await take_turn(session, "purge", now, timedelta(seconds=every))
+                    mine = await take_turn(session, name, now, timedelta(seconds=every))
                     await session.commit()
                 if mine:
-                    await purge_and_prepare(self.database, self.settings, self.solver, now)
+                    await run(now)
             except Exception:
-                log.exception("the purge failed: it runs again at its next turn")
+                log.exception("the %s job failed: it runs again at its next turn", name)
             await asyncio.sleep(min(every, TURN_CHECK_S))
+
+    async def _purge(self, now: datetime) -> None:
+        await purge_and_log(self.database, self.settings, now)
+
+    async def _prepare(self, now: datetime) -> None:
+        # What opens soon, made or found made (a search that ran out is a warning).
+        ready = await prepare(self.database, self.settings, self.solver, now)
+        log.debug("prepared", extra={FIELDS_ATTR: {"ready": ready, "as_of": now.isoformat()}})

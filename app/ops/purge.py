@@ -1,8 +1,9 @@
-"""The purge: delete what is kept no longer, then make the next day's challenges.
+"""The purge: delete what is kept no longer; and what opens soon, made ahead.
 
-Every deployment runs it: the servers take turns at it (``app.ops.jobs``, every
-``PURGE_INTERVAL_S``, one process of all of them each time); ``python -m app.ops.purge``
-runs it once (an operator's, or a server run with ``SCHEDULED_JOBS=false``).
+Every deployment runs both: the servers take turns at them (``app.ops.jobs``: the purge
+every ``PURGE_INTERVAL_S``, what opens soon every minute, one process of all of them each
+time); ``python -m app.ops.purge`` runs both once (an operator's, or a server run with
+``SCHEDULED_JOBS=false``).
 
 What bounds each table, that a client can fill:
 
@@ -29,11 +30,12 @@ logs one line with its counts; ``tripeaks_games_purged_total{reason}`` counts th
 (in the server's /metrics when the purge runs where ``PROMETHEUS_MULTIPROC_DIR`` is the
 server's, as in the image).
 
-Then it derives the next UTC day's challenge for every layout that has none yet (a solver
-search each, one after another), so that at midnight the new day's deals are already
-there: no request has to wait for one (the servers keep a search slot for the day's
-challenges too, for a day nobody derived ahead). A derivation that runs out of time is
-logged and left to the next run, or to the servers.
+What opens soon (``prepare``): the next UTC day's challenge for every layout that has none
+yet, and the events' editions that open within the hour, each a solver search, one after
+another, so that at midnight the new day's deals are already there and an edition is
+there when it opens: no request has to wait for one (should one be missing, a server's
+requests make it with one search between them, in a slot kept for the day's challenges).
+A derivation that runs out of time is logged and left to the next run.
 
 ``--as-of 2026-12-01T00:00:00+00:00`` purges as if it were then (for tests and audits).
 """
@@ -50,6 +52,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app import engine
 from app.challenges.service import ChallengeService, ensure_challenge
+from app.events.service import prepare_editions
 from app.games.service import GameService
 from app.kit import metrics
 from app.kit.database import Database, Sessions, make_database
@@ -163,16 +166,34 @@ async def derive_next_day(
     return ready
 
 
+async def prepare(
+    database: Database, settings: Settings, solver: SolverPool, now: datetime
+) -> list[str]:
+    """What opens soon, made before anyone needs it: the next day's challenges and the
+    events' editions that open within the hour (``app.events.service.prepare_editions``);
+    the ids of those made or found made."""
+    return [
+        *await derive_next_day(database, settings, solver, now),
+        *await prepare_editions(database, settings, solver, now),
+    ]
+
+
+async def purge_and_log(database: Database, settings: Settings, now: datetime) -> dict[str, int]:
+    """The purge as of ``now``, its one line logged."""
+    counts = await purge(database.sessions, settings, now)
+    log.info("purged", extra={FIELDS_ATTR: {"deleted": counts, "as_of": now.isoformat()}})
+    return counts
+
+
 async def purge_and_prepare(
     database: Database, settings: Settings, solver: SolverPool, now: datetime
-) -> tuple[dict[str, int], list[str]]:
-    """The purge as of ``now``, then the next day's challenges: what the scheduled job
-    and the command run. Logs its one line."""
+) -> None:
+    """The command's run: the purge as of ``now``, then what opens soon (``prepare``),
+    in one line."""
     counts = await purge(database.sessions, settings, now)
-    derived = await derive_next_day(database, settings, solver, now)
+    derived = await prepare(database, settings, solver, now)
     fields = {"deleted": counts, "as_of": now.isoformat(), "derived": derived}
     log.info("purged", extra={FIELDS_ATTR: fields})
-    return counts, derived
 
 
 async def _purge_with(settings: Settings, now: datetime) -> None:
