@@ -28,6 +28,9 @@ server's threshold (``DEFAULT_STOCK_Z``, 3.0) alone, and the share of players fl
 Stouffer's sum of ``z`` (``summed``) over 4, 8, 10 (the server's window) and 12 results,
 each a different deal: 4,000 draws of that many of the player's games. Both tables give
 the median seconds a game's measure took (``s/game``), in one process of the pool.
+
+``--scheduled`` measures instead the measure as a deployment runs it: the time from a
+result to its measure under the compose stack's settings (``bench/scheduled.py``).
 """
 
 from __future__ import annotations
@@ -62,6 +65,7 @@ from app.engine.game import GameState
 from app.engine.moves import Concede, Undo
 from app.engine.solver import SearchBudget, solve_best, solve_clear
 from app.engine.view import player_view
+from bench import scheduled
 
 HONEST = ("hint32", "hint8", "greedy", "random")
 CHEATERS = ("exact", "stock", "face_down")
@@ -145,6 +149,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def run(argv: list[str]) -> None:
+    if "--scheduled" in argv:
+        scheduled.run(argv)
+        return
     args, _ = _parser().parse_known_args([a for a in argv if a != "fairplay"])
     deals = 10 if args.quick else args.deals
     players = args.players.split(",")
