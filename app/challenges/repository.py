@@ -965,7 +965,8 @@ def _place_of(r: Any) -> Place:
         name=r.name,
         deleted=r.deleted_at is not None,
         global_rank=int(r.rank),
-        provisional=bool(r.provisional),
+        # Provisional until its measure says ok (then it stands as any other).
+        provisional=bool(r.provisional) and FairPlay(r.fair_play) is not FairPlay.OK,
         fair_play=FairPlay(r.fair_play),
         measure=measure_of(r),
     )

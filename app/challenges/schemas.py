@@ -294,10 +294,11 @@ class LeaderboardEntryRead(BaseModel):
     moves: int = Field(description="Moves the game took, undos included")
     finished_at: datetime = Field(description="When the game ended")
     provisional: bool = Field(
-        description="A new account's result (made after the challenge opened, or younger "
-        "than the server's CHALLENGE_ACCOUNT_MIN_HOURS when it entered): on a public board "
-        "(the daily, events) ranked apart (fair_play=provisional) until its measure says ok; "
-        "on a challenge a player set, ranked with the others, marked"
+        description="A provisional result: a new account's (made after the challenge "
+        "opened, or younger than the server's CHALLENGE_ACCOUNT_MIN_HOURS when it entered) "
+        "that its fair-play measure has not said ok yet. On a public board (the daily, "
+        "events) such results are ranked apart (fair_play=provisional); on a challenge a "
+        "player set they rank with the others, marked. Once measured ok it is false"
     )
     fair_play: FairPlayRead = Field(description="The result's fair-play measure")
 

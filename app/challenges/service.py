@@ -1140,7 +1140,12 @@ def provisional_note(entry: ChallengeEntry, challenge: Challenge, settings: Sett
     )
     place = standing(entry)
     if not is_public(challenge):
-        return f"{why} It ranks with the others, marked provisional."
+        if entry.fair_play is FairPlay.OK:
+            return f"{why} Its fair-play measure said ok: it stands as any other."
+        return (
+            f"{why} It ranks with the others, marked provisional until its fair-play "
+            "measure, within minutes of its end, says ok."
+        )
     if place is None:
         return (
             f"{why} Once your game ends it is ranked apart from the established results "

@@ -194,5 +194,5 @@ def test_the_cheater_is_flagged_and_the_newcomer_takes_its_place_by_the_server_s
         wait_for("measure the newcomer ok", in_place)
         assert board(client, challenge, fair_play="provisional")["entries"] == []
         [newcomer] = [e for e in board(client, challenge)["entries"] if e["player_id"] == honest]
-        assert newcomer["provisional"] is True and newcomer["fair_play"]["status"] == "ok"
+        assert newcomer["provisional"] is False and newcomer["fair_play"]["status"] == "ok"
         server.stop()

@@ -14,6 +14,13 @@ const AMONG = 50; // lines among the people followed, or in a cohort
 const RECHECK_MS = 10000; // a provisional result is read again this often...
 const RECHECKS = 60; // ...this many times: it takes its place minutes after the game
 
+/** Where a result ranked apart stands, in words for its player; null for one on the board. */
+function apartText(entry) {
+  if (entry?.side === "provisional") return `Your result (${entry.score}) is provisional: your account is new, so it is ranked apart until the fair-play check, minutes after your game, finds it fair. Then it takes its place here.`;
+  if (entry?.side === "flagged") return `Your result is ranked apart: ${entry.fair_play_reason}`;
+  return null;
+}
+
 export class Board {
   /** `root`: the element holding a `.board-toggle` of buttons (`data-among` "" for
    * everyone, "following", and where a board may have cohorts "cohort"), a `.board-text`
@@ -65,8 +72,15 @@ export class Board {
     }
     this.text.textContent = "Reading the leaderboard…";
     try {
-      const lines = this.view === "following" ? await this.amongFollowing(key) : this.view === "cohort" ? await this.cohort(key) : await this.everyone(key);
+      // Where the player's result stands (on the board, or ranked apart: provisional or
+      // flagged): its place is asked for only when it is on the board.
+      const entry = key && this.mine ? await this.entry() : null;
+      const lines = this.view === "following" ? await this.amongFollowing(key) : this.view === "cohort" ? await this.cohort(key, entry) : await this.everyone(key, entry);
       if (asked !== this.asked) return;
+      if (entry?.side === "provisional" && this.rechecks-- > 0) {
+        // Read again now and then, so that the player sees it take its place.
+        this.recheck = setTimeout(() => asked === this.asked && this.root.offsetParent !== null && this.render(), RECHECK_MS);
+      }
       this.text.textContent = lines.text;
       this.list.replaceChildren(...lines.items);
       if (focus) (this.list.querySelector(`li[data-player="${CSS.escape(focus)}"] button`) ?? this.toggles.find((b) => b.getAttribute("aria-pressed") === "true"))?.focus();
@@ -78,20 +92,16 @@ export class Board {
   }
 
   /** The top of the board, then the player's place with its neighbours (a gap between). */
-  async everyone(key) {
+  async everyone(key, entry) {
     const [top, around] = await Promise.all([
       this.read({ limit: TOP }),
-      key && this.mine ? this.read({ key, around: true, limit: AROUND }).catch(() => null) : null,
+      entry?.side === "board" ? this.read({ key, around: true, limit: AROUND }).catch(() => null) : null,
       key ? this.following.list().catch(() => []) : null,
     ]);
     const me = around?.entries.find((e) => e.player_id === this.players.id);
-    // Not on the board: a new account's result, ranked apart until its fair-play check.
-    const apart = key && this.mine && !me ? await this.provisional() : null;
-    const text = me
-      ? `You are ranked ${me.rank} of ${top.ranked}.`
-      : apart
-        ? `Your result (${apart.score}) is provisional: your account is new, so it is ranked apart until the fair-play check, minutes after your game, finds it fair. Then it takes its place here.`
-        : (this.fallback ?? (top.ranked ? `${top.ranked} ranked so far.` : "Nobody has a result yet."));
+    let text = this.fallback ?? (top.ranked ? `${top.ranked} ranked so far.` : "Nobody has a result yet.");
+    if (me) text = `You are ranked ${me.rank} of ${top.ranked}.`;
+    else if (entry?.side) text = apartText(entry) ?? text;
     const seen = new Set();
     const rows = [];
     for (const e of [...top.entries, ...(around?.entries ?? [])]) {
@@ -106,18 +116,10 @@ export class Board {
     return { text, items };
   }
 
-  /** The player's entry when its result is ranked apart as provisional, else null; while
-   * it is, the board is read again now and then, so that the player sees it take its
-   * place. */
-  async provisional() {
+  /** The player's entry in this board's challenge (or edition), from their challenges. */
+  async entry() {
     const page = await this.api.listMyChallenges(this.players.key, null, 100).catch(() => null);
-    const entry = page?.challenges.find((m) => m.challenge.id === this.id)?.entry;
-    if (entry?.side !== "provisional") return null;
-    if (this.rechecks-- > 0) {
-      const asked = this.asked;
-      this.recheck = setTimeout(() => asked === this.asked && this.root.offsetParent !== null && this.render(), RECHECK_MS);
-    }
-    return entry;
+    return page?.challenges.find((m) => m.challenge.id === this.id)?.entry ?? null;
   }
 
   /** The player and the people they follow, ranked among themselves. */
@@ -138,11 +140,12 @@ export class Board {
   }
 
   /** The player's cohort, ranked among itself (rank), each with their place overall. */
-  async cohort(key) {
+  async cohort(key, entry) {
     const [board] = await Promise.all([this.read({ key, cohort: "mine", limit: AMONG }), this.following.list().catch(() => [])]);
     const me = board.entries.find((e) => e.player_id === this.players.id);
     let text;
     if (me) text = `You are ranked ${me.rank} of ${board.ranked} in your cohort (#${me.global_rank} overall).`;
+    else if (apartText(entry)) text = `${apartText(entry)} ${board.ranked} of your cohort ranked so far.`;
     else if (board.ranked) text = `${board.ranked} of your cohort ranked so far: ${this.fallback ?? "play a round to join them."}`;
     else text = "Nobody in your cohort has a result yet.";
     const items = board.entries.map((e) => this.line(e, true));
