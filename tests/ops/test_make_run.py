@@ -1,17 +1,21 @@
 """``make run`` on a fresh clone, as a newcomer runs it: the runtime dependencies alone
 (none of the dev group), the SQLite file migrated, and the production server
 (``python -m app.ops.serve``) serving, with every setting in force: a 20 kB header is a
-431 problem, as behind the image.
+431 problem, as behind the image; and its scheduled jobs taking their turns (the purge,
+what opens soon), with nothing else to set up.
 
 Needs git, make and PyPI (the clone installs its own virtual environment)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
+import sqlite3
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 import httpx
@@ -20,6 +24,15 @@ import pytest
 from tests.fixtures.servers import ROOT, free_port, wait_healthy
 
 pytestmark = pytest.mark.slow
+
+
+def turns_taken(database: Path) -> set[str]:
+    """The scheduled jobs that have taken a turn in the SQLite file."""
+    with contextlib.closing(sqlite3.connect(database)) as connection:
+        rows = connection.execute(
+            "SELECT name FROM scheduled_jobs WHERE last_started_at IS NOT NULL"
+        )
+        return {name for (name,) in rows}
 
 
 def test_make_run_on_a_fresh_clone_is_the_production_server_with_runtime_dependencies() -> None:
@@ -51,6 +64,12 @@ def test_make_run_on_a_fresh_clone_is_the_production_server_with_runtime_depende
                 assert r.status_code == 431, r.text
                 assert r.headers["content-type"] == "application/problem+json"
                 assert httpx.get(f"{base}/v1/layouts").status_code == 200
+                # The scheduled jobs take their first turns as the server starts.
+                database = clone / "var" / "tripeaks.sqlite3"
+                deadline = time.monotonic() + 120
+                while turns_taken(database) != {"prepare", "purge"}:
+                    assert time.monotonic() < deadline, output()
+                    time.sleep(0.5)
             finally:
                 os.killpg(make.pid, signal.SIGTERM)
                 make.wait(timeout=60)
