@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from granian.utils.proxies import wrap_asgi_with_proxy_headers
 
 from app import models  # noqa: F401 - every table on the metadata: foreign keys cross domains
 from app.challenges import endpoints as challenges
@@ -21,7 +22,6 @@ from app.kit.examples import keep_example_nulls
 from app.kit.headers import install_spec_headers
 from app.kit.logs import configure_logging
 from app.kit.middleware import (
-    CancelledAsUnavailable,
     HeadAsGet,
     HeadSize,
     NoCORS,
@@ -168,11 +168,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     mount_web_client(app)
     # Added innermost first. CORS wraps every answer but the request log's, so that a
     # browser can read a 413 or a 503 made by the middleware inside it.
-    app.add_middleware(RequestBody, max_bytes=settings.max_body_bytes)
+    app.add_middleware(
+        RequestBody, max_bytes=settings.max_body_bytes, timeout_s=settings.body_timeout_s
+    )
     app.add_middleware(HeadSize, max_bytes=settings.max_header_bytes)
     app.add_middleware(HeadAsGet)
     app.add_middleware(RelativeLocation)
-    app.add_middleware(CancelledAsUnavailable)
     # Without CORS, no answer depends on the caller's origin: none says it varies by it.
     if settings.cors_origins:
         app.add_middleware(
@@ -206,4 +207,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # routes of the routers, and the app's own (docs, the web client).
     routes = [*app.routes, *(route for router in routers for route in router.routes)]
     app.add_middleware(RequestObservability, routes=routes)
+    # Outside even the request log, so that it logs and budgets the client a trusted proxy
+    # names: X-Forwarded-For/-Proto count from FORWARDED_ALLOW_IPS alone.
+    app.add_middleware(wrap_asgi_with_proxy_headers, trusted_hosts=settings.forwarded_allow_ips)
     return app

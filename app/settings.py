@@ -253,14 +253,25 @@ class Settings(BaseSettings):
         description="Largest request head (request line and headers); larger gets 431",
     )
     keep_alive_timeout_s: int = Field(
-        default=5, ge=1, le=3600, description="Seconds an idle kept-alive connection stays open"
+        default=5,
+        ge=1,
+        le=3600,
+        description="Seconds a connection has, from its opening or its last answer, to send "
+        "a whole request head: an idle kept-alive connection or a slow head is closed then",
+    )
+    body_timeout_s: int = Field(
+        default=10,
+        ge=1,
+        le=600,
+        description="Seconds a request's body may take to arrive once its head is in; "
+        "slower gets 408",
     )
     max_connections: int = Field(
         default=1000,
         ge=1,
         le=100000,
-        description="Connections (and requests) a worker serves at once; one more gets "
-        "uvicorn's 503",
+        description="Connections a worker holds at once; one more waits in the listening "
+        "socket's backlog until one closes",
     )
     forwarded_allow_ips: str = Field(
         default="127.0.0.1",
@@ -328,6 +339,7 @@ class Settings(BaseSettings):
         "analysis_budget_ms",
         "difficulty_budget_ms",
         "db_timeout_s",
+        "body_timeout_s",
     )
     @classmethod
     def _within_shutdown(cls, value: int, info: ValidationInfo) -> int:

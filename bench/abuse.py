@@ -1,11 +1,12 @@
 """What a client hammering the expensive endpoints costs everyone else, and what a long
 history costs a read.
 
-One uvicorn worker serves the real app on a fresh SQLite file (and on a fresh PostgreSQL
-database when one answers), with the default solver settings and the rate limits out of
-the way, so that nothing but the server's own design protects the victim. A victim
-client alternates ``get_game`` and a move (a draw, then its undo) on its own game; first
-alone (idle), then while four attacker clients hammer one expensive endpoint each phase:
+One worker of the production server serves the real app on a fresh SQLite file (and on
+a fresh PostgreSQL database when one answers), with the default solver settings and the
+rate limits out of the way, so that nothing but the server's own design protects the
+victim. A victim client alternates ``get_game`` and a move (a draw, then its undo) on its
+own game; first alone (idle), then while four attacker clients hammer one expensive
+endpoint each phase:
 
 - ``hint``: ``get_hint?samples=64`` on golf deal 1 (a hard position for the hint);
 - ``analysis``: a fresh six_peaks game, conceded, then ``get_analysis`` (a full search);
@@ -45,7 +46,13 @@ from typing import Any
 import httpx
 
 from bench.http import Server, migrate, new_postgres_database, percentile
-from tests.fixtures.servers import ROOMY_RATE_LIMITS, free_port, server_process, uvicorn_command
+from tests.fixtures.servers import (
+    ROOMY_RATE_LIMITS,
+    free_port,
+    serve_command,
+    served_on,
+    server_process,
+)
 
 ATTACKERS = 4
 VICTIM_P50_GOAL = 2.0
@@ -75,8 +82,7 @@ def abuse_server(database_url: str) -> Iterator[Server]:
         "LOG_LEVEL": "warning",
         "MAX_MOVES_PER_GAME": str(LONG_HISTORY + 100),
     }
-    command = [*uvicorn_command("app.main:create_app", port), "--workers", "1"]
-    with server_process(command, port, env) as proc:
+    with server_process(serve_command(), port, {**env, **served_on(port)}) as proc:
         yield Server(f"http://127.0.0.1:{port}", proc.pid)
 
 
@@ -256,7 +262,7 @@ def lengthen(database_url: str, game_id: str, moves: int) -> None:
 
 
 def report(name: str, base: str, database_url: str, seconds: float, pairs: int) -> None:
-    print(f"\n### {name}: one uvicorn worker, {ATTACKERS} attackers a phase, {seconds:g} s each")
+    print(f"\n### {name}: one worker, {ATTACKERS} attackers a phase, {seconds:g} s each")
     print(
         f"  {'phase':<10} {'get p50':>8} {'p99':>7} {'move p50':>9} {'p99':>7} {'max':>7} "
         f"{'p50 x idle':>10}  attackers got"

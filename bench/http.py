@@ -1,7 +1,7 @@
 """The HTTP figures: the game endpoints against a bare endpoint of the same server.
 
 For each database (a SQLite temp file; a fresh PostgreSQL database on 127.0.0.1:5432,
-dropped after, or skipped when unreachable) a real uvicorn process (one worker) serves
+dropped after, or skipped when unreachable) the production server (one worker) serves
 ``bench._app:create_bench_app``: the real app plus bare routes. Clients are threads in
 this process, each with its own keep-alive httpx connection, each sending a fixed number
 of requests.
@@ -73,8 +73,9 @@ from tests.fixtures.postgres import PostgresUnavailableError, scratch_postgres_d
 from tests.fixtures.servers import (
     ROOMY_RATE_LIMITS,
     free_port,
+    serve_command,
+    served_on,
     server_process,
-    uvicorn_command,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -329,16 +330,12 @@ class Server:
 def bench_server(
     database_url: str, workers: int = 1, checkout: Checkout | None = None
 ) -> Iterator[Server]:
-    """A uvicorn process (``workers`` workers) serving the bench app on ``database_url``:
-    this checkout's, migrated in this process; or ``checkout``'s, run by its own Python in
-    its own directory and migrated by its own alembic."""
+    """The production server (``workers`` workers) serving the bench app on
+    ``database_url``: this checkout's, migrated in this process; or ``checkout``'s (one that
+    serves an app factory it is given: ``python -m app.ops.serve FACTORY``), run by its own
+    Python in its own directory and migrated by its own alembic."""
     port = free_port()
-    command = [
-        *uvicorn_command("bench._app:create_bench_app", port),
-        "--workers",
-        str(workers),
-        "--no-access-log",
-    ]
+    command = serve_command("bench._app:create_bench_app")
     if checkout is None:
         migrate(database_url)
         # The bench's clients come from one address: no rate limit may shape its figures.
@@ -349,6 +346,7 @@ def bench_server(
         env = checkout.env(database_url)
         assert command[0] == sys.executable
         command[0] = str(checkout.python)
+    env.update(served_on(port, workers))
     wrapper = os.environ.get("BENCH_SERVER_WRAPPER")  # e.g. "py-spy record -o x.svg --"
     if wrapper:
         command = [*wrapper.split(), *command]
@@ -692,7 +690,7 @@ def _move_goal(by_route: dict[str, Figure]) -> str:
 
 
 def report(name: str, figures: Figures, depth: DepthFigure, sizes: Sizes) -> None:
-    print(f"\n### {name}: one uvicorn worker, {sizes.rounds} interleaved rounds")
+    print(f"\n### {name}: one worker, {sizes.rounds} interleaved rounds")
     goal: list[str] = []
     for clients, by_route in figures.items():
         print(
@@ -729,7 +727,7 @@ def report_workers(name: str, by_route: dict[str, Figure], sizes: Sizes) -> None
     """The two-worker run: its table, and moves per second per core against the bare
     route of the same run."""
     print(
-        f"\n### {name}: {SCALE_WORKERS} uvicorn workers, {SCALE_CLIENTS} clients,"
+        f"\n### {name}: {SCALE_WORKERS} workers, {SCALE_CLIENTS} clients,"
         f" {sizes.rounds} rounds (server CPU summed over the workers, 10 ms ticks)"
     )
     _table(by_route)

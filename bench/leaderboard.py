@@ -7,7 +7,7 @@ score-and-moves buckets), and one real player, through the API, whose result is 
 bottom; that player follows 500 of the loaded players (rows of ``follows`` put in SQL),
 every 1,999th (``--quick``'s 100,000: every 199th): a step prime to 200 and to 60, so that
 their scores and move counts spread over the whole board (every 2,000th would all have
-the top score). One uvicorn worker
+the top score). One worker of the production server
 serves the bench app; one client times, in interleaved rounds, the bare sync route, the
 board's first page, a page half-way down (its cursor made from the 500,000th result),
 ``around=me`` for that player, and the first page of ``among=following`` for that player
@@ -54,7 +54,13 @@ from sqlalchemy import create_engine, text
 
 from bench import event_board
 from bench.http import Server, migrate, new_postgres_database
-from tests.fixtures.servers import ROOMY_RATE_LIMITS, free_port, server_process, uvicorn_command
+from tests.fixtures.servers import (
+    ROOMY_RATE_LIMITS,
+    free_port,
+    serve_command,
+    served_on,
+    server_process,
+)
 
 ENTRIES = 1_000_000
 FOLLOWED = 500  # the following bound's default
@@ -74,8 +80,8 @@ def bench_server(database_url: str) -> Iterator[Server]:
         "DATABASE_URL": database_url,
         "LOG_LEVEL": "warning",
     }
-    command = [*uvicorn_command("bench._app:create_bench_app", port), "--workers", "1"]
-    with server_process(command, port, env) as proc:
+    command = serve_command("bench._app:create_bench_app")
+    with server_process(command, port, {**env, **served_on(port)}) as proc:
         yield Server(f"http://127.0.0.1:{port}", proc.pid)
 
 

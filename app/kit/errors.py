@@ -105,6 +105,12 @@ class PayloadTooLargeProblem(ProblemError):
     title = "Request body too large"
 
 
+class RequestTimeoutProblem(ProblemError):
+    status = 408
+    slug = "request-timeout"
+    title = "Request timeout"
+
+
 class HeadersTooLargeProblem(ProblemError):
     status = 431
     slug = "headers-too-large"

@@ -127,11 +127,11 @@ class _StderrHandler(logging.StreamHandler[TextIO]):
 
 
 def configure_logging(level: str = "info", fmt: str = "json") -> None:
-    """Send every log record (the app's and uvicorn's) to stderr in one format.
+    """Send every log record (the app's and the server's: ``app.ops.serve`` hands
+    Granian's loggers to the root) to stderr in one format.
 
     Idempotent: calling it again replaces the handler it installed before and leaves
-    other handlers (a test runner's) alone. uvicorn's access log is silenced: the request
-    middleware writes a better one.
+    other handlers (a test runner's) alone.
     """
     root = logging.getLogger()
     for handler in list(root.handlers):
@@ -141,14 +141,6 @@ def configure_logging(level: str = "info", fmt: str = "json") -> None:
     handler.setFormatter(JsonFormatter() if fmt == "json" else TextFormatter())
     root.addHandler(handler)
     root.setLevel(level.upper())
-    for name in ("uvicorn", "uvicorn.error"):
-        logger = logging.getLogger(name)
-        logger.handlers.clear()
-        logger.propagate = True
     # aiosqlite's debug records name each call with its arguments: a statement's
     # parameters (a deal, a token's hash) would reach the log.
     logging.getLogger("aiosqlite").setLevel(max(logging.INFO, root.level))
-    access = logging.getLogger("uvicorn.access")
-    access.handlers.clear()
-    access.addHandler(logging.NullHandler())
-    access.propagate = False

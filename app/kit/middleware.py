@@ -2,10 +2,13 @@
 
 - ``RequestBody`` reads the whole body before the app: over ``MAX_BODY_BYTES`` it is a
   413, whether the size was declared (Content-Length) or only found while reading
-  (chunked); a JSON body that holds a key twice, at any depth, is a 422. JSON parsers
-  keep the last of two equal keys, so ``{"move": "play 9", "move": "concede"}`` would
-  concede while a client, a proxy or a log reading the first key saw a play: one place
-  for every route refuses such a body outright. So is a JSON object of more than
+  (chunked); one that has not all arrived ``BODY_TIMEOUT_S`` after the head is a 408 (the
+  server bounds the head's time, ``KEEP_ALIVE_TIMEOUT_S``, and this the body's: a client
+  trickling either holds no connection for long); a JSON body that holds a key twice, at
+  any depth, is a 422. JSON parsers keep the last of two equal keys, so
+  ``{"move": "play 9", "move": "concede"}`` would concede while a client, a proxy or a
+  log reading the first key saw a play: one place for every route refuses such a body
+  outright. So is a JSON object of more than
   ``MAX_OBJECT_KEYS`` keys, more than any object of the API has: refused in one error,
   before the route's validation would list each unknown key (thousands of them cost the
   worker's event loop a tenth of a second, and a half-megabyte answer).
@@ -14,9 +17,6 @@
 - ``RelativeLocation``: a Location the server writes never names a host. Starlette's
   trailing-slash redirects build an absolute URL from the request's Host header, which a
   client chooses; a path alone sends the client back where it came from.
-- ``CancelledAsUnavailable``: a request still running when the server stops waiting
-  for it (``SHUTDOWN_TIMEOUT_S``) is cancelled; it is answered with a 503 problem (retry
-  elsewhere) instead of uvicorn's ``500 text/plain``.
 - ``ProblemCORSMiddleware``: a refused CORS preflight is a 400 problem, not text.
 - ``VaryOrigin``: with CORS on, every answer carries ``Vary: Origin``.
 - ``NoCORS``: with CORS off, in place of the two above: every preflight is refused as
@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -41,12 +40,10 @@ from app.kit.errors import (
     HeadersTooLargeProblem,
     PayloadTooLargeProblem,
     PreflightRefusedProblem,
-    ServiceUnavailableProblem,
+    RequestTimeoutProblem,
     ValidationProblem,
 )
 from app.kit.problems import problem_json
-
-log = logging.getLogger("app.http")
 
 CLOSE = {"Connection": "close"}
 
@@ -90,11 +87,13 @@ class HeadSize(HttpMiddleware):
 
 
 class RequestBody(HttpMiddleware):
-    """Reads the body first: 413 over ``max_bytes``, 422 for a JSON key given twice."""
+    """Reads the body first: 413 over ``max_bytes``, 408 when it has not all come within
+    ``timeout_s``, 422 for a JSON key given twice."""
 
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+    def __init__(self, app: ASGIApp, max_bytes: int, timeout_s: float) -> None:
         super().__init__(app)
         self.max_bytes = max_bytes
+        self.timeout_s = timeout_s
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = Headers(scope=scope)
@@ -106,17 +105,27 @@ class RequestBody(HttpMiddleware):
         chunks: list[bytes] = []
         size = 0
         more = True
-        while more:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return  # the client left: nobody to answer
-            chunk: bytes = message.get("body", b"")
-            size += len(chunk)
-            if size > self.max_bytes:  # the rest is not read: the connection closes
-                await problem_json(too_large, scope["path"], CLOSE)(scope, receive, send)
-                return
-            chunks.append(chunk)
-            more = message.get("more_body", False)
+        try:
+            async with asyncio.timeout(self.timeout_s):
+                while more:
+                    message = await receive()
+                    if message["type"] == "http.disconnect":
+                        return  # the client left: nobody to answer
+                    chunk: bytes = message.get("body", b"")
+                    size += len(chunk)
+                    if size > self.max_bytes:  # the rest is not read: the connection closes
+                        await problem_json(too_large, scope["path"], CLOSE)(scope, receive, send)
+                        return
+                    chunks.append(chunk)
+                    more = message.get("more_body", False)
+        except TimeoutError:
+            # The rest is not waited for: the connection closes, and with it the worker's
+            # place it held (a stopping server waits for it, too).
+            slow = RequestTimeoutProblem(
+                f"the request body did not arrive within BODY_TIMEOUT_S ({self.timeout_s:g} s)"
+            )
+            await problem_json(slow, scope["path"], CLOSE)(scope, receive, send)
+            return
         body = b"".join(chunks)
         if body and _may_be_json(headers.get("content-type")):
             refused = _refused_json(body)
@@ -200,7 +209,7 @@ class HeadAsGet(HttpMiddleware):
 
         # The scope is changed in place, not copied: the outer middleware reads the route
         # the router records in it, and the server must see HEAD again when it writes
-        # (uvicorn then sends the headers only, Content-Length included).
+        # (it then sends the headers only, Content-Length included).
         async def bodiless(message: Message) -> None:
             if message["type"] == "http.response.start":
                 scope["method"] = "HEAD"
@@ -257,30 +266,6 @@ def relative_location(location: str) -> str:
     # One leading slash: "//host/x" would be read as another host (scheme-relative).
     path = "/" + parts.path.lstrip("/")
     return urlunsplit(("", "", path, parts.query, parts.fragment))
-
-
-class CancelledAsUnavailable(HttpMiddleware):
-    """A request cancelled before its answer started gets a 503 problem."""
-
-    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
-        started = False
-
-        async def watched(message: Message) -> None:
-            nonlocal started
-            started = started or message["type"] == "http.response.start"
-            await send(message)
-
-        try:
-            await self.app(scope, receive, watched)
-        except asyncio.CancelledError:
-            if started:
-                raise  # half an answer is out: only closing the connection is left
-            # Only the server cancels a request's task (at its shutdown timeout; a client
-            # that leaves is not a cancellation): the answer is this request's last act,
-            # so the cancellation ends here instead of in uvicorn's 500.
-            log.warning("request cancelled by the server's shutdown; answered 503")
-            problem = ServiceUnavailableProblem("the server is shutting down; retry")
-            await problem_json(problem, scope["path"], CLOSE)(scope, receive, send)
 
 
 class ProblemCORSMiddleware(CORSMiddleware):

@@ -6,7 +6,7 @@ calls (the ``limits`` library's sliding-window counters, through its asyncio API
   (``Authorization: Bearer``: a game token or a player key), known by its SHA-256 only,
   once that credential has opened something in this process (``verified``: the routes'
   access checks say so); any other request, one with no credential or with a made-up one,
-  is known by its address (uvicorn takes ``X-Forwarded-For`` only from
+  is known by its address (``X-Forwarded-For`` counts only from
   ``FORWARDED_ALLOW_IPS``). A bearer per request buys no fresh budget: a string nobody
   verified spends its address's. Creating a player spends the address's budget whatever
   the request carries (``by_address``). A process remembers the last

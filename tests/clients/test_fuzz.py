@@ -1,6 +1,6 @@
 """Schemathesis, every phase and every check, against a real server: it finds nothing.
 
-`st run` reads the committed spec and throws requests at a uvicorn process on 127.0.0.1:
+`st run` reads the committed spec and throws requests at a server process on 127.0.0.1:
 the spec's examples, then the coverage phase (boundary and invalid values for every
 parameter, undeclared methods), then random fuzzing, then stateful sequences that follow
 the spec's links from a created game to its moves. It must find no server error, no

@@ -2,7 +2,7 @@
 
 The most used generator, as SDK authors run it (clients/generate.py; the jar comes with
 the ``openapi-generator-cli`` wheel and runs under Java 17): its ``python`` client is
-generated into a temporary folder, imported, and plays against a uvicorn process on
+generated into a temporary folder, imported, and plays against a server process on
 127.0.0.1 — a won game and a lost one, each move sent with the ``ETag`` of the answer
 before it as ``If-Match`` (read from the response headers through the
 ``*_with_http_info`` methods), and every kind of error read into the model of its

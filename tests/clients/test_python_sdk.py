@@ -1,7 +1,7 @@
 """A Python client generated from the committed spec plays whole games on a real server.
 
 openapi-python-client generates the client into a temporary folder (clients/generate.py;
-nothing generated is committed); the test imports it and plays against a uvicorn process
+nothing generated is committed); the test imports it and plays against a server process
 on 127.0.0.1, reading the legal moves and posting them back, as an SDK user would. Errors
 come back parsed into the generated model of its problem type, which proves that the problem+json
 responses are declared.

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.slow
 READS = ("", "/legal-moves", "/score", "/moves", "/hint", "/analysis")
 MOVES = {"/moves": {"move": "draw"}, "/play": {"position": 18}, "/draw": None, "/concede": None}
 
-# Percent-encoded as a client sends them; uvicorn decodes them into the path parameter.
+# Percent-encoded as a client sends them; the server decodes them into the path parameter.
 IMPOSSIBLE_IDS = (
     "x%00y",  # NUL: PostgreSQL cannot even compare it with a text column
     "x%0Ay",  # a line break

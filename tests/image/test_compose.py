@@ -198,11 +198,12 @@ def _timeout_http_request_s() -> float:
 def test_the_proxy_answers_408_to_clients_whose_heads_or_bodies_never_end(
     stack: Stack,
 ) -> None:
-    """The servers set no limit of their own on the time a request's head or body takes
-    (uvicorn has no such option): the proxy in front of them does, holding each request
-    until it is whole (`option http-buffer-request`). A client that sends half its
-    headers, and one that sends half its body, each get HAProxy's 408 and their connection
-    closed once `timeout http-request` passes, while other clients are served meanwhile."""
+    """The servers bound the time a request's head or body takes (KEEP_ALIVE_TIMEOUT_S,
+    BODY_TIMEOUT_S), and the proxy in front of them does too, holding each request until
+    it is whole (`option http-buffer-request`): no slow client reaches a server. A client
+    that sends half its headers, and one that sends half its body, each get HAProxy's 408
+    and their connection closed once `timeout http-request` passes, while other clients
+    are served meanwhile."""
     bound = _timeout_http_request_s()
     host, port = stack.base.removeprefix("http://").split(":")
     stalls = {

@@ -1,4 +1,4 @@
-"""The edges of the HTTP contract, through a real server (uvicorn parses the requests):
+"""The edges of the HTTP contract, through the production server (it parses the requests):
 bodies over the limit whatever their framing, HEAD, refused CORS preflights, JSON with a
 key given twice, and redirects that must not echo the Host header."""
 

@@ -29,6 +29,7 @@ BAD_VALUES = [
     ("SHUTDOWN_TIMEOUT_S", "0"),
     ("MAX_HEADER_BYTES", "100"),
     ("KEEP_ALIVE_TIMEOUT_S", "-1"),
+    ("BODY_TIMEOUT_S", "0"),
     ("MAX_CONNECTIONS", "none"),
     ("PROMETHEUS_MULTIPROC_DIR", "/nonexistent/metrics"),
     ("DATABASE_URL", "mysql://root:hunter2@db/tripeaks"),
@@ -60,6 +61,7 @@ def test_a_bad_value_is_named_in_one_line(
         ({"DIFFICULTY_BUDGET_MS": "30000"}, "DIFFICULTY_BUDGET_MS"),
         ({"DB_TIMEOUT_S": "30"}, "DB_TIMEOUT_S"),
         ({"SHUTDOWN_TIMEOUT_S": "20", "DB_TIMEOUT_S": "25"}, "DB_TIMEOUT_S"),
+        ({"BODY_TIMEOUT_S": "30"}, "BODY_TIMEOUT_S"),
     ],
 )
 def test_a_budget_not_shorter_than_the_shutdown_timeout_is_refused(
@@ -68,8 +70,9 @@ def test_a_budget_not_shorter_than_the_shutdown_timeout_is_refused(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """A request may work for its whole budget: were that as long as the shutdown
-    timeout, a stopping server would cut it off (uvicorn cancels what is left)."""
+    """A request may work (or wait for its body) for its whole budget: were that as long
+    as the shutdown timeout, a stopping server would cut it off (it kills a worker still
+    busy then)."""
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     assert main([]) == 2
@@ -88,12 +91,13 @@ def test_budgets_shorter_than_the_shutdown_timeout_are_accepted(
         "ANALYSIS_BUDGET_MS": "4999",
         "DIFFICULTY_BUDGET_MS": "4999",
         "DB_TIMEOUT_S": "4",
+        "BODY_TIMEOUT_S": "4",
     }.items():
         monkeypatch.setenv(name, value)
     s = load_settings()
     assert (s.shutdown_timeout_s, s.hint_budget_ms, s.solver_budget_ms) == (5, 4999, 4999)
     assert s.analysis_budget_ms == s.difficulty_budget_ms == 4999
-    assert s.db_timeout_s == 4
+    assert s.db_timeout_s == s.body_timeout_s == 4
 
 
 def test_good_values_are_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -115,6 +119,7 @@ def test_good_values_are_read_from_the_environment(monkeypatch: pytest.MonkeyPat
         "FORWARDED_ALLOW_IPS": "10.0.0.1",
         "MAX_HEADER_BYTES": "8192",
         "KEEP_ALIVE_TIMEOUT_S": "65",
+        "BODY_TIMEOUT_S": "8",
         "MAX_CONNECTIONS": "200",
     }
     for k, v in env.items():
@@ -130,7 +135,7 @@ def test_good_values_are_read_from_the_environment(monkeypatch: pytest.MonkeyPat
     assert s.shutdown_timeout_s == 12
     assert s.forwarded_allow_ips == "10.0.0.1"
     assert s.max_header_bytes == 8192
-    assert (s.keep_alive_timeout_s, s.max_connections) == (65, 200)
+    assert (s.keep_alive_timeout_s, s.body_timeout_s, s.max_connections) == (65, 8, 200)
 
 
 def test_the_app_refuses_to_start_on_a_bad_value(monkeypatch: pytest.MonkeyPatch) -> None:

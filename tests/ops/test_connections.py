@@ -1,14 +1,15 @@
 """The production server's limits on connections (python -m app.ops.serve, through the
-container's entrypoint), on uvicorn's public options and the app's own: a request head
+container's entrypoint), on Granian's public options and the app's own: a request head
 over MAX_HEADER_BYTES is a 431 problem and never served; bytes that are no HTTP request
-get uvicorn's 400, never a 500; the keep-alive timeout (KEEP_ALIVE_TIMEOUT_S); and a
-limit on concurrent connections (MAX_CONNECTIONS, uvicorn's limit_concurrency, answered
-by uvicorn in text). A client too slow to send its head or its body is the reverse
-proxy's to cut off (tests/image/test_compose.py). Raw sockets, since an HTTP client
-would not misbehave on purpose."""
+get a 400, never a 500; KEEP_ALIVE_TIMEOUT_S keeps an idle connection open, and is the
+deadline for every request's head: connections that trickle their heads in are closed
+then, and lock nobody out meanwhile; and the connections a worker holds at once
+(MAX_CONNECTIONS): one more waits until one of them closes. Raw sockets, since an HTTP
+client would not misbehave on purpose."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 import threading
@@ -17,6 +18,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager, suppress
 from pathlib import Path
 
+import httpx
 import pytest
 
 from tests.ops.servers import Server, entrypoint_server
@@ -78,8 +80,8 @@ def test_a_head_over_max_header_bytes_is_a_431(guarded: Server) -> None:
     with connect(guarded) as sock:  # a whole head, too large
         sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: t\r\n" + big + b"\r\n")
         assert_problem(read_answer(sock), 431, "headers-too-large")
-    # 8 MiB of one header: uvicorn reads it all (it has no limit of its own: the proxy's
-    # buffer is the bound in front of it), and the request is never served.
+    # 8 MiB of one header: hyper stops reading at its buffer's size (a bare 431, or the
+    # connection closed under the sender), and the request is never served.
     with connect(guarded) as sock:
         sender = threading.Thread(target=_send_quietly, args=(sock, 8 * 1024 * 1024))
         sender.start()
@@ -114,7 +116,7 @@ def _send_quietly(sock: socket.socket, header_bytes: int) -> None:
 
 def test_a_keep_alive_connection_stays_open_for_keep_alive_timeout_s(guarded: Server) -> None:
     """KEEP_ALIVE_TIMEOUT_S=30: a connection idle between two requests for longer than
-    uvicorn's own default (5 s) is still served."""
+    the default (5 s) is still served."""
     with connect(guarded) as sock:
         sock.sendall(GET_HEALTHZ)
         assert read_answer(sock)[0] == 200
@@ -123,20 +125,19 @@ def test_a_keep_alive_connection_stays_open_for_keep_alive_timeout_s(guarded: Se
         assert read_answer(sock)[0] == 200
 
 
-def test_requests_over_max_connections_get_a_503(tmp_path: Path) -> None:
+def test_a_connection_over_max_connections_waits_until_one_closes(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'db.sqlite3'}"
-    with (
-        entrypoint_server(url, tmp_path, MIGRATE_ON_START="true", MAX_CONNECTIONS="3") as server,
-        ExitStack() as stack,
-    ):
+    env = {"MIGRATE_ON_START": "true", "MAX_CONNECTIONS": "3", "KEEP_ALIVE_TIMEOUT_S": "60"}
+    with entrypoint_server(url, tmp_path, **env) as server, ExitStack() as stack:
         held = [stack.enter_context(served_connection(server)) for _ in range(3)]
         with connect(server) as extra:
             extra.sendall(GET_HEALTHZ)
-            status, headers, _ = read_answer(extra)
-            assert status == 503 and headers["connection"] == "close"  # uvicorn's own
-        held.pop().close()  # one leaves: there is room again
-        with served_connection(server):
-            pass
+            extra.settimeout(1)
+            with pytest.raises(TimeoutError):  # not refused: waiting to be accepted
+                extra.recv(1)
+            extra.settimeout(PATIENCE_S)
+            held.pop().close()  # one leaves: the one waiting takes its place
+            assert read_answer(extra)[0] == 200
 
 
 @contextmanager
@@ -154,3 +155,88 @@ def served_connection(server: Server) -> Iterator[socket.socket]:
         time.sleep(0.1)
     with sock:
         yield sock
+
+
+class SlowHeads:
+    """``count`` connections from 127.0.0.2 that each send a request line, then a header
+    line every ``interval_s`` and never the head's end; one the server closes is opened
+    again, until ``stop``. What the server sent them is kept: it may close them, never
+    serve them."""
+
+    def __init__(self, port: int, count: int, interval_s: float) -> None:
+        self.port, self.count, self.interval_s = port, count, interval_s
+        self.opened = 0
+        self.closed = 0  # by the server
+        self.answers: list[bytes] = []
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=asyncio.run, args=(self._attack(),))
+
+    def __enter__(self) -> SlowHeads:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stopping.set()
+        self._thread.join(timeout=PATIENCE_S)
+
+    async def _attack(self) -> None:
+        await asyncio.gather(*(self._one() for _ in range(self.count)))
+
+    async def _one(self) -> None:
+        while not self._stopping.is_set():
+            try:
+                reader, writer = await asyncio.open_connection(
+                    "127.0.0.1", self.port, local_addr=("127.0.0.2", 0)
+                )
+            except OSError:
+                await asyncio.sleep(self.interval_s)
+                continue
+            self.opened += 1
+            try:
+                writer.write(b"GET /v1/layouts HTTP/1.1\r\nHost: t\r\n")
+                while not self._stopping.is_set():
+                    with suppress(TimeoutError):
+                        sent = await asyncio.wait_for(reader.read(65536), self.interval_s)
+                        if sent:
+                            self.answers.append(sent)
+                        self.closed += 1
+                        break
+                    writer.write(b"X-Slow: 1\r\n")
+                    await writer.drain()
+            except OSError:
+                self.closed += 1
+            finally:
+                writer.close()
+
+
+def test_connections_trickling_their_heads_are_closed_and_lock_nobody_out(
+    tmp_path: Path,
+) -> None:
+    """Twice the connections a worker holds, from another address, each sending a
+    header line every half second and never a whole head (slowloris), opened again as
+    soon as they are closed: the server closes each at KEEP_ALIVE_TIMEOUT_S, serves none,
+    and another client's reads, on a kept-alive connection and on new ones, answer 200.
+    On uvicorn the same attack holds every place for as long as it lasts, and the other
+    client's reads get 503."""
+    url = f"sqlite:///{tmp_path / 'db.sqlite3'}"
+    held = 20
+    env = {"MIGRATE_ON_START": "true", "MAX_CONNECTIONS": str(held), "KEEP_ALIVE_TIMEOUT_S": "2"}
+    with (
+        entrypoint_server(url, tmp_path, **env) as server,
+        SlowHeads(port_of(server), count=2 * held, interval_s=0.5) as attack,
+    ):
+        deadline = time.monotonic() + PATIENCE_S
+        while attack.opened < 2 * held:  # every attacker has its connection (or waits)
+            assert time.monotonic() < deadline, f"only {attack.opened} connections opened"
+            time.sleep(0.1)
+        with httpx.Client(base_url=server.base, timeout=PATIENCE_S) as kept:
+            kept_statuses = [kept.get("/v1/layouts").status_code for _ in range(10)]
+        new_statuses = [
+            httpx.get(f"{server.base}/v1/layouts", timeout=PATIENCE_S).status_code for _ in range(3)
+        ]
+        assert kept_statuses == [200] * 10
+        assert new_statuses == [200] * 3
+        while attack.closed < 2 * held:  # the deadline closed at least a round of them
+            assert time.monotonic() < deadline + PATIENCE_S, f"{attack.closed} closed"
+            time.sleep(0.1)
+    assert all(not a.startswith(b"HTTP/1.1 200") for a in attack.answers), attack.answers[:3]
