@@ -21,7 +21,8 @@ with ``invalid configuration: ...``), and Granian's public options alone (its RE
 - ``X-Forwarded-For``/``-Proto`` are taken from ``FORWARDED_ALLOW_IPS`` alone, by
   Granian's proxy wrapper, installed by ``app.main.create_app``.
 
-Granian restarts a worker that dies (``respawn_failed_workers``). On SIGTERM or SIGINT
+A port something already listens on is refused (exit 1), as Granian's SO_REUSEPORT
+would not. Granian restarts a worker that dies (``respawn_failed_workers``). On SIGTERM or SIGINT
 each worker stops accepting connections and lets the requests in flight finish, then runs
 the app's lifespan shutdown (the scheduled jobs stop there) and exits; a worker still busy
 after ``SHUTDOWN_TIMEOUT_S`` is killed (``workers_kill_timeout``), and the server exits 0.
@@ -35,6 +36,7 @@ not migrate: the entrypoint does that when ``MIGRATE_ON_START`` is true.
 from __future__ import annotations
 
 import logging
+import socket
 import sys
 from typing import Any
 
@@ -74,6 +76,9 @@ def main(argv: list[str]) -> int:
             "WORKERS=%d without PROMETHEUS_MULTIPROC_DIR: /metrics shows one worker's counts",
             settings.workers,
         )
+    if not _port_free(settings.host, settings.port):
+        log.error("%s:%d is in use: another server listens there", settings.host, settings.port)
+        return 1
     server = Granian(
         argv[0] if argv else APP,
         factory=True,
@@ -93,6 +98,19 @@ def main(argv: list[str]) -> int:
     )
     server.serve()
     return 0
+
+
+def _port_free(host: str, port: int) -> bool:
+    """Whether nothing listens on ``host:port``. Granian binds its sockets with
+    SO_REUSEPORT (so that its workers share the port), which would let a second server on
+    a busy port start and silently take part of the first one's connections: a probe
+    without that option fails instead, as a server on a busy port should."""
+    try:
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        socket.create_server((host, port), family=family).close()
+    except OSError:
+        return False
+    return True
 
 
 if __name__ == "__main__":

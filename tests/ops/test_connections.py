@@ -4,12 +4,11 @@ over MAX_HEADER_BYTES is a 431 problem and never served; bytes that are no HTTP 
 get a 400, never a 500; KEEP_ALIVE_TIMEOUT_S keeps an idle connection open, and is the
 deadline for every request's head: connections that trickle their heads in are closed
 then, and lock nobody out meanwhile; and the connections a worker holds at once
-(MAX_CONNECTIONS): one more waits until one of them closes. Raw sockets, since an HTTP
-client would not misbehave on purpose."""
+(MAX_CONNECTIONS): one more waits until one of them closes; and a second server on a
+busy port exits 1. Raw sockets, since an HTTP client would not misbehave on purpose."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import socket
 import threading
@@ -21,7 +20,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.ops.servers import Server, entrypoint_server
+from tests.fixtures.slowheads import SlowHeads
+from tests.ops.servers import Server, entrypoint_env, entrypoint_server, run_entrypoint
 
 pytestmark = pytest.mark.slow
 
@@ -125,6 +125,16 @@ def test_a_keep_alive_connection_stays_open_for_keep_alive_timeout_s(guarded: Se
         assert read_answer(sock)[0] == 200
 
 
+def test_a_second_server_on_a_busy_port_exits_1(guarded: Server, tmp_path: Path) -> None:
+    """The server binds with SO_REUSEPORT (its workers share the port): without a check
+    a second one would start there and take part of the first one's connections."""
+    url = f"sqlite:///{tmp_path / 'db.sqlite3'}"
+    env = entrypoint_env(url, tmp_path, PORT=str(port_of(guarded)))
+    result = run_entrypoint(env, tmp_path / "second.log")
+    assert result.returncode == 1, result.stderr[-2000:]
+    assert f"127.0.0.1:{port_of(guarded)} is in use" in result.stderr
+
+
 def test_a_connection_over_max_connections_waits_until_one_closes(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'db.sqlite3'}"
     env = {"MIGRATE_ON_START": "true", "MAX_CONNECTIONS": "3", "KEEP_ALIVE_TIMEOUT_S": "60"}
@@ -155,58 +165,6 @@ def served_connection(server: Server) -> Iterator[socket.socket]:
         time.sleep(0.1)
     with sock:
         yield sock
-
-
-class SlowHeads:
-    """``count`` connections from 127.0.0.2 that each send a request line, then a header
-    line every ``interval_s`` and never the head's end; one the server closes is opened
-    again, until ``stop``. What the server sent them is kept: it may close them, never
-    serve them."""
-
-    def __init__(self, port: int, count: int, interval_s: float) -> None:
-        self.port, self.count, self.interval_s = port, count, interval_s
-        self.opened = 0
-        self.closed = 0  # by the server
-        self.answers: list[bytes] = []
-        self._stopping = threading.Event()
-        self._thread = threading.Thread(target=asyncio.run, args=(self._attack(),))
-
-    def __enter__(self) -> SlowHeads:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self._stopping.set()
-        self._thread.join(timeout=PATIENCE_S)
-
-    async def _attack(self) -> None:
-        await asyncio.gather(*(self._one() for _ in range(self.count)))
-
-    async def _one(self) -> None:
-        while not self._stopping.is_set():
-            try:
-                reader, writer = await asyncio.open_connection(
-                    "127.0.0.1", self.port, local_addr=("127.0.0.2", 0)
-                )
-            except OSError:
-                await asyncio.sleep(self.interval_s)
-                continue
-            self.opened += 1
-            try:
-                writer.write(b"GET /v1/layouts HTTP/1.1\r\nHost: t\r\n")
-                while not self._stopping.is_set():
-                    with suppress(TimeoutError):
-                        sent = await asyncio.wait_for(reader.read(65536), self.interval_s)
-                        if sent:
-                            self.answers.append(sent)
-                        self.closed += 1
-                        break
-                    writer.write(b"X-Slow: 1\r\n")
-                    await writer.drain()
-            except OSError:
-                self.closed += 1
-            finally:
-                writer.close()
 
 
 def test_connections_trickling_their_heads_are_closed_and_lock_nobody_out(
