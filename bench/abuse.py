@@ -16,10 +16,16 @@ endpoint each phase:
   once answered with a 422 listing every key (half a megabyte, a tenth of a second of
   the event loop each);
 - ``players``: no attack, four other players moving (draw, undo) and reading as fast as
-  they can: plain load, to set the other phases against.
+  they can: plain load, to set the other phases against;
+- ``slow-heads``: 1,050 connections from another address (127.0.0.2), each sending a
+  request line, then a header line every 2 s and never the head's end (slowloris), each
+  opened again as soon as the server closes it; more connections than the worker holds
+  (``MAX_CONNECTIONS``), for three of the server's head deadlines (``KEEP_ALIVE_TIMEOUT_S``).
+  The victim's client connects once the attack's connections are all open.
 
 Printed per phase: the victim's get_game and move latency (p50, p99, max) and its p50 as
-a multiple of idle, and what the attackers got (by status). Goals: the victim's p50 within
+a multiple of idle, and what the attackers got (by status; for ``slow-heads``, how many
+connections the server closed and served). Goals: the victim's p50 within
 2x of idle, and no victim request waiting more than 1 s.
 
 Then, a long history: ``get_game`` on a game with 10 moves against one with 10,000 (draw
@@ -45,6 +51,7 @@ from typing import Any
 
 import httpx
 
+from app.settings import Settings
 from bench.http import Server, migrate, new_postgres_database, percentile
 from tests.fixtures.servers import (
     ROOMY_RATE_LIMITS,
@@ -53,6 +60,7 @@ from tests.fixtures.servers import (
     served_on,
     server_process,
 )
+from tests.fixtures.slowheads import SlowHeads
 
 ATTACKERS = 4
 VICTIM_P50_GOAL = 2.0
@@ -180,6 +188,27 @@ def yield_point() -> None:
         raise _Stop
 
 
+SLOW_HEADS = 1050
+SLOW_HEAD_INTERVAL_S = 2.0
+# The server's default head deadline: the slow-heads phase lasts three of them, so that the
+# attack's connections are closed and opened again while the victim plays.
+HEAD_DEADLINE_S = float(Settings.model_fields["keep_alive_timeout_s"].default)
+
+
+def slow_heads_phase(base: str, seconds: float) -> tuple[VictimFigures, str]:
+    figures = VictimFigures()
+    with httpx.Client(base_url=base, timeout=60) as c:
+        game = _game(c, UNDO_RULES)
+    port = int(base.rsplit(":", 1)[1])
+    with SlowHeads(port, SLOW_HEADS, SLOW_HEAD_INTERVAL_S) as attack:
+        ends = time.monotonic() + 60
+        while attack.opened < SLOW_HEADS and time.monotonic() < ends:
+            time.sleep(0.1)
+        victim(base, game, max(seconds, 3 * HEAD_DEADLINE_S), figures)
+    served = sum(answer.startswith(b"HTTP/1.1 2") for answer in attack.answers)
+    return figures, f"{attack.opened} opened, {attack.closed} closed by the server, {served} served"
+
+
 ATTACKS: dict[str, Attack] = {
     "hint": attack_hint,
     "analysis": attack_analysis,
@@ -241,7 +270,6 @@ def lengthen(database_url: str, game_id: str, moves: int) -> None:
     process through the service the server runs (one transaction), much quicker than HTTP."""
     from app.games.service import GameService, rehydrate
     from app.kit.database import make_database
-    from app.settings import Settings
 
     settings = Settings(database_url=database_url, max_moves_per_game=moves + 100)
 
@@ -262,32 +290,35 @@ def lengthen(database_url: str, game_id: str, moves: int) -> None:
 
 
 def report(name: str, base: str, database_url: str, seconds: float, pairs: int) -> None:
-    print(f"\n### {name}: one worker, {ATTACKERS} attackers a phase, {seconds:g} s each")
+    print(
+        f"\n### {name}: one worker, {ATTACKERS} attackers a phase, {seconds:g} s each "
+        f"(slow-heads: {SLOW_HEADS} connections, {max(seconds, 3 * HEAD_DEADLINE_S):g} s)"
+    )
     print(
         f"  {'phase':<10} {'get p50':>8} {'p99':>7} {'move p50':>9} {'p99':>7} {'max':>7} "
         f"{'p50 x idle':>10}  attackers got"
     )
     idle, _ = phase(base, None, seconds)
-    rows = [("idle", idle, Counter[int]())]
+    rows = [("idle", idle, "-")]
     for label, attack in ATTACKS.items():
         figures, got = phase(base, attack, seconds)
-        rows.append((label, figures, got))
+        rows.append((label, figures, ", ".join(f"{n}x{s}" for s, n in sorted(got.items()))))
+    rows.append(("slow-heads", *slow_heads_phase(base, seconds)))
     worst_ratio = 0.0
     worst_wait = 0.0
-    for label, figures, got in rows:
+    for label, figures, statuses in rows:
         ratio = figures.p50() / idle.p50()
         wait = max(figures.reads + figures.moves)
-        if label in ATTACKS and label != "players":
+        if label not in ("idle", "players"):
             worst_ratio = max(worst_ratio, ratio)
         if label != "idle":
             worst_wait = max(worst_wait, wait)
-        statuses = ", ".join(f"{n}x{s}" for s, n in sorted(got.items())) or "-"
         print(
             f"  {label:<10} {1000 * percentile(figures.reads, 50):>7.1f}ms "
             f"{1000 * percentile(figures.reads, 99):>6.1f} "
             f"{1000 * percentile(figures.moves, 50):>8.1f}ms "
             f"{1000 * percentile(figures.moves, 99):>6.1f} {1000 * wait:>6.0f}ms "
-            f"{ratio:>9.2f}x  {statuses}"
+            f"{ratio:>9.2f}x  {statuses or '-'}"
         )
     verdict = "met" if worst_ratio <= VICTIM_P50_GOAL else "MISSED"
     print(f"goal: the victim's p50 within {VICTIM_P50_GOAL}x of idle: worst {worst_ratio:.2f}x")
