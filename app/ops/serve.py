@@ -22,10 +22,11 @@ with ``invalid configuration: ...``), and Granian's public options alone (its RE
   Granian's proxy wrapper, installed by ``app.main.create_app``.
 
 A port something already listens on is refused (exit 1), as Granian's SO_REUSEPORT
-would not. Granian restarts a worker that dies (``respawn_failed_workers``). On SIGTERM or SIGINT
-each worker stops accepting connections and lets the requests in flight finish, then runs
-the app's lifespan shutdown (the scheduled jobs stop there) and exits; a worker still busy
-after ``SHUTDOWN_TIMEOUT_S`` is killed (``workers_kill_timeout``), and the server exits 0.
+would not. Granian restarts a worker that dies (``respawn_failed_workers``). On SIGTERM
+or SIGINT each worker stops accepting connections and lets the requests in flight
+finish, then runs the app's lifespan shutdown (the scheduled jobs stop there) and exits;
+a worker still busy after ``SHUTDOWN_TIMEOUT_S`` is killed (``workers_kill_timeout``),
+and the server exits 0.
 Every wait of a request is bounded below ``SHUTDOWN_TIMEOUT_S`` (the budgets, the
 database's timeout and ``BODY_TIMEOUT_S`` are validated so), so a request in flight is
 answered before that. Granian's own log records go through the app's logging (JSON

@@ -1,5 +1,6 @@
 """Graceful shutdown: a request in flight when the server is told to stop (SIGTERM, as a
-container runtime sends) completes, and the server then exits 0.
+container runtime sends) completes, and the server then exits 0; a worker that dies is
+replaced, and the server still stops with 0.
 
 The request is made slow honestly: the test holds the database lock the move needs (on
 SQLite the write lock, with BEGIN IMMEDIATE; on PostgreSQL the game's row, with SELECT
@@ -9,6 +10,9 @@ write) until the test lets go."""
 from __future__ import annotations
 
 import json
+import os
+import re
+import signal
 import socket
 import sqlite3
 import threading
@@ -151,3 +155,25 @@ def test_a_request_whose_body_stalls_at_sigterm_gets_a_408_and_the_server_exits_
     problem = json.loads(body)
     assert problem["type"] == "/problems/request-timeout" and problem["status"] == 408
     assert "Killing worker" not in server.log()
+
+
+def worker_pids(server: Server) -> dict[str, int]:
+    """Each worker's latest process, as the server logs them when it spawns one."""
+    spawned = re.findall(r"Spawning (worker-\d+) with PID: (\d+)", server.log())
+    return {worker: int(pid) for worker, pid in spawned}
+
+
+def test_a_worker_that_dies_is_replaced_and_the_server_still_exits_0(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'db.sqlite3'}"
+    with entrypoint_server(url, tmp_path, MIGRATE_ON_START="true", WORKERS="2") as server:
+        first = worker_pids(server)
+        assert sorted(first) == ["worker-1", "worker-2"], server.log()[-2000:]
+        os.kill(first["worker-1"], signal.SIGKILL)
+        deadline = time.monotonic() + 60
+        while worker_pids(server)["worker-1"] == first["worker-1"]:
+            assert time.monotonic() < deadline, server.log()[-2000:]
+            time.sleep(0.2)
+        # Both workers serve again: a new connection each time, any of them may answer.
+        for _ in range(10):
+            assert httpx.get(f"{server.base}/v1/layouts", timeout=30).status_code == 200
+        assert server.stop() == 0
