@@ -175,7 +175,7 @@ def test_twelve_join_an_edition_nobody_made_and_the_full_ones_hear_it(
         event = c.post("/v1/operator/events", json=body, headers=OPERATOR).json()
         keys = [new_player(c)[1] for _ in range(12)]
         url = f"/v1/events/{event['id']}/join"
-        answers = race(base, [lambda own, k=k: own.post(url, headers=k) for k in keys])
+        answers = race(base, [partial(httpx.Client.post, url=url, headers=k) for k in keys])
     statuses = sorted(status for status, _ in answers)
     assert statuses == [200] * 3 + [409] * 9, answers
     assert {a["type"] for s, a in answers if s == 409} == {"/problems/challenge-full"}
