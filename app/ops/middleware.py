@@ -34,17 +34,27 @@ PROBES = frozenset({"/healthz", "/readyz", "/metrics"})
 GAMES_PREFIX = "/v1/games/"
 
 
-def route_of(routes: Sequence[BaseRoute], scope: Scope) -> tuple[str, dict[str, Any]]:
+def _template(route: BaseRoute) -> str | None:
+    template = getattr(route, "path_format", None) or getattr(route, "path", None)
+    return template if isinstance(template, str) else None
+
+
+def templated(routes: Sequence[BaseRoute]) -> list[tuple[BaseRoute, str]]:
+    """Each route with a template of its own, with it. A route without one is left out
+    before any request: an included router (a route of the app in FastAPI's newer
+    versions) would be matched, walking all of its routes, on every request, to be passed
+    over; its routes are in ``routes`` themselves."""
+    return [(route, t) for route in routes if (t := _template(route)) is not None]
+
+
+def route_of(routes: Sequence[tuple[BaseRoute, str]], scope: Scope) -> tuple[str, dict[str, Any]]:
     """The template of the route the request matches, and its path parameters: the
     route that serves it, else the first whose path matches with another method (a 405,
     or a HEAD answered as GET)."""
     partial: tuple[str, dict[str, Any]] | None = None
-    for route in routes:
+    for route, template in routes:
         match, child = route.matches(scope)
         if match is Match.NONE:
-            continue
-        template = getattr(route, "path_format", None) or getattr(route, "path", None)
-        if not isinstance(template, str):
             continue
         if match is Match.FULL:
             return template, child.get("path_params", {})
@@ -55,7 +65,7 @@ def route_of(routes: Sequence[BaseRoute], scope: Scope) -> tuple[str, dict[str, 
 class RequestObservability:
     def __init__(self, app: ASGIApp, routes: Sequence[BaseRoute]) -> None:
         self.app = app
-        self.routes = routes
+        self.routes = templated(routes)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
