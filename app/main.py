@@ -26,6 +26,7 @@ from app.kit.middleware import (
     HeadSize,
     NoCORS,
     ProblemCORSMiddleware,
+    RefusedBudget,
     RelativeLocation,
     RequestBody,
     VaryOrigin,
@@ -38,7 +39,7 @@ from app.layouts import endpoints as layouts
 from app.ops import health, metrics
 from app.ops.docs import install_docs
 from app.ops.jobs import ScheduledJobs
-from app.ops.middleware import RequestObservability
+from app.ops.middleware import PROBES, RequestObservability
 from app.players import endpoints as players
 from app.players.service import count_ended_game
 from app.settings import Settings, get_settings
@@ -142,6 +143,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             Budget.MOVE: settings.rate_limit_move,
             Budget.CREATE: settings.rate_limit_create,
             Budget.SOLVER: settings.rate_limit_solver,
+            Budget.REFUSED: settings.rate_limit_refused,
         },
     )
     install_problem_handlers(app)
@@ -172,6 +174,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         RequestBody, max_bytes=settings.max_body_bytes, timeout_s=settings.body_timeout_s
     )
     app.add_middleware(HeadSize, max_bytes=settings.max_header_bytes)
+    # Outside the two that refuse a request's head and body, so that their refusals count
+    # and a barred client's body is never read.
+    if app.state.rate_limiter is not None:
+        app.add_middleware(RefusedBudget, limiter=app.state.rate_limiter, exempt=PROBES)
     app.add_middleware(HeadAsGet)
     app.add_middleware(RelativeLocation)
     # Without CORS, no answer depends on the caller's origin: none says it varies by it.

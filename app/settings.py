@@ -110,6 +110,12 @@ class Settings(BaseSettings):
     rate_limit_solver: str = Field(
         default="60/minute", description="Hints and analyses a client may ask for"
     )
+    rate_limit_refused: str = Field(
+        default="60/minute",
+        description="Requests refused before any other budget was spent (a body too large "
+        "or malformed, no such route) a client may send; past it, each of its requests is a "
+        "429 before its body is read",
+    )
     retention_unfinished_days: int = Field(
         default=30, ge=1, le=36500, description="Unfinished games untouched this long expire"
     )
@@ -317,7 +323,13 @@ class Settings(BaseSettings):
             raise ValueError("must be a sqlite:/// or postgresql+psycopg:// URL")
         return value
 
-    @field_validator("rate_limit_read", "rate_limit_move", "rate_limit_create", "rate_limit_solver")
+    @field_validator(
+        "rate_limit_read",
+        "rate_limit_move",
+        "rate_limit_create",
+        "rate_limit_solver",
+        "rate_limit_refused",
+    )
     @classmethod
     def _one_rate(cls, value: str) -> str:
         try:

@@ -99,6 +99,7 @@ def settings(database_url: str) -> Settings:
         rate_limit_move=ROOMY_RATE_LIMITS["RATE_LIMIT_MOVE"],
         rate_limit_create=ROOMY_RATE_LIMITS["RATE_LIMIT_CREATE"],
         rate_limit_solver=ROOMY_RATE_LIMITS["RATE_LIMIT_SOLVER"],
+        rate_limit_refused=ROOMY_RATE_LIMITS["RATE_LIMIT_REFUSED"],
     )
 
 

@@ -11,7 +11,13 @@
   outright. So is a JSON object of more than
   ``MAX_OBJECT_KEYS`` keys, more than any object of the API has: refused in one error,
   before the route's validation would list each unknown key (thousands of them cost the
-  worker's event loop a tenth of a second, and a half-megabyte answer).
+  worker's event loop a tenth of a second, and a half-megabyte answer); and a body of
+  more than ``MAX_BODY_OBJECTS`` objects, which bounds the check's own work.
+- ``RefusedBudget``: a request refused (4xx) before its route spent a budget spends one
+  of its client's ``refused`` budget; a client whose budget is spent is answered 429
+  before its body is read (``app.kit.ratelimit``): refusals cost their sender a budget as
+  every other request does, and a flood of them costs the worker a parse at most the
+  budget's quota of times a window, then a few headers' reading each.
 - ``HeadAsGet``: HEAD is served as GET without the body, on every route that serves GET
   (FastAPI's routes declare GET only, and the 405 would contradict ``Allow``).
 - ``RelativeLocation``: a Location the server writes never names a host. Starlette's
@@ -33,6 +39,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.middleware.cors import CORSMiddleware
+from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -43,7 +50,8 @@ from app.kit.errors import (
     RequestTimeoutProblem,
     ValidationProblem,
 )
-from app.kit.problems import problem_json
+from app.kit.problems import echoed, problem_json
+from app.kit.ratelimit import RateLimiter, budget_spent, client_of, rate_limited
 
 CLOSE = {"Connection": "close"}
 
@@ -84,6 +92,42 @@ class HeadSize(HttpMiddleware):
             await problem_json(problem, None, CLOSE)(scope, receive, send)
             return
         await self.app(scope, receive, send)
+
+
+class RefusedBudget(HttpMiddleware):
+    """Counts refusals against the client's ``refused`` budget, and answers a client
+    barred for them before anything of its request is read; the ``exempt`` paths (health
+    and readiness probes) pass untouched."""
+
+    def __init__(self, app: ASGIApp, limiter: RateLimiter, exempt: frozenset[str]) -> None:
+        super().__init__(app)
+        self.limiter = limiter
+        self.exempt = exempt
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["path"] in self.exempt:
+            await self.app(scope, receive, send)
+            return
+        request = Request(scope)
+        client = client_of(request, self.limiter)
+        barred = self.limiter.barred.get(client)
+        if barred is not None:
+            # Its body is not read: the server's parser skips it, without building it,
+            # and the connection stays open (closing it would cost the worker a new
+            # connection for the client's next request).
+            await problem_json(rate_limited(barred), scope["path"])(scope, receive, send)
+            return
+        status = 0
+
+        async def watched(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        await self.app(scope, receive, watched)
+        if 400 <= status < 500 and not budget_spent(request):
+            await self.limiter.refused(client)
 
 
 class RequestBody(HttpMiddleware):
@@ -157,9 +201,11 @@ def _may_be_json(content_type: str | None) -> bool:
     return kind == "application" and (subtype == "json" or subtype.endswith("+json"))
 
 
-# More keys than any object of the API has (its largest, the rules, has about twenty):
-# tests/kit/test_http_edges.py checks every request schema of the spec against it.
+# More keys than any object of the API has (its largest, the rules, has about twenty),
+# and more objects than any body holds (two: itself and its rules): tests/kit/
+# test_http_edges.py checks every request schema of the spec against both.
 MAX_OBJECT_KEYS = 64
+MAX_BODY_OBJECTS = 16
 
 
 class _RefusedJSON(Exception):
@@ -169,29 +215,47 @@ class _RefusedJSON(Exception):
         self.kind = kind
 
 
-def _checked_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    if len(pairs) > MAX_OBJECT_KEYS:
-        raise _RefusedJSON(
-            f"a JSON object of {len(pairs)} keys: no object here has more than {MAX_OBJECT_KEYS}",
-            "json_too_many_keys",
-        )
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
+class _CheckedPairs:
+    """The parser's hook for each object, in the order it ends: refuses a key given
+    twice, an object of too many keys, and a body of too many objects. The last bounds
+    the check's own work (one call of this hook an object) to a few calls more than any
+    body of the API needs, whatever the body holds, and stops the parse there."""
+
+    def __init__(self) -> None:
+        self.objects = 0
+
+    def __call__(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        self.objects += 1
+        if self.objects > MAX_BODY_OBJECTS:
             raise _RefusedJSON(
-                f"the key {key!r} is given twice in one JSON object", "json_duplicate_key"
+                f"a JSON body of more than {MAX_BODY_OBJECTS} objects: none here holds "
+                "more than two",
+                "json_too_many_objects",
             )
-        out[key] = value
-    return out
+        if len(pairs) > MAX_OBJECT_KEYS:
+            raise _RefusedJSON(
+                f"a JSON object of {len(pairs)} keys: no object here has more than "
+                f"{MAX_OBJECT_KEYS}",
+                "json_too_many_keys",
+            )
+        out: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in out:
+                raise _RefusedJSON(
+                    f"the key {echoed(key)!r} is given twice in one JSON object",
+                    "json_duplicate_key",
+                )
+            out[key] = value
+        return out
 
 
 def _refused_json(body: bytes) -> tuple[str, str] | None:
     """Why the JSON ``body`` is refused before the route (a key found twice in one
-    object, or an object of too many keys), as a message and an error type; None when
-    it is not, or when the body is no JSON at all (the route's own parsing refuses
-    that)."""
+    object, an object of too many keys, a body of too many objects), as a message and an
+    error type; None when it is not, or when the body is no JSON at all (the route's own
+    parsing refuses that)."""
     try:
-        json.loads(body, object_pairs_hook=_checked_pairs)
+        json.loads(body, object_pairs_hook=_CheckedPairs())
     except _RefusedJSON as e:
         return e.message, e.kind
     except (ValueError, RecursionError):  # not JSON, not UTF-8, or too deep to parse

@@ -190,18 +190,26 @@ def install_problem_openapi(app: FastAPI) -> None:
     app.openapi = openapi  # type: ignore[method-assign]
 
 
-# A 422 lists at most this many of the parts refused, and counts the rest (``more_errors``):
+# A 422 lists at most this many of the parts refused, and counts the rest (``more_errors``),
+# and says at most MAX_ECHOED characters of each name the client chose (a key in ``loc``):
 # an answer that grows with what the client sent would amplify it.
 MAX_ERRORS_LISTED = 20
+MAX_ECHOED = 64
 
 
-def _validation_errors(exc: RequestValidationError) -> list[dict[str, Any]]:
+def echoed(text: str) -> str:
+    """``text``, from the request, as an answer may say it: cut to ``MAX_ECHOED``
+    characters, the cut marked."""
+    return text if len(text) <= MAX_ECHOED else text[: MAX_ECHOED - 1] + "…"
+
+
+def _validation_errors(errors: Sequence[Any]) -> list[dict[str, Any]]:
     out = []
-    for err in exc.errors()[:MAX_ERRORS_LISTED]:
+    for err in errors[:MAX_ERRORS_LISTED]:
         out.append(
             {
-                "loc": [str(p) for p in err.get("loc", ())],
-                "msg": str(err.get("msg", "")),
+                "loc": [echoed(str(p)) for p in err.get("loc", ())],
+                "msg": str(err.get("msg", "")),  # the server's words, not the client's
                 "type": str(err.get("type", "")),
             }
         )
@@ -245,12 +253,13 @@ def install_problem_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
-        errors = _validation_errors(exc)
+        refused = exc.errors()
+        errors = _validation_errors(refused)
         first = errors[0] if errors else {"loc": [], "msg": "invalid request"}
         where = ".".join(first["loc"])
         message = str(first["msg"])
         detail = f"{where}: {message}" if where else message
-        more = len(exc.errors()) - len(errors)
+        more = len(refused) - len(errors)
         problem = ValidationProblem(detail, errors=errors)
         loc = first["loc"]
         if len(loc) >= 3 and loc[:2] == ["body", "rules"]:
@@ -306,6 +315,7 @@ __all__ = [
     "PROBLEM_BASE",
     "PROBLEM_JSON",
     "database_unavailable",
+    "echoed",
     "install_problem_handlers",
     "problem_json",
     "problem_responses",

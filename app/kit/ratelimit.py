@@ -1,6 +1,6 @@
-"""Rate limits per client, with separate budgets for reads, moves, game creation and solver
-calls (the ``limits`` library's sliding-window counters, through its asyncio API,
-``limits.aio``: the event loop awaits Redis, it never blocks on it).
+"""Rate limits per client, with separate budgets for reads, moves, game creation, solver
+calls and refusals (the ``limits`` library's sliding-window counters, through its asyncio
+API, ``limits.aio``: the event loop awaits Redis, it never blocks on it).
 
 - **The client** is a verified identity: the credential the request carries
   (``Authorization: Bearer``: a game token or a player key), known by its SHA-256 only,
@@ -24,6 +24,15 @@ calls (the ``limits`` library's sliding-window counters, through its asyncio API
   are served (fail open), a warning is logged and ``tripeaks_rate_limit_errors_total``
   counts it; Redis is then left alone for a few seconds, so that a dead Redis costs no
   request a timeout.
+- **Refusals** spend a budget too: a request refused (4xx) before its route spent one (a
+  body too large or malformed, a key given twice, no such route, no credential where one
+  is needed) spends one of its client's ``refused`` budget (``RefusedBudget``, the
+  middleware, calls ``refused``). Once that is spent, every request of the client is
+  answered 429 before its body is read, until the window has room: a refusal costs the
+  worker a parse at most ``RATE_LIMIT_REFUSED`` times a window, and nothing after. The
+  check before the body is this process's memory of the storage's last refusal
+  (``Barred``), so that it costs no storage call: with Redis, each process lets at most
+  one refused request of a client through past the shared budget before it bars it too.
 - **Headers** (draft-ietf-httpapi-ratelimit-headers-09): every answer of a limited route
   carries ``RateLimit-Policy: "<budget>";q=<quota>;w=<window s>`` and
   ``RateLimit: "<budget>";r=<remaining>;t=<seconds to reset>``; over the limit the answer
@@ -32,6 +41,7 @@ calls (the ``limits`` library's sliding-window counters, through its asyncio API
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import logging
 import math
@@ -68,11 +78,13 @@ class Budget(StrEnum):
     MOVE = "move"
     CREATE = "create"
     SOLVER = "solver"
+    REFUSED = "refused"
 
 
 RATE_LIMIT_HEADERS: dict[str, dict[str, Any]] = {
     "RateLimit-Policy": {
-        "description": f"The budget this route spends ({DRAFT}): its name, quota and window",
+        "description": f"The budget this request counts against ({DRAFT}): its name, quota "
+        "and window (its route's; `refused` on a 429 after too many refusals)",
         "schema": {"type": "string", "example": '"move";q=600;w=60'},
     },
     "RateLimit": {
@@ -97,7 +109,8 @@ class RateLimitedProblem(ProblemError):
         "budget": (
             Budget,
             Field(
-                description="The budget that is spent: read, move, create or solver",
+                description="The budget that is spent: read, move, create, solver or refused "
+                "(requests refused before any other budget was spent)",
                 examples=["move"],
             ),
         ),
@@ -293,6 +306,43 @@ class Verified:
         return credential_hash in self._hashes
 
 
+BARRED_REMEMBERED = 10_000  # clients a process remembers as barred, the latest
+
+
+class Barred:
+    """The clients whose ``refused`` budget the storage said was spent, each with when it
+    has room again, the latest ``size`` of them (older ones are checked again by the
+    storage at their next refusal)."""
+
+    def __init__(
+        self, size: int = BARRED_REMEMBERED, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.size = size
+        self._clock = clock
+        self._until: OrderedDict[str, tuple[float, Decision]] = OrderedDict()
+
+    def bar(self, client: str, decision: Decision) -> None:
+        self._until[client] = (self._clock() + decision.reset_s, decision)
+        self._until.move_to_end(client)
+        if len(self._until) > self.size:
+            self._until.popitem(last=False)
+
+    def get(self, client: str) -> Decision | None:
+        """The refusal that bars ``client`` now, its reset counted down; None when none
+        does."""
+        barred = self._until.get(client)
+        if barred is None:
+            return None
+        until, decision = barred
+        left = until - self._clock()
+        if left <= 0:
+            del self._until[client]
+            return None
+        return dataclasses.replace(
+            decision, allowed=False, remaining=0, reset_s=max(1, math.ceil(left))
+        )
+
+
 class RateLimiter:
     """The budgets of one process, in memory or in Redis (see the module's doc)."""
 
@@ -305,6 +355,7 @@ class RateLimiter:
         self.items = items
         self.limiter = SlidingWindowCounterRateLimiter(_storage(storage_url, key_prefix))
         self.verified = Verified()
+        self.barred = Barred()
         self._paused_until = 0.0
 
     async def check(self, budget: Budget, client: str) -> Decision | None:
@@ -333,6 +384,12 @@ class RateLimiter:
             remaining=max(0, remaining),
             reset_s=max(1, math.ceil(reset_time - time.time())),
         )
+
+    async def refused(self, client: str) -> None:
+        """Spend one of ``client``'s ``refused`` budget; bar it once none is left."""
+        decision = await self.check(Budget.REFUSED, client)
+        if decision is not None and decision.remaining == 0:
+            self.barred.bar(client, decision)
 
 
 def _hash(credential: str) -> str:
@@ -389,27 +446,39 @@ async def spend(
     limiter: RateLimiter | None = request.app.state.rate_limiter
     if limiter is None:
         return
+    request.state.budget_spent = True  # refused or not: no refusal is free of budget
     decision = await limiter.check(budget, client_of(request, limiter, by_address=by_address))
     if decision is None:
         return
     if not decision.allowed:
-        metrics.rate_limited(budget.value)
-        problem = RateLimitedProblem(
-            f"the {budget.value} budget of {decision.quota} requests in "
-            f"{decision.window_s} s is spent; retry in {decision.reset_s} s",
-            budget=budget.value,
-        )
-        problem.headers.update(decision.headers())
-        problem.headers["Retry-After"] = str(decision.reset_s)
-        raise problem
+        raise rate_limited(decision)
     response.headers.update(decision.headers())
+
+
+def rate_limited(decision: Decision) -> RateLimitedProblem:
+    """The 429 of a refused ``decision``, with its headers (and counted)."""
+    budget = decision.budget
+    metrics.rate_limited(budget.value)
+    problem = RateLimitedProblem(
+        f"the {budget.value} budget of {decision.quota} requests in "
+        f"{decision.window_s} s is spent; retry in {decision.reset_s} s",
+        budget=budget.value,
+    )
+    problem.headers.update(decision.headers())
+    problem.headers["Retry-After"] = str(decision.reset_s)
+    return problem
+
+
+def budget_spent(request: Request) -> bool:
+    """Whether the request spent (or was refused) a budget of its route's (``spend``)."""
+    return bool(getattr(request.state, "budget_spent", False))
 
 
 def rate_limit(budget: Budget, *, by_address: bool = False, needs_key: bool = False) -> Any:
     """A dependency that spends one request of ``budget`` for the caller (``spend``);
     ``by_address``: for the request's address, whatever credential it carries;
-    ``needs_key``: a route that needs a credential answers its 401 for none first (no
-    budget is spent on a request refused before any work)."""
+    ``needs_key``: a route that needs a credential answers its 401 for none first (a
+    request refused before any work spends its client's ``refused`` budget instead)."""
 
     async def spend_budget(request: Request, response: Response) -> None:
         await spend(request, response, budget, by_address=by_address)
