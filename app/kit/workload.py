@@ -13,15 +13,29 @@ it.
 
 The slots: ``slots`` shared ones, and one kept for each kind in ``KEPT_SLOTS`` (hints,
 so that a quarter-second hint never waits for ten-second analyses; the day's challenges,
-so that no load holds back a new day's deal), which a kind takes first. A client (as its
-rate limits know it) has one search in flight at a time. The pool never queues: when no
-slot is left, one more search is refused at once with a 503 problem and ``Retry-After``,
-so that callers know to come back and the light requests are not slowed by a growing
-queue. A search that outlives its budget by far (a
-bug, or a machine too loaded to give it any time) is stopped by the pool, which kills its
-process and starts another; a process that dies is replaced the same way. Either costs
-that one search a 503. The work holds no transaction and no pooled connection: routes
-load what a search needs and end their read first.
+so that no load holds back a new day's deal), which a kind takes first. The pool never
+queues: when no slot is left, one more search is refused at once with a 503 problem and
+``Retry-After``, so that callers know to come back and the light requests are not slowed
+by a growing queue.
+
+The slots are shared between addresses: a client (as its rate limits know it) has one
+search in flight at a time, and so has an address, whatever clients it speaks for (one a
+client alone let a handful of accounts of one address hold every slot a hint could use,
+and other players' hints were refused; docs/performance.md). Without a queue this is the
+fair share: an address is refused a slot only when every slot it could use is held by a
+search of another address, each holding one (no address holds more than its share while
+another is refused), and it costs nothing to keep (a set of the addresses with a search
+in flight). Its price: one address cannot use two slots even when the rest stand idle,
+so players behind one address (a game backend, a carrier's NAT) share one search at a
+time in each worker, unless their proxy passes each one's address (``X-Forwarded-For``
+from ``FORWARDED_ALLOW_IPS``). The server's own searches (the day's challenges, the
+fair-play measure) have no address, and keep their kept slots.
+
+A search that outlives its budget by far (a bug, or a machine too loaded to give it any
+time) is stopped by the pool, which kills its process and starts another; a process that
+dies is replaced the same way. Either costs that one search a 503. The work holds no
+transaction and no pooled connection: routes load what a search needs and end their read
+first.
 """
 
 from __future__ import annotations
@@ -34,6 +48,7 @@ import os
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from concurrent.futures import CancelledError as FutureCancelled
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
 from typing import Annotated, Any, ParamSpec, TypeVar
 
 from fastapi import Depends, Request
@@ -71,10 +86,25 @@ KEPT_SLOTS: dict[str, frozenset[str]] = {
 }
 
 
+@dataclass(frozen=True, slots=True)
+class Requester:
+    """Whose search it is: a client (as the rate limits know it) and its address, each
+    allowed one search in flight; None for neither (the server's own searches)."""
+
+    client: str | None = None
+    address: str | None = None
+
+    def holders(self) -> set[str]:
+        return {name for name in (self.client, self.address) if name is not None}
+
+
+NOBODY = Requester()
+
+
 class SolverPool:
     """``slots`` searches at once in processes of their own, shared, and one more for each
-    kind in ``KEPT_SLOTS`` (see the module's doc); one at a time for each client
-    (``for_client``)."""
+    kind in ``KEPT_SLOTS`` (see the module's doc); one at a time for each client and for
+    each address (``for_client``)."""
 
     def __init__(
         self,
@@ -94,58 +124,65 @@ class SolverPool:
         # The event loop's own counts: no lock needed.
         self._busy = 0  # shared slots taken
         self._kept_busy = dict.fromkeys(kept, False)  # kept slots taken
-        self._searching: set[str] = set()  # clients with a search in flight
+        # Clients and addresses with a search in flight (their names never meet: a client
+        # known by its address is that address).
+        self._searching: set[str] = set()
         self._pool: ProcessPool | None = None
 
     def _kept(self, kind: str) -> str | None:
         return next((name for name, kinds in self.kept.items() if kind in kinds), None)
 
-    def for_client(self, client: str | None) -> Searches:
-        """This pool, for the searches of ``client`` (None: nobody's, the server's own)."""
-        return Searches(self, client)
+    def for_client(self, client: str | None, address: str | None = None) -> Searches:
+        """This pool, for the searches of ``client`` from ``address`` (None and None:
+        nobody's, the server's own)."""
+        return Searches(self, Requester(client, address))
 
-    def ensure_free(self, kind: str, client: str | None = None) -> None:
-        """Refuse now (503) when no slot is left for ``kind``, or ``client`` already has a
-        search in flight: a route checks this before loading what a search needs, so that
-        a refusal costs no query (a slot may still be taken by then: ``slot`` decides)."""
-        if client is not None and client in self._searching:
-            self._refuse_client(kind)
+    def ensure_free(self, kind: str, requester: Requester = NOBODY) -> None:
+        """Refuse now (503) when no slot is left for ``kind``, or ``requester``'s client or
+        address already has a search in flight: a route checks this before loading what a
+        search needs, so that a refusal costs no query (a slot may still be taken by then:
+        ``slot`` decides)."""
+        if requester.client is not None and requester.client in self._searching:
+            self._refuse(
+                kind,
+                "this client has a search in flight already (one at a time); retry once it "
+                "has answered",
+            )
+        if requester.address is not None and requester.address in self._searching:
+            self._refuse(
+                kind,
+                "a search from this address is in flight already (one an address at a "
+                "time, so that every address finds a slot); retry once it has answered",
+            )
         kept = self._kept(kind)
         if kept is not None and not self._kept_busy[kept]:
             return
         if self._busy >= self.slots:
-            self._refuse(kind)
+            self._refuse(
+                kind,
+                f"the solver is busy ({self.slots} searches at once in this worker); "
+                f"retry in {self.retry_after_s} s",
+            )
 
-    def _refuse(self, kind: str) -> None:
+    def _refuse(self, kind: str, why: str) -> None:
         metrics.work_refused(kind)
-        raise ServiceUnavailableProblem(
-            f"the solver is busy ({self.slots} searches at once in this worker); "
-            f"retry in {self.retry_after_s} s",
-            retry_after=self.retry_after_s,
-        )
-
-    def _refuse_client(self, kind: str) -> None:
-        metrics.work_refused(kind)
-        raise ServiceUnavailableProblem(
-            "this client has a search in flight already (one at a time); retry once it "
-            "has answered",
-            retry_after=self.retry_after_s,
-        )
+        raise ServiceUnavailableProblem(why, retry_after=self.retry_after_s)
 
     @contextlib.contextmanager
-    def slot(self, kind: str, client: str | None = None) -> Iterator[None]:
+    def slot(self, kind: str, requester: Requester = NOBODY) -> Iterator[None]:
         """Hold one slot for the ``with`` block (``kind`` names the work in metrics): the
         kind's kept slot when it has a free one, else a shared one; or raise a 503 problem
-        at once when none is left or ``client`` has a search in flight."""
-        self.ensure_free(kind, client)
+        at once when none is left or ``requester``'s client or address has a search in
+        flight."""
+        self.ensure_free(kind, requester)
         kept = self._kept(kind)
         own = kept if kept is not None and not self._kept_busy[kept] else None
         if own is not None:
             self._kept_busy[own] = True
         else:
             self._busy += 1
-        if client is not None:
-            self._searching.add(client)
+        holders = requester.holders()
+        self._searching.update(holders)
         try:
             yield
         finally:
@@ -153,8 +190,7 @@ class SolverPool:
                 self._kept_busy[own] = False
             else:
                 self._busy -= 1
-            if client is not None:
-                self._searching.discard(client)
+            self._searching.difference_update(holders)
 
     async def run(
         self, kind: str, budget_s: float, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs
@@ -162,18 +198,18 @@ class SolverPool:
         """``fn(*args, **kwargs)`` in a search process, holding a slot; ``fn`` and its
         arguments must pickle (a module-level function of the engine and plain values).
         ``budget_s`` is the time ``fn`` gives itself: waited for, with some grace."""
-        return await self.run_for(None, kind, budget_s, fn, *args, **kwargs)
+        return await self.run_for(NOBODY, kind, budget_s, fn, *args, **kwargs)
 
     async def run_for(
         self,
-        client: str | None,
+        requester: Requester,
         kind: str,
         budget_s: float,
         fn: Callable[P, T],
         *args: P.args,
         **kwargs: P.kwargs,
     ) -> T:
-        with self.slot(kind, client):
+        with self.slot(kind, requester):
             future = self._started().schedule(
                 fn, args=args, kwargs=kwargs, timeout=budget_s + self.grace_s
             )
@@ -253,27 +289,32 @@ class Coalesced:
 
 
 class Searches:
-    """A pool's searches for one client: at most one in flight at a time. (The server's
-    own searches, the day's challenges, are made on the pool itself: ``SolverPool.run``.)"""
+    """A pool's searches for one requester: at most one in flight at a time for its client
+    and for its address. (The server's own searches, the day's challenges, are made on the
+    pool itself: ``SolverPool.run``.)"""
 
-    def __init__(self, pool: SolverPool, client: str | None) -> None:
+    def __init__(self, pool: SolverPool, requester: Requester) -> None:
         self.pool = pool
-        self.client = client
+        self.requester = requester
 
     def ensure_free(self, kind: str) -> None:
-        self.pool.ensure_free(kind, self.client)
+        self.pool.ensure_free(kind, self.requester)
 
     async def run(
         self, kind: str, budget_s: float, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs
     ) -> T:
-        """``SolverPool.run``, as this client's search."""
-        return await self.pool.run_for(self.client, kind, budget_s, fn, *args, **kwargs)
+        """``SolverPool.run``, as this requester's search."""
+        return await self.pool.run_for(self.requester, kind, budget_s, fn, *args, **kwargs)
 
 
 async def get_solver(request: Request) -> Searches:
-    """The worker's pool, for the request's client (as its rate limits know it)."""
+    """The worker's pool, for the request's client (as its rate limits know it) and its
+    address."""
     solver: SolverPool = request.app.state.solver
-    return solver.for_client(client_of(request, request.app.state.rate_limiter))
+    limiter = request.app.state.rate_limiter
+    return solver.for_client(
+        client_of(request, limiter), client_of(request, limiter, by_address=True)
+    )
 
 
 SolverDep = Annotated[Searches, Depends(get_solver)]
@@ -292,7 +333,9 @@ def solver_free(kind: str) -> Any:
 __all__ = [
     "KEPT_SLOTS",
     "NICENESS",
+    "NOBODY",
     "Coalesced",
+    "Requester",
     "Searches",
     "SolverDep",
     "SolverPool",

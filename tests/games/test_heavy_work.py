@@ -5,6 +5,8 @@ and its cost does not grow with it."""
 
 from __future__ import annotations
 
+import asyncio
+import multiprocessing
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -14,12 +16,21 @@ import httpx
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from starlette.datastructures import Headers
+from starlette.requests import Request
+from starlette.types import ASGIApp, Receive, Scope, Send
 
-from app.kit.workload import SolverPool
+from app.kit.errors import ServiceUnavailableProblem
+from app.kit.workload import SolverPool, get_solver
+from app.main import create_app
+from app.settings import Settings
+from tests.conftest import portal_of
 from tests.fixtures.deals import chain_deal
 from tests.fixtures.games import new_game_id
 from tests.fixtures.servers import live_server
 from tests.ops.servers import metric_value
+
+PATIENT_S = 120.0  # a search's budget, far above what it needs: no clock is under test
 
 
 @contextmanager
@@ -58,13 +69,18 @@ def test_a_search_holds_no_transaction_lock_or_connection(database_url: str) -> 
         done: list[int] = []
         lock = threading.Lock()
 
-        def analyse(gid: str, headers: dict[str, str]) -> None:
+        def analyse(gid: str, headers: dict[str, str], address: str) -> None:
+            # Three players of three addresses (one address has one search at a time).
+            forwarded = {**headers, "X-Forwarded-For": address}
             with httpx.Client(base_url=base, timeout=60) as own:
-                r = own.get(f"/v1/games/{gid}/analysis", headers=headers)
+                r = own.get(f"/v1/games/{gid}/analysis", headers=forwarded)
             with lock:
                 done.append(r.status_code)
 
-        threads = [threading.Thread(target=analyse, args=game) for game in searched]
+        threads = [
+            threading.Thread(target=analyse, args=(*game, f"203.0.113.{n}"))
+            for n, game in enumerate(searched)
+        ]
         for t in threads:
             t.start()
         deadline = time.monotonic() + 30
@@ -180,3 +196,87 @@ def test_a_game_holds_at_most_max_moves_then_can_only_be_conceded(
     assert client.get(f"/v1/games/{gid}", headers=auth).json()["version"] == 100
     conceded = client.post(f"/v1/games/{gid}/concede", headers=auth)
     assert conceded.status_code == 200 and conceded.json()["status"] == "conceded"
+
+
+def wait_for(release: threading.Event) -> str:
+    """A search that lasts until the test releases it (run in a search process)."""
+    release.wait()
+    return "released"
+
+
+class Forwarded:
+    """The app behind a trusted proxy: a request comes from the address its
+    X-Forwarded-For names (uvicorn's proxy headers do this in a server)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            forwarded = Headers(scope=scope).get("x-forwarded-for")
+            if forwarded is not None:
+                scope = {**scope, "client": (forwarded, 1)}
+        await self.app(scope, receive, send)
+
+
+ATTACKER = {"X-Forwarded-For": "203.0.113.6"}
+VICTIM = {"X-Forwarded-For": "203.0.113.7"}
+
+
+def test_the_search_slots_are_shared_between_addresses(settings: Settings) -> None:
+    """Six accounts of one address ask for hints at once: their searches (made as the hint
+    route makes them, each lasting until the test releases it) get one slot between them,
+    the others a 503 at once, so another address's hint is answered, where the six once
+    held every slot a hint could use (its own and the shared ones) and it was refused; a
+    seventh account of the first address is refused meanwhile, and served once the
+    searches have answered."""
+    app = create_app(settings)
+    with (
+        TestClient(Forwarded(app), raise_server_exceptions=False) as client,
+        multiprocessing.Manager() as manager,
+    ):
+        portal = portal_of(client)
+        keys = []
+        for _ in range(7):
+            r = client.post("/v1/players", json={"kind": "bot"}, headers=ATTACKER)
+            assert r.status_code == 201, r.text
+            keys.append(r.json()["key"])
+        release = manager.Event()
+
+        async def search_of(key: str) -> asyncio.Task[str]:
+            """An account's hint search under way: its slot taken, or refused."""
+            scope = {
+                "type": "http",
+                "app": app,
+                "client": (ATTACKER["X-Forwarded-For"], 1),
+                "headers": [(b"authorization", f"Bearer {key}".encode())],
+                "state": {},
+            }
+            solver = await get_solver(Request(scope))
+            task = asyncio.ensure_future(solver.run("hint", PATIENT_S, wait_for, release))
+            await asyncio.sleep(0)  # its first step: a slot taken, or a 503
+            return task
+
+        searches = [portal.call(search_of, key) for key in keys[:6]]
+        game, auth = new_game_id(client, deal_number=3)
+        hint = client.get(f"/v1/games/{game}/hint", headers={**auth, **VICTIM})
+        assert hint.status_code == 200, hint.text
+        in_flight = [task for task in searches if not task.done()]
+        assert len(in_flight) == 1
+        for task in searches:
+            if task.done():
+                assert isinstance(task.exception(), ServiceUnavailableProblem)
+        seventh = {"Authorization": f"Bearer {keys[6]}", **ATTACKER}
+        r = client.post("/v1/games", json={"deal_number": 4}, headers=seventh)
+        assert r.status_code == 201, r.text
+        refused = client.get(f"/v1/games/{r.json()['id']}/hint", headers=seventh)
+        assert refused.status_code == 503 and refused.headers["Retry-After"] == "1"
+        assert "from this address" in refused.json()["detail"]
+        release.set()
+
+        async def answers() -> list[str]:
+            return [await task for task in in_flight]
+
+        assert portal.call(answers) == ["released"]
+        served_now = client.get(f"/v1/games/{r.json()['id']}/hint", headers=seventh)
+        assert served_now.status_code == 200, served_now.text

@@ -16,7 +16,7 @@ import time
 import pytest
 
 from app.kit.errors import ServiceUnavailableProblem
-from app.kit.workload import NICENESS, SolverPool
+from app.kit.workload import NICENESS, Requester, SolverPool
 
 # Generous: a process at the lowest priority on a saturated machine starts slowly.
 PATIENT_S = 120.0
@@ -71,22 +71,53 @@ def test_a_client_has_one_search_at_a_time_and_hints_and_challenges_slots_of_the
     ann, cy, di = (pool.for_client(name) for name in ("ann", "cy", "di"))
 
     async def run() -> None:
-        with pool.slot("analysis", "ann"):
+        with pool.slot("analysis", Requester("ann")):
             for kind in ("hint", "analysis", "winnable_deal"):
                 with pytest.raises(ServiceUnavailableProblem, match="in flight"):
                     ann.ensure_free(kind)
                 with pytest.raises(ServiceUnavailableProblem, match="in flight"):
                     await ann.run(kind, PATIENT_S, sleep, 0)
-            with pool.slot("analysis", "bob"):  # every shared slot taken now
+            with pool.slot("analysis", Requester("bob")):  # every shared slot taken now
                 with pytest.raises(ServiceUnavailableProblem, match="solver is busy"):
                     cy.ensure_free("analysis")
-                with pool.slot("hint", "cy"):  # the hints' own slot
+                with pool.slot("hint", Requester("cy")):  # the hints' own slot
                     with pytest.raises(ServiceUnavailableProblem, match="solver is busy"):
                         di.ensure_free("hint")
                     # The day's deal (the server's own search) is searched all the same.
                     assert await pool.run("challenge", PATIENT_S, sleep, 0) == "slept"
                 assert await di.run("hint", PATIENT_S, sleep, 0) == "slept"
         assert await ann.run("hint", PATIENT_S, sleep, 0) == "slept"  # the first one ended
+
+    try:
+        asyncio.run(run())
+    finally:
+        pool.close()
+
+
+def test_an_address_has_one_search_at_a_time_whatever_its_clients() -> None:
+    """Slots held as searches hold them: while one account of an address searches, the
+    address's other accounts are refused at once, whatever the kind, with slots to spare;
+    another address takes them, and the first address searches again once its search has
+    answered. The server's own searches (no address) are not counted."""
+    pool = SolverPool(2, niceness=0)
+    ann, bob = (Requester(f"c:{name}", "a:10.0.0.1") for name in ("ann", "bob"))
+    cy = pool.for_client("c:cy", "a:10.0.0.2")
+
+    async def run() -> None:
+        with pool.slot("hint", ann):
+            for kind in ("hint", "analysis"):
+                with pytest.raises(ServiceUnavailableProblem, match="from this address"):
+                    pool.ensure_free(kind, bob)
+            # A client known by its address holds that address's one search.
+            with (
+                pool.slot("analysis", Requester("a:10.0.0.2")),
+                pytest.raises(ServiceUnavailableProblem, match="from this address"),
+            ):
+                cy.ensure_free("analysis")
+            assert await pool.for_client("c:di", "a:10.0.0.3").run("hint", PATIENT_S, sleep, 0)
+            assert await pool.run("challenge", PATIENT_S, sleep, 0) == "slept"
+        with pool.slot("analysis", bob):  # the address's search has answered
+            pass
 
     try:
         asyncio.run(run())
