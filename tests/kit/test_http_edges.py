@@ -5,12 +5,14 @@ key given twice, and redirects that must not echo the Host header."""
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterator
+from typing import Any
 
 import httpx
 import pytest
 
-from app.kit.middleware import MAX_OBJECT_KEYS
+from app.kit.middleware import MAX_BODY_OBJECTS, MAX_OBJECT_KEYS
 from app.ops.migrations import upgrade
 from tests.fixtures.games import new_game
 from tests.fixtures.servers import ROOT, live_server
@@ -173,6 +175,36 @@ def test_no_object_of_the_api_has_as_many_keys_as_the_limit() -> None:
     schemas = spec["components"]["schemas"]
     widest = max(len(s.get("properties", {})) for s in schemas.values())
     assert widest < MAX_OBJECT_KEYS, widest
+
+
+def objects_in(schema: dict[str, Any], schemas: dict[str, Any]) -> float:
+    """The most JSON objects a value of ``schema`` may hold, itself included."""
+    if "$ref" in schema:
+        return objects_in(schemas[schema["$ref"].rsplit("/", 1)[1]], schemas)
+    choices = schema.get("anyOf") or schema.get("oneOf")
+    if choices:
+        return max(objects_in(choice, schemas) for choice in choices)
+    if schema.get("type") == "array":
+        each = objects_in(schema.get("items", {}), schemas)
+        return each * schema["maxItems"] if "maxItems" in schema else each * math.inf
+    properties = schema.get("properties", {})
+    if schema.get("type") == "object" or properties:
+        return 1 + sum(objects_in(p, schemas) for p in properties.values())
+    return 0
+
+
+def test_no_body_of_the_api_holds_as_many_objects_as_the_limit() -> None:
+    """The limit on a body's objects refuses no body the API would take: every request
+    body of the spec holds fewer."""
+    spec = json.loads((ROOT / "openapi" / "openapi.json").read_text())
+    bodies = [
+        operation["requestBody"]["content"]["application/json"]["schema"]
+        for item in spec["paths"].values()
+        for operation in item.values()
+        if isinstance(operation, dict) and "requestBody" in operation
+    ]
+    most = max(objects_in(body, spec["components"]["schemas"]) for body in bodies)
+    assert 1 < most < MAX_BODY_OBJECTS, most
 
 
 def test_a_422_lists_at_most_twenty_errors_and_counts_the_rest(server: httpx.Client) -> None:
