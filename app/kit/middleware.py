@@ -112,10 +112,11 @@ class RefusedBudget(HttpMiddleware):
         client = client_of(request, self.limiter)
         barred = self.limiter.barred.get(client)
         if barred is not None:
-            # Its body is not read: the server's parser skips it, without building it,
-            # and the connection stays open (closing it would cost the worker a new
-            # connection for the client's next request).
-            await problem_json(rate_limited(barred), scope["path"])(scope, receive, send)
+            # Its body is not read: the connection closes, as after a body over the limit
+            # (no unread body is left on it for the server to skip, and a client that
+            # ignores the 429 pays a new connection for each request it sends).
+            problem = rate_limited(barred)
+            await problem_json(problem, scope["path"], CLOSE)(scope, receive, send)
             return
         status = 0
 

@@ -56,7 +56,7 @@ def test_refusals_spend_the_clients_budget_then_a_429_comes_before_the_body(
     assert 1 <= int(r.headers["Retry-After"]) <= 86400
     assert r.headers["RateLimit-Policy"] == '"refused";q=3;w=86400'
     assert r.headers["RateLimit"].startswith('"refused";r=0;t=')
-    assert not body.consumed
+    assert not body.consumed and r.headers["Connection"] == "close"
     # Every request of the client is refused so, reads too; the probes are not.
     assert client.get(f"/v1/games/{game_id}", headers=auth).status_code == 429
     assert client.get("/healthz").status_code == 200
