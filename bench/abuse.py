@@ -2,12 +2,13 @@
 history costs a read.
 
 One worker of the production server serves the real app on a fresh SQLite file (and on a
-fresh PostgreSQL database when one answers), with the default solver settings and the rate limits out of
-the way but for the refused budget (``RATE_LIMIT_REFUSED`` at its default: it is the
-server's own defence against refusals), so that nothing but the server's own design
-protects the victim. A victim client, from an address of its own (127.0.0.2), alternates
-``get_game`` and a move (a draw, then its undo) on its own game; first alone (idle), then
-while attacker clients (from 127.0.0.1) hammer one endpoint each phase:
+fresh PostgreSQL database when one answers), with the default solver settings and the
+rate limits out of the way but for the refused budget (``RATE_LIMIT_REFUSED`` at its
+default: it is the server's own defence against refusals), so that nothing but the
+server's own design protects the victim. A victim client, from an address of its own
+(127.0.0.2), alternates ``get_game`` and a move (a draw, then its undo) on its own game;
+first alone (idle), then while attacker clients (from 127.0.0.1) hammer one endpoint each
+phase:
 
 - ``hint`` (4 attackers): ``get_hint?samples=64`` on golf deal 1 (a hard position for the
   hint), each on its own game;
