@@ -43,13 +43,13 @@ from app.engine.solver import (
     REDEAL_CODE,
     BudgetExhausted,
     SearchBudget,
-    _fits,
-    _Start,
+    Start,
     clear_search,
+    rank_fits,
 )
 
 
-def _legal(start: _Start, layout: Layout, rules: Rules) -> list[int]:
+def _legal(start: Start, layout: Layout, rules: Rules) -> list[int]:
     """The moves from ``start`` in the search's codes: the plays (the card holding up the
     most cards first, then the lower row), then a draw or a redeal."""
     codes = [
@@ -57,7 +57,7 @@ def _legal(start: _Start, layout: Layout, rules: Rules) -> list[int]:
         for p in range(layout.size)
         if not start.mask >> p & 1
         and all(start.mask >> c & 1 for c in layout.positions[p].covered_by)
-        and _fits(start.ranks[p], start.top, rules)
+        and rank_fits(start.ranks[p], start.top, rules)
     ]
     codes.sort(key=lambda p: (-len(layout.covers[p]), -layout.positions[p].row))
     if start.stock:
@@ -70,7 +70,7 @@ def _legal(start: _Start, layout: Layout, rules: Rules) -> list[int]:
 CLEARED = -9  # the "move" after a cleared table (``postponed_move``)
 
 
-def _news(sight: _Sight, before: _Start, code: int, after: _Start) -> tuple[int, ...]:
+def _news(sight: _Sight, before: Start, code: int, after: Start) -> tuple[int, ...]:
     """What the player sees after ``code`` that they did not see before: the card drawn,
     or the ranks of the face-down cards the play turned up (nothing for a redeal)."""
     if code == DRAW_CODE:
@@ -87,7 +87,7 @@ def _news(sight: _Sight, before: _Start, code: int, after: _Start) -> tuple[int,
 
 def _samples(
     sight: _Sight, seed: int, began: float, time_budget: float | None, max_samples: int | None
-) -> Iterator[_Start]:
+) -> Iterator[Start]:
     """The hidden cards dealt at random (``_Sight.sample``), one sample at a time, until
     ``max_samples`` or ``time_budget`` seconds after ``began`` (at least one; one only
     when nothing is hidden)."""
@@ -132,7 +132,7 @@ def postponed_move(
     samples = 0
 
     def walk(
-        search: Any, before: _Start, history: tuple[Any, ...], line: tuple[int, ...], alive: bool
+        search: Any, before: Start, history: tuple[Any, ...], line: tuple[int, ...], alive: bool
     ) -> None:
         code = history[-1]
         after = _after(before, code, before.ranks)
@@ -182,7 +182,7 @@ def postponed_move(
     return _choose(sight, codes, [value((code,)) for _, code in codes], samples)
 
 
-def _greedy_wins(start: _Start, layout: Layout, rules: Rules) -> bool:
+def _greedy_wins(start: Start, layout: Layout, rules: Rules) -> bool:
     """Whether the greedy bot clears the table from ``start`` (it chooses on face-up cards
     only: which cards fit the top, and how many cards each holds up)."""
     full = (1 << layout.size) - 1

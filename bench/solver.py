@@ -26,7 +26,7 @@
    some random moves in, the hidden cards re-dealt K times as the hint deals them; each
    sample asks what the hint asks (the position, then, when it is won, each legal move's
    position, on one search with the hint's default node budget), by the C search
-   (``solver.clear_search``) and by the pure Python ``_Search``, in turn on the same
+   (``solver.clear_search``) and by the pure Python ``ClearSearch``, in turn on the same
    sample: time a sample (p50, mean), the ratio, the samples 250 ms holds at that mean;
    then the hint itself (250 ms) on each position on both paths: the samples it got
    through.
@@ -53,7 +53,6 @@ from app.engine import (
     new_game,
     numbered_deal,
     player_view,
-    solver,
 )
 from app.engine.bots import percentile
 from app.engine.hints import DEFAULT_HINT_SECONDS, DEFAULT_SAMPLE_NODES, _after, hint
@@ -62,12 +61,14 @@ from app.engine.solver import (
     BudgetExhausted,
     ClearingSearch,
     SearchBudget,
-    _Start,
+    Start,
+    accel,
     clear_search,
     solve_best,
     solve_clear,
     start_of,
 )
+from app.engine.solver.clear import ClearSearch
 from bench.plain_dfs import plain_best, plain_clear
 from bench.positions import position, random_play
 
@@ -157,19 +158,19 @@ def _stats(times: list[float]) -> str:
 
 
 def _form() -> str:
-    return "C search" if solver._ACCEL is not None else "pure Python search"
+    return "C search" if accel.active is not None else "pure Python search"
 
 
 def _pure_best(state: GameState, budget: SearchBudget) -> tuple[float, int | None]:
     """The pure Python best-score search (the fallback where the C one is not built)."""
-    kept = solver._ACCEL
-    solver._ACCEL = None
+    kept = accel.active
+    accel.active = None
     try:
         began = time.perf_counter()
         score = solve_best(state, budget).score
         return time.perf_counter() - began, score
     finally:
-        solver._ACCEL = kept
+        accel.active = kept
 
 
 def _best_whole(args: argparse.Namespace, layout_name: str, wrap: bool) -> None:
@@ -197,7 +198,7 @@ def _best_whole(args: argparse.Namespace, layout_name: str, wrap: bool) -> None:
             unknown += 1
         else:
             scores.append(score)
-        if k < args.python_deals and solver._ACCEL is not None:
+        if k < args.python_deals and accel.active is not None:
             seconds, pure = _pure_best(state, budget)
             if score is not None and pure is not None:
                 if pure != score:
@@ -318,7 +319,7 @@ def _positions(args: argparse.Namespace, wrap: bool) -> None:
         print(f"  plain/solver time = {sum(plain_times) / sum(solver_times):.1f}x")
 
 
-def _redealt(state: GameState, rng: random.Random) -> _Start:
+def _redealt(state: GameState, rng: random.Random) -> Start:
     """The position with the cards the player cannot see (face-down tableau cards and the
     stock) dealt again at random, as a hint's sample."""
     start = start_of(state)
@@ -330,11 +331,11 @@ def _redealt(state: GameState, rng: random.Random) -> _Start:
     for p, r in zip(hidden, pool, strict=False):
         ranks[p] = r
     stock = tuple(pool[len(hidden) :])
-    return _Start(tuple(ranks), start.mask, start.top, start.waste, stock, 0, 0, 0)
+    return Start(tuple(ranks), start.mask, start.top, start.waste, stock, 0, 0, 0)
 
 
 def _sample(
-    make: Callable[[], ClearingSearch], root: _Start, codes: list[int]
+    make: Callable[[], ClearingSearch], root: Start, codes: list[int]
 ) -> tuple[float, list[bool | None]]:
     """What the hint asks of one sample: the position, then each move's when it is won."""
     began = time.perf_counter()
@@ -357,7 +358,7 @@ def _sample(
 
 
 def _hint_samples(args: argparse.Namespace, wrap: bool) -> None:
-    if solver._ACCEL_MODULE is None:
+    if accel.BUILT is None:
         print("hint samples: the C search is not built, nothing to compare")
         return
     rules = Rules.for_layout("tripeaks", wrap=wrap)
@@ -378,7 +379,7 @@ def _hint_samples(args: argparse.Namespace, wrap: bool) -> None:
             root = _redealt(state, rng)
             runs = {
                 "C": lambda root=root: clear_search(layout, rules, root, budget),
-                "Python": lambda root=root: solver._Search(layout, rules, root, budget),
+                "Python": lambda root=root: ClearSearch(layout, rules, root, budget),
             }
             order = ["C", "Python"] if k % 2 == 0 else ["Python", "C"]
             found: dict[str, list[bool | None]] = {}
@@ -414,15 +415,15 @@ def _hint_samples(args: argparse.Namespace, wrap: bool) -> None:
     for k, state in enumerate(states):
         view = player_view(state)
         for name in ["C", "Python"] if k % 2 == 0 else ["Python", "C"]:
-            kept = solver._ACCEL
-            solver._ACCEL = solver._ACCEL_MODULE if name == "C" else None
+            kept = accel.active
+            accel.active = accel.BUILT if name == "C" else None
             try:
                 began = time.perf_counter()
                 samples = hint(view, rules, seed=k).samples
                 timed_out = time.perf_counter() - began >= DEFAULT_HINT_SECONDS
                 got[name].append((samples, timed_out))
             finally:
-                solver._ACCEL = kept
+                accel.active = kept
     full = [
         k for k in range(len(states)) if got["C"][k][1] and got["Python"][k][1]
     ]  # both ran to the time

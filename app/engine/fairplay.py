@@ -73,7 +73,7 @@ from app.engine.hints import (
 from app.engine.layouts import Layout
 from app.engine.moves import Concede, Move, Undo, parse_move
 from app.engine.rules import Rules, Scoring
-from app.engine.solver import SearchBudget, _Start, solve_best, solve_clear
+from app.engine.solver import SearchBudget, Start, solve_best, solve_clear
 from app.engine.view import player_view
 
 HONEST_RATE: Final = 0.3
@@ -267,7 +267,7 @@ class _Peeking:
         self.sight, self.state, self.knows = sight, state, knows
         self.layout, self.rules, self.exact = sight.layout, sight.rules, sight.exact
 
-    def sample(self, rng: random.Random) -> _Start:
+    def sample(self, rng: random.Random) -> Start:
         sight, state = self.sight, self.state
         hidden = [card for p in sight.hidden if (card := state.tableau[p]) is not None]
         known = list(state.stock) if self.knows == "stock" else hidden

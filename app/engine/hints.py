@@ -76,9 +76,9 @@ from app.engine.solver import (
     BudgetExhausted,
     ClearAnswer,
     SearchBudget,
-    _fits,
-    _Start,
+    Start,
     clear_search,
+    rank_fits,
     solve_best,
     solve_clear,
     start_of,
@@ -151,11 +151,11 @@ class HintError(TriPeaksError):
     """The view cannot be read as a TriPeaks position."""
 
 
-def _after(start: _Start, code: int, ranks: tuple[int, ...]) -> _Start:
+def _after(start: Start, code: int, ranks: tuple[int, ...]) -> Start:
     """The compact position after a move (the search's own terms)."""
     under = (*start.waste, start.top) if start.top != NO_TOP else start.waste
     if code == DRAW_CODE:
-        return _Start(
+        return Start(
             ranks,
             start.mask,
             start.stock[0],
@@ -166,7 +166,7 @@ def _after(start: _Start, code: int, ranks: tuple[int, ...]) -> _Start:
             start.total,
         )
     if code == REDEAL_CODE:
-        return _Start(
+        return Start(
             ranks,
             start.mask,
             start.top,
@@ -176,7 +176,7 @@ def _after(start: _Start, code: int, ranks: tuple[int, ...]) -> _Start:
             start.streak,
             start.total,
         )
-    return _Start(
+    return Start(
         ranks,
         start.mask | 1 << code,
         ranks[code],
@@ -216,13 +216,13 @@ class _Sight:
     def exact(self) -> bool:
         return len(self.pool) <= 1
 
-    def sample(self, rng: random.Random) -> _Start:
+    def sample(self, rng: random.Random) -> Start:
         """A deal of the hidden cards at random, as the search's start."""
         order = list(self.pool)
         rng.shuffle(order)
         return self.start(order)
 
-    def start(self, order: Sequence[Card]) -> _Start:
+    def start(self, order: Sequence[Card]) -> Start:
         """The search's start with the unseen cards dealt in ``order``: the face-down
         positions first (in ``hidden``'s order), then the stock, top first."""
         ranks = [0] * self.layout.size
@@ -231,7 +231,7 @@ class _Sight:
         for p, card in zip(self.hidden, order, strict=False):
             ranks[p] = card.rank
         w = self.waste
-        return _Start(
+        return Start(
             tuple(ranks),
             self.mask,
             w[-1] if w else NO_TOP,
@@ -466,7 +466,7 @@ def _plans(sight: _Sight, top: int, after: Sequence[int]) -> list[tuple[tuple[in
             for p, r in rank.items()
             if not mask >> p & 1
             and all(mask >> c & 1 for c in lay.positions[p].covered_by)
-            and _fits(r, tp, rules)
+            and rank_fits(r, tp, rules)
         ]
         for code in after:
             end((_DRAWN, mask, code), (*path, code))

@@ -19,10 +19,9 @@ from app.engine import (
     legal_moves,
     new_game,
     numbered_deal,
-    solver,
 )
 from app.engine.hints import analysis
-from app.engine.solver import BestAnswer, SearchBudget, solve_best
+from app.engine.solver import BestAnswer, SearchBudget, accel, layers, solve_best
 
 
 def half_cleared(number: int, rules: Rules, seed: int, stock_left: int) -> GameState:
@@ -75,7 +74,7 @@ SIX_PEAKS = [(1, 2), (2, 1), (13, 2), (15, 1)]
 @pytest.mark.parametrize("scoring", ["classic", "msc", "cards_left"])
 def test_six_peaks_the_layered_search_finishes_exact(scoring: str) -> None:
     """Without a budget the layered search is one search (no probe, no ceiling proved:
-    ``_LayerSearch.run``), and it finishes in fewer nodes than the exact search took (it
+    ``LayerSearch.run``), and it finishes in fewer nodes than the exact search took (it
     prunes what cannot beat the best line found) with the exact answer, its own bound."""
     rules = Rules.for_layout("six_peaks", scoring=scoring)
     for number, seed in SIX_PEAKS:
@@ -197,7 +196,7 @@ def test_a_line_that_reaches_the_start_bound_ends_the_search(
     search stops there, where the exact search (and the layered one without that bound:
     every position's own bound is a cleared table) go through every draw position."""
     if pure:
-        monkeypatch.setattr(solver, "_ACCEL", None)
+        monkeypatch.setattr(accel, "active", None)
     layout = get_layout("golf")
     state = new_game(numbered_deal(47, layout.decks), Rules.for_layout(layout), layout)
     exact = solve_best(state)
@@ -217,17 +216,17 @@ def test_a_crowded_table_evicts_and_its_bound_still_holds(
     table is full. Both stay sound; evicting proves the tighter bound (measured: 408 to
     613 against 473 to 713)."""
     if pure:
-        monkeypatch.setattr(solver, "_ACCEL", None)
+        monkeypatch.setattr(accel, "active", None)
     rules = Rules.for_layout("six_peaks")
-    monkeypatch.setattr(solver, "_LAYER_MAX_ENTRIES", 256)
+    monkeypatch.setattr(layers, "_LAYER_MAX_ENTRIES", 256)
     # Their exact best scores (the exact search's, as test_six_peaks_the_layered_search_
     # finishes_exact finds them under classic scoring)
     best = {(1, 2): 207, (2, 1): 172, (13, 2): -9, (15, 1): 3}
     for number, seed in SIX_PEAKS:
         state = half_cleared(number, rules, seed, 12)
-        monkeypatch.setattr(solver, "_LAYER_ROOM", 8)
+        monkeypatch.setattr(layers, "_LAYER_ROOM", 8)
         evicting = solve_best(state, SearchBudget(max_nodes=None), anytime=True)
-        monkeypatch.setattr(solver, "_LAYER_ROOM", 257)
+        monkeypatch.setattr(layers, "_LAYER_ROOM", 257)
         dropping = solve_best(state, SearchBudget(max_nodes=None), anytime=True)
         for found in (evicting, dropping):
             assert found.score is not None and found.bound is not None
@@ -247,15 +246,15 @@ def test_a_search_that_finishes_after_evicting_is_not_exact(
     them. A C build that counted them only once the table was full answered these exact
     with their line's score (-44 against a best of -23 on deal 2)."""
     if pure:
-        monkeypatch.setattr(solver, "_ACCEL", None)
+        monkeypatch.setattr(accel, "active", None)
     rules = Rules.for_layout("six_peaks")
     for number, seed in ((2, 3), (13, 3)):
         state = half_cleared(number, rules, seed, 10)
         best = solve_best(state, SearchBudget(max_nodes=None)).score
         assert best is not None
-        monkeypatch.setattr(solver, "_LAYER_MAX_ENTRIES", 1024)
+        monkeypatch.setattr(layers, "_LAYER_MAX_ENTRIES", 1024)
         found = solve_best(state, SearchBudget(max_nodes=None), anytime=True)
-        monkeypatch.setattr(solver, "_LAYER_MAX_ENTRIES", 1 << 21)
+        monkeypatch.setattr(layers, "_LAYER_MAX_ENTRIES", 1 << 21)
         assert found.score is not None and found.bound is not None
         assert found.score <= best <= found.bound, (number, seed)
         assert not found.exact and found.bound > found.score, (number, seed)
@@ -275,9 +274,9 @@ def test_a_walk_cut_short_is_bounded_by_the_states_it_had_left(
     rules = Rules.for_layout("six_peaks")
     best = {(1, 2): 207, (2, 1): 172, (13, 2): -9, (15, 1): 3}  # as in the test above
     proved: dict[tuple[int, int], int] = {}
-    monkeypatch.setattr(solver, "_LAYER_WALK", 100)
-    for accel in (solver._ACCEL, None):
-        monkeypatch.setattr(solver, "_ACCEL", accel)
+    monkeypatch.setattr(layers, "_LAYER_WALK", 100)
+    for c_search in (accel.active, None):
+        monkeypatch.setattr(accel, "active", c_search)
         for number, seed in SIX_PEAKS:
             state = half_cleared(number, rules, seed, 12)
             found = solve_best(state, SearchBudget(max_nodes=2_000), anytime=True)

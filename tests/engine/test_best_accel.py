@@ -17,12 +17,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from app.engine import GameState, Rules, apply, get_layout, new_game, numbered_deal, solver
-from app.engine.solver import BestAnswer, SearchBudget, solve_best
+from app.engine import GameState, Rules, apply, get_layout, new_game, numbered_deal
+from app.engine.solver import BestAnswer, SearchBudget, accel, layers, solve_best
 from bench.positions import position
 
 needs_c = pytest.mark.skipif(
-    solver._ACCEL_MODULE is None, reason="the C search is not built (no C compiler at install)"
+    accel.BUILT is None, reason="the C search is not built (no C compiler at install)"
 )
 
 
@@ -30,32 +30,32 @@ needs_c = pytest.mark.skipif(
 def pure() -> Iterator[None]:
     """The pure Python search, for the test's duration."""
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(solver, "_ACCEL", None)
+        mp.setattr(accel, "active", None)
         yield
 
 
 def best_pure(state: GameState, budget: SearchBudget | None = None) -> BestAnswer:
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(solver, "_ACCEL", None)
+        mp.setattr(accel, "active", None)
         return solve_best(state, budget)
 
 
 def best_c(state: GameState, budget: SearchBudget | None = None) -> BestAnswer:
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(solver, "_ACCEL", solver._ACCEL_MODULE)
+        mp.setattr(accel, "active", accel.BUILT)
         return solve_best(state, budget)
 
 
 def anytime_pure(state: GameState, budget: SearchBudget | None = None) -> BestAnswer:
     """An analysis's answer (the layered search), in pure Python."""
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(solver, "_ACCEL", None)
+        mp.setattr(accel, "active", None)
         return solve_best(state, budget, anytime=True)
 
 
 def anytime_c(state: GameState, budget: SearchBudget | None = None) -> BestAnswer:
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(solver, "_ACCEL", solver._ACCEL_MODULE)
+        mp.setattr(accel, "active", accel.BUILT)
         return solve_best(state, budget, anytime=True)
 
 
@@ -111,7 +111,7 @@ def test_c_and_python_agree(layout: str, options: dict[str, object], stock_left:
 def test_the_layered_search_finishes_with_the_exact_answer_in_both(
     layout: str, options: dict[str, object], stock_left: int
 ) -> None:
-    """The layered search (``_LayerSearch``, an analysis's answer) in C and in Python, on
+    """The layered search (``LayerSearch``, an analysis's answer) in C and in Python, on
     positions the exact search solves: both finish, with the exact search's score as their
     own bound. Their lines may differ (equal points, found in another order); each replays
     to its score."""
@@ -133,7 +133,7 @@ def test_the_layered_search_finishes_exact_in_either_order(
 ) -> None:
     """Taken by bound from the first position on (``_LAYER_SHARE`` 0), or layer by layer
     to the end (1), both forms finish with the exact answer."""
-    monkeypatch.setattr(solver, "_LAYER_SHARE", share)
+    monkeypatch.setattr(layers, "_LAYER_SHARE", share)
     rng = random.Random(20)
     for layout, options, stock_left in (CASES[0], CASES[5], CASES[12], CASES[13]):
         rules = Rules.for_layout(layout, **options)
@@ -152,7 +152,7 @@ def test_the_layered_search_keeps_to_its_size(monkeypatch: pytest.MonkeyPatch) -
     the best line found, and a bound that still holds."""
     layout = get_layout("six_peaks")
     state = new_game(numbered_deal(1, layout.decks), Rules.for_layout("six_peaks"), layout)
-    monkeypatch.setattr(solver, "_LAYER_MAX_ENTRIES", 1000)
+    monkeypatch.setattr(layers, "_LAYER_MAX_ENTRIES", 1000)
     for solve in (anytime_c, anytime_pure):
         found = solve(state, SearchBudget(max_nodes=2_000_000))
         assert not found.exact and found.score is not None and found.bound is not None
@@ -200,18 +200,18 @@ def test_out_of_budget_is_unknown_in_both() -> None:
 
 @needs_c
 def test_the_c_table_is_kept_to_its_size(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Past ``_ACCEL_MAX_ENTRIES`` draw positions the answer is unknown, as when the
+    """Past ``accel.MAX_ENTRIES`` draw positions the answer is unknown, as when the
     budget runs out (a time budget alone would let the table grow for seconds)."""
     state = new_game(numbered_deal(80), Rules.for_layout("tripeaks"))
-    monkeypatch.setattr(solver, "_ACCEL_MAX_ENTRIES", 1000)
+    monkeypatch.setattr(accel, "MAX_ENTRIES", 1000)
     assert best_c(state).score is None
-    monkeypatch.setattr(solver, "_ACCEL_MAX_ENTRIES", 1 << 22)
+    monkeypatch.setattr(accel, "MAX_ENTRIES", 1 << 22)
     assert best_c(state).score is not None
 
 
 def test_the_pure_python_search_answers(pure: None) -> None:
     """Where the C search is not built (or turned off) the pure Python one answers."""
-    assert solver._ACCEL is None
+    assert accel.active is None
     rules = Rules.for_layout("tripeaks", wrap=False)
     state = position(3, rules, random.Random(2), 8)
     answer = solve_best(state)

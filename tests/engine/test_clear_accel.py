@@ -30,21 +30,23 @@ from app.engine import (
     new_game,
     numbered_deal,
     player_view,
-    solver,
 )
 from app.engine.hints import analysis, hint
 from app.engine.solver import (
+    DRAW_CODE,
     BudgetExhausted,
     ClearingSearch,
     SearchBudget,
+    accel,
     clear_search,
     solve_clear,
     start_of,
 )
+from app.engine.solver.clear import ClearSearch
 from bench.positions import random_play
 
 needs_c = pytest.mark.skipif(
-    solver._ACCEL_MODULE is None, reason="the C search is not built (no C compiler at install)"
+    accel.BUILT is None, reason="the C search is not built (no C compiler at install)"
 )
 
 PYTHON_BUDGET = SearchBudget(max_nodes=300_000)
@@ -53,31 +55,31 @@ PYTHON_BUDGET = SearchBudget(max_nodes=300_000)
 @pytest.fixture
 def c_path() -> Iterator[None]:
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(solver, "_ACCEL", solver._ACCEL_MODULE)
+        mp.setattr(accel, "active", accel.BUILT)
         yield
 
 
 @pytest.fixture
 def pure() -> Iterator[None]:
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(solver, "_ACCEL", None)
+        mp.setattr(accel, "active", None)
         yield
 
 
 def c_search(state: GameState, budget: SearchBudget | None = None) -> ClearingSearch:
     search = clear_search(state.layout, state.rules, start_of(state), budget or SearchBudget(None))
-    assert not isinstance(search, solver._Search), "expected the C search"
+    assert not isinstance(search, ClearSearch), "expected the C search"
     return search
 
 
 def python_answer(state: GameState) -> bool | None:
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(solver, "_ACCEL", None)
+        mp.setattr(accel, "active", None)
         return solve_clear(state, PYTHON_BUDGET).winnable
 
 
 def move_texts(codes: Sequence[int]) -> list[str]:
-    return ["draw" if c == solver.DRAW_CODE else f"play {c}" for c in codes]
+    return ["draw" if c == DRAW_CODE else f"play {c}" for c in codes]
 
 
 def assert_wins(state: GameState, codes: Sequence[int]) -> None:
@@ -187,10 +189,10 @@ def test_a_budget_gives_unknown_never_a_wrong_answer(c_path: None) -> None:
 
 @needs_c
 def test_the_c_table_is_kept_to_its_size(c_path: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Past ``_ACCEL_MAX_ENTRIES`` positions the answer is unknown, as when the budget runs
+    """Past ``accel.MAX_ENTRIES`` positions the answer is unknown, as when the budget runs
     out."""
     state = new_game(numbered_deal(80), Rules.for_layout("tripeaks", wrap=False))
-    monkeypatch.setattr(solver, "_ACCEL_MAX_ENTRIES", 100)
+    monkeypatch.setattr(accel, "MAX_ENTRIES", 100)
     with pytest.raises(BudgetExhausted):
         c_search(state).wins(start_of(state))
 
@@ -200,7 +202,7 @@ def test_redeals_keep_the_python_search(c_path: None) -> None:
     rules = Rules.for_layout("tripeaks", redeals=1)
     state = new_game(numbered_deal(2), rules)
     search = clear_search(state.layout, rules, start_of(state), SearchBudget())
-    assert isinstance(search, solver._Search)
+    assert isinstance(search, ClearSearch)
 
 
 def hints_of(rules: Rules, number: int) -> list[object]:
@@ -231,10 +233,10 @@ def test_hints_are_the_same_on_both_paths(wrap: bool) -> None:
     rules = Rules.for_layout("tripeaks", wrap=wrap)
     for number in (5, 6):
         with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(solver, "_ACCEL", solver._ACCEL_MODULE)
+            mp.setattr(accel, "active", accel.BUILT)
             fast = hints_of(rules, number)
         with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(solver, "_ACCEL", None)
+            mp.setattr(accel, "active", None)
             slow = hints_of(rules, number)
         assert [_without_time(x) for x in fast] == [_without_time(x) for x in slow]
 
@@ -252,6 +254,6 @@ def test_the_pure_path_answers(pure: None) -> None:
     rules = Rules.for_layout("tripeaks")
     state = random_play(rules, 4, random.Random(1), 10)
     search = clear_search(state.layout, rules, start_of(state), SearchBudget())
-    assert isinstance(search, solver._Search)
+    assert isinstance(search, ClearSearch)
     if search.wins(start_of(state)):
         assert_wins(state, search.line)

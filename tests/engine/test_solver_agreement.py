@@ -19,9 +19,8 @@ from app.engine import (
     apply,
     new_game,
     numbered_deal,
-    solver,
 )
-from app.engine.solver import solve_best, solve_clear
+from app.engine.solver import accel, solve_best, solve_clear
 from bench.plain_dfs import plain_best, plain_clear
 from bench.positions import position
 
@@ -151,9 +150,9 @@ def test_best_score_agrees_under_every_scheme(
     """The best score, by the C search and by the pure Python one (the fallback), equals
     the plain search's on 40 positions under each scheme, with and without wrap; its line
     reaches it."""
-    if form == "c" and solver._ACCEL_MODULE is None:
+    if form == "c" and accel.BUILT is None:
         pytest.skip("the C search is not built (no C compiler at install)")
-    monkeypatch.setattr(solver, "_ACCEL", solver._ACCEL_MODULE if form == "c" else None)
+    monkeypatch.setattr(accel, "active", accel.BUILT if form == "c" else None)
     rules = Rules.for_layout("tripeaks", scoring=scoring, wrap=wrap)
     rng = random.Random(1800)
     for n in range(40):
@@ -170,7 +169,7 @@ def test_best_score_agrees_in_python_on_other_layouts(
 ) -> None:
     """``test_agrees_under_every_rule_option`` checks the default search (the C one where
     built) on golf and six_peaks; the pure Python one here."""
-    monkeypatch.setattr(solver, "_ACCEL", None)
+    monkeypatch.setattr(accel, "active", None)
     rules = Rules.for_layout(layout)
     rng = random.Random(7)
     for n in range(12):

@@ -1,5 +1,5 @@
 """The caps on a streak's length that the best score's bound is built from
-(``solver._streak_caps``): no streak a game plays is longer than the cap at any position
+(``solver.bounds.streak_caps``): no streak a game plays is longer than the cap at any position
 along it, under every rule that changes which ranks follow which (wrap, king stops,
 jokers, no card on the waste at the start)."""
 
@@ -20,16 +20,17 @@ from app.engine import (
     legal_moves,
     new_game,
     numbered_deal,
-    solver,
 )
 from app.engine.solver import start_of
+from app.engine.solver.bounds import cards_bound, scorer_for, streak_caps
+from app.engine.solver.tables import Table
 
 
 def caps(state: GameState) -> tuple[int, int, int]:
     """The cards left, and the caps of a streak from this position's top and from any."""
     start = start_of(state)
-    table = solver._Table(state.layout, state.rules, start.ranks)
-    first, anyway = solver._streak_caps(table, start.mask, start.top)
+    table = Table(state.layout, state.rules, start.ranks)
+    first, anyway = streak_caps(table, start.mask, start.top)
     return table.n - start.mask.bit_count(), first, anyway
 
 
@@ -111,7 +112,7 @@ def most_of_every_split(
 
 @pytest.mark.parametrize("layout_name", ["tripeaks", "six_peaks"])
 def test_the_cards_bound_is_the_most_of_every_split_less_the_draws(layout_name: str) -> None:
-    """``_cards_bound`` takes the most over splits at a few corners, and charges each streak
+    """``cards_bound`` takes the most over splits at a few corners, and charges each streak
     after the first the penalty of its draw (a streak worth less is left out): at positions
     of random games it equals the brute force over every split, under classic scoring with
     a penalty of 5 and of 0, and msc."""
@@ -128,14 +129,14 @@ def test_the_cards_bound_is_the_most_of_every_split_less_the_draws(layout_name: 
             while not state.is_over:
                 if rng.random() < 0.3:
                     start = start_of(state)
-                    table = solver._Table(state.layout, state.rules, start.ranks)
-                    scorer = solver._scorer(rules, layout, table.n + start.streak)
-                    first, anyway = solver._streak_caps(table, start.mask, start.top)
+                    table = Table(state.layout, state.rules, start.ranks)
+                    scorer = scorer_for(rules, layout, table.n + start.streak)
+                    first, anyway = streak_caps(table, start.mask, start.top)
                     left = table.n - start.mask.bit_count()
                     draws = len(start.stock)
                     # no ceiling on a streak but the cards, then one of the caps' or less
                     for longest in (table.n + start.streak, rng.randint(1, anyway) + start.streak):
-                        bound = solver._cards_bound(
+                        bound = cards_bound(
                             table, scorer, start.mask, start.top, start.streak, draws, longest
                         )
                         expected = most_of_every_split(

@@ -1,4 +1,4 @@
-"""How many cards no streak of any line passes (``_LayerSearch.streak_ceiling``), which
+"""How many cards no streak of any line passes (``solver.ceiling.streak_ceiling``), which
 the best score's bound takes as a cap on every streak: proved exactly against a brute
 force over every line on positions small enough (half-cleared tables, short stocks), in
 C and in Python, and never below the truth when the budget cuts it short."""
@@ -10,19 +10,25 @@ from functools import cache
 
 import pytest
 
-from app.engine import GameState, Rules, get_layout, new_game, numbered_deal, solver
-from app.engine.solver import SearchBudget, start_of
+from app.engine import GameState, Rules, get_layout, new_game, numbered_deal
+from app.engine.solver import SearchBudget, accel, start_of
+from app.engine.solver.bounds import streak_caps
+from app.engine.solver.budget import Meter
+from app.engine.solver.ceiling import streak_ceiling, streak_reaches
+from app.engine.solver.layers import LayerSearch
+from app.engine.solver.streaks import Streaks
+from app.engine.solver.tables import Table, rank_fits
 from tests.engine.test_anytime import half_cleared
 
 
 @pytest.fixture(params=["c", "python"])
 def implementation(request: pytest.FixtureRequest) -> Iterator[str]:
     """The C search where it is built, then the pure Python one."""
-    if request.param == "c" and solver._ACCEL_MODULE is None:
+    if request.param == "c" and accel.BUILT is None:
         pytest.skip("the C search is not built (no C compiler at install)")
     with pytest.MonkeyPatch.context() as mp:
         if request.param == "python":
-            mp.setattr(solver, "_ACCEL", None)
+            mp.setattr(accel, "active", None)
         yield request.param
 
 
@@ -31,7 +37,7 @@ def longest_by_brute_force(state: GameState) -> int:
     state (mask, top, stock index, streak) reachable by a play or a draw, each visited once."""
     start = start_of(state)
     layout, rules = state.layout, state.rules
-    free_of = solver._Table(layout, rules, start.ranks).free_of
+    free_of = Table(layout, rules, start.ranks).free_of
     seen = set()
     stack = [(start.mask, start.top, 0, start.streak)]
     most = 0
@@ -44,7 +50,7 @@ def longest_by_brute_force(state: GameState) -> int:
         most = max(most, streak)
         free = free_of(mask)
         for p in range(layout.size):
-            if free >> p & 1 and solver._fits(start.ranks[p], top, rules):
+            if free >> p & 1 and rank_fits(start.ranks[p], top, rules):
                 stack.append((mask | 1 << p, start.ranks[p], idx, streak + 1))
         if idx < len(start.stock):
             stack.append((mask, start.stock[idx], idx + 1, 0))
@@ -68,8 +74,8 @@ def positions(
 
 def ceiling(state: GameState, budget: SearchBudget) -> int:
     start = start_of(state)
-    search = solver._LayerSearch(state.layout, state.rules, start, budget)
-    return search.streak_ceiling(start)
+    search = LayerSearch(state.layout, state.rules, start, budget)
+    return streak_ceiling(search.streaks, start, search.longest)
 
 
 POSITIONS = [
@@ -93,8 +99,8 @@ def test_the_ceiling_is_the_longest_streak_of_any_line(
     for state, truth in positions(layout, tuple(sorted(options.items())), stock_left):
         assert ceiling(state, SearchBudget(max_nodes=None)) == truth, implementation
         start = start_of(state)
-        table = solver._Table(state.layout, state.rules, start.ranks)
-        first, anyway = solver._streak_caps(table, start.mask, start.top)
+        table = Table(state.layout, state.rules, start.ranks)
+        first, anyway = streak_caps(table, start.mask, start.top)
         below += truth < max(start.streak + first, anyway)
     if layout != "golf":  # golf's longest streaks are mostly what the ranks allow
         assert below >= 1  # the caps alone are not the answer
@@ -109,7 +115,7 @@ def test_cut_short_the_ceiling_never_falls_below_the_truth(implementation: str) 
 
 
 @pytest.mark.skipif(
-    solver._ACCEL_MODULE is None, reason="the C search is not built (no C compiler at install)"
+    accel.BUILT is None, reason="the C search is not built (no C compiler at install)"
 )
 def test_a_whole_six_peaks_deal_proves_a_ceiling_below_the_caps() -> None:
     """The start of six-peaks deal 2 (caps: 51 cards), with a fifth of 40 million nodes
@@ -122,47 +128,40 @@ def test_a_whole_six_peaks_deal_proves_a_ceiling_below_the_caps() -> None:
 
 
 @pytest.mark.skipif(
-    solver._ACCEL_MODULE is None, reason="the C search is not built (no C compiler at install)"
+    accel.BUILT is None, reason="the C search is not built (no C compiler at install)"
 )
 def test_c_and_python_search_the_same_states() -> None:
     """The same answer and the same count of states at every length tried."""
     rules = Rules.for_layout("six_peaks")
     state = half_cleared(1, rules, 1, 8)
     start = start_of(state)
-    table = solver._Table(state.layout, rules, start.ranks)
-    anyway = solver._streak_caps(table, start.mask, start.top)[1]
+    table = Table(state.layout, rules, start.ranks)
+    anyway = streak_caps(table, start.mask, start.top)[1]
     answered = set()
     for length in range(anyway - 12, anyway + 1, 3):
         answers = []
-        for accel in (solver._ACCEL, None):
-            with pytest.MonkeyPatch.context() as mp:
-                mp.setattr(solver, "_ACCEL", accel)
-                search = solver._LayerSearch(
-                    state.layout, rules, start, SearchBudget(max_nodes=None)
-                )
-                free = search.table.free_of(start.mask)
-                if accel is None:
-                    found = search._streak_reaches(start, free, length, 1 << 40, None)
-                    answers.append((found, search.nodes))
-                else:
-                    t = search.table
-                    answers.append(
-                        accel.longest(
-                            t.rank,
-                            t.uncovers,
-                            t.fit,
-                            search.stock,
-                            start.mask,
-                            free,
-                            start.top,
-                            start.streak,
-                            length,
-                            -1,
-                            -1.0,
-                            1 << 22,
-                            t.wraps,
-                        )
-                    )
+        streaks = Streaks(table, start.stock, Meter(SearchBudget(max_nodes=None)))
+        free = table.free_of(start.mask)
+        found = streak_reaches(streaks, start, free, length, 1 << 40, None)
+        answers.append((found, streaks.meter.nodes))
+        assert accel.BUILT is not None
+        answers.append(
+            accel.BUILT.longest(
+                table.rank,
+                table.uncovers,
+                table.fit,
+                start.stock,
+                start.mask,
+                free,
+                start.top,
+                start.streak,
+                length,
+                -1,
+                -1.0,
+                1 << 22,
+                table.wraps,
+            )
+        )
         assert answers[0] == answers[1], length
         answered.add(answers[0][0])
     assert answered == {True, False}  # lengths some line reaches, and lengths none does

@@ -38,10 +38,11 @@ def test_the_solver_runs_its_c_search_in_the_image(docker: Docker, image: str) -
     a deal's best score comes from it, and the pure Python search agrees."""
     script = (
         "from app.engine import Rules, new_game, numbered_deal, solver; "
-        "assert solver._ACCEL is not None, 'no C search'; "
+        "from app.engine.solver import accel; "
+        "assert accel.active is not None, 'no C search'; "
         "state = new_game(numbered_deal(7), Rules()); "
         "fast = solver.solve_best(state); "
-        "solver._ACCEL = None; "
+        "accel.active = None; "
         "slow = solver.solve_best(state); "
         "assert fast.score == slow.score is not None, (fast.score, slow.score); "
         "print(fast.score)"
