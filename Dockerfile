@@ -14,7 +14,7 @@ ENV PIP_NO_CACHE_DIR=1 \
 WORKDIR /src
 # binutils for `strip`: some wheels ship their extension modules with debug sections
 # (uvloop's: 14 MB, 1.9 MB without them); stripping them takes 23 MB off the image.
-# gcc, libc6-dev and python3-dev build the solver's C best-score search (below); none
+# gcc, libc6-dev and python3-dev build the solver's C searches (below); none
 # of them reaches the runtime stage.
 # hadolint ignore=DL3008
 RUN apt-get update \
@@ -42,16 +42,16 @@ RUN python -c "import tomllib; deps = tomllib.load(open('pyproject.toml', 'rb'))
     && find /opt/venv -name '*.so' -exec sh -c \
        'for f; do if readelf -S "$f" | grep -q "\.debug_"; then strip --strip-debug "$f"; fi; done' \
        sh {} +
-# The solver's optional C best-score and clearing searches (app/engine/_bestscore.c;
-# setup.py builds it the same way for a developer's install): 20-30x the pure Python
-# search's speed on a deal's best score, which analyses and each day's challenge par need,
-# and about 8x on the hint's clearing searches.
-COPY app/engine/_bestscore.c /src/
+# The solver's optional C searches (app/engine/solver/*.c, one extension module; setup.py
+# builds it the same way for a developer's install): 20-30x the pure Python search's
+# speed on a deal's best score, which analyses and each day's challenge par need, and
+# about 8x on the hint's clearing searches.
+COPY app/engine/solver/*.c app/engine/solver/*.h /src/accel/
 RUN mkdir /opt/accel \
     && gcc -O2 -shared -fPIC -Wall \
        "-I$(python -c 'import sysconfig; print(sysconfig.get_paths()["include"])')" \
-       /src/_bestscore.c \
-       -o "/opt/accel/_bestscore$(python -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')" \
+       /src/accel/*.c \
+       -o "/opt/accel/_accel$(python -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')" \
     && strip --strip-debug /opt/accel/*.so
 
 # --- runtime: the app's source, the virtualenv, a non-root user -----------------------
@@ -82,7 +82,7 @@ WORKDIR /app
 COPY alembic.ini ./
 COPY migrations ./migrations
 COPY app ./app
-COPY --from=build /opt/accel/ ./app/engine/
+COPY --from=build /opt/accel/ ./app/engine/solver/
 COPY web ./web
 COPY docker/entrypoint.sh docker/healthcheck.py ./docker/
 USER 10001:10001

@@ -12,7 +12,10 @@ help: ## List the targets and what they do
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
 		awk 'BEGIN {FS = ":.*## "}; {printf "  make %-16s %s\n", $$1, $$2}'
 
-$(STAMP): pyproject.toml setup.py app/engine/_bestscore.c
+# The solver's C searches (setup.py builds them): a change to one rebuilds the extension.
+ACCEL_SOURCES := $(wildcard app/engine/solver/*.c app/engine/solver/*.h)
+
+$(STAMP): pyproject.toml setup.py $(ACCEL_SOURCES)
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade 'pip>=25.1'
 	$(PY) -m pip install --quiet -e . --group dev
@@ -23,7 +26,7 @@ $(STAMP): pyproject.toml setup.py app/engine/_bestscore.c
 # Node) for the tests and tools.
 RUN_STAMP := $(VENV)/.installed-run
 
-$(RUN_STAMP): pyproject.toml setup.py app/engine/_bestscore.c
+$(RUN_STAMP): pyproject.toml setup.py $(ACCEL_SOURCES)
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade 'pip>=25.1'
 	$(PY) -m pip install --quiet -e .
@@ -119,7 +122,7 @@ test-fast: setup ## The inner loop: every test but the slow ones (servers, fuzzi
 LOWEST_VENV := .venv-lowest
 LOWEST_STAMP := $(LOWEST_VENV)/.installed
 
-$(LOWEST_STAMP): pyproject.toml setup.py app/engine/_bestscore.c
+$(LOWEST_STAMP): pyproject.toml setup.py $(ACCEL_SOURCES)
 	@test -x $(LOWEST_VENV)/bin/python || $(PYTHON) -m venv $(LOWEST_VENV)
 	$(LOWEST_VENV)/bin/python -m pip install --quiet 'uv>=0.9,<1'
 	$(LOWEST_VENV)/bin/uv pip install --quiet --python $(LOWEST_VENV)/bin/python \

@@ -1,6 +1,6 @@
-"""The best-score searches' two forms agree: the optional C search (app/engine/_bestscore.c,
-built by the install where a C compiler exists) and the pure Python one (the fallback, and
-what runs where it is not built). The exact search's two forms search the same draw
+"""The best-score searches' two forms agree: the optional C search (app/engine/solver/best.c
+and layers.c, built by the install where a C compiler exists) and the pure Python one (the
+fallback, and what runs where it is not built). The exact search's two forms search the same draw
 positions in the same order, so on every position they give the same score, the same line
 and the same node count; the layered search's (an analysis's answer) give the same
 answers, finished; and each line replays through the engine to its score (solve_best

@@ -1,4 +1,4 @@
-"""The clearing search's two forms agree: the optional C search (``_bestscore.Clear``, which
+"""The clearing search's two forms agree: the optional C search (``_accel.Clear``, which
 ``solver.clear_search`` gives where the install built it and the rules have no redeals)
 and the pure Python one (``solve_clear``, and what ``clear_search`` gives otherwise). They
 search in different orders, so only the answers are compared: won or lost, on positions of

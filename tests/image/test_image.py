@@ -34,8 +34,8 @@ def test_it_runs_as_uid_10001_with_a_healthcheck(docker: Docker, image: str) -> 
 
 
 def test_the_solver_runs_its_c_search_in_the_image(docker: Docker, image: str) -> None:
-    """The build stage compiles the solver's C best-score search for the image's Python;
-    a deal's best score comes from it, and the pure Python search agrees."""
+    """The build stage compiles the solver's C searches for the image's Python;
+    a deal's best score comes from them, and the pure Python search agrees."""
     script = (
         "from app.engine import Rules, new_game, numbered_deal, solver; "
         "from app.engine.solver import accel; "

@@ -33,12 +33,12 @@ from app.engine.solver.tables import Start, Table, fit_ranks, hall_sets, sup_ran
 
 
 def _load() -> ModuleType | None:
-    """The optional C search (setup.py); without it the pure Python one, the same."""
+    """The optional C searches (setup.py); without them the pure Python ones, the same."""
     try:
-        from app.engine import _bestscore
+        from app.engine.solver import _accel
     except ImportError:  # pragma: no cover - built wherever the tests run
         return None
-    return _bestscore
+    return _accel
 
 
 # The C searches, None where they are not built or when TRIPEAKS_PURE_SOLVER is set: the

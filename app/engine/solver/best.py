@@ -10,7 +10,7 @@ streak never enters the key, which keeps the table small; the search is exhausti
 position where no card fits the top is never kept: it is worth max(0, the next draw
 position where one fits, less the draws to it) (``BestSearch``), which takes a third of
 the positions out of the table. Without redeals the search runs in C where the install
-built it (``_bestscore.c``, the same search in the same order: same values, lines and node
+built it (best.c, the same search in the same order: same values, lines and node
 counts, tested), 20 to 30 times faster; the pure Python search is the fallback.
 
 This search is exact or answers nothing (out of budget). The anytime answer of an analysis

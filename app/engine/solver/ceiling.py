@@ -52,7 +52,7 @@ def streak_ceiling(streaks: Streaks, start: Start, longest_known: int) -> int:
 
     From the caps of the start (``streak_caps``: no streak passes them), a length at a
     time, downwards: whether some line has a streak of that many cards
-    (``streak_reaches``, in C where it is built: ``_bestscore.longest``, the same
+    (``streak_reaches``, in C where it is built: ``_accel.longest``, ceiling.c, the same
     answers). If no line has, the ceiling is one less, and the next length is tried;
     if one has, the ceiling is that length, exactly; out of the share of the budget
     (None), the last ceiling proved stands. Each length costs more than the one before
@@ -134,7 +134,7 @@ def streak_reaches(
       the draws are taken at once and not one at a time (one at a time, a state drawn
       to would be found "searched" by the state it was drawn on from; that version
       proved six-peaks deal lengths some line reaches).
-    The Python search and C's (``_bestscore.longest``) push the same children in the
+    The Python search and C's (``_accel.longest``, ceiling.c) push the same children in the
     same order, so they visit the same states and count the same nodes."""
     t, stock, meter = streaks.table, streaks.stock, streaks.meter
     seen: dict[tuple[int, int], tuple[int, int]] = {}

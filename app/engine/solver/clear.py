@@ -18,7 +18,7 @@ little and saves hard winnable ones most of their search.
 
 The hint asks the clearing question of many samples (each a position and each move's
 position, on one search: ``clear_search``). Without redeals it is answered in C where the
-install built it (accel.py ``CClearSearch``, ``_bestscore.Clear``): a plain depth-first
+install built it (accel.py ``CClearSearch``, ``_accel.Clear``, clear.c): a plain depth-first
 search (the highest position first, then a draw; no restarts) with the bound below and a
 table kept between questions of what is proved lost, per (mask, top), from the lowest
 stock index (a position is never worse for being earlier in the stock, as above). It

@@ -87,7 +87,7 @@ class LayerSearch:
     proof that no line has a streak of more than so many cards, which the bound takes as a
     cap on every streak beside the ranks' (``cards_bound``'s ``longest``).
 
-    In C where the install built it (``_bestscore.layers``, the same answers when it
+    In C where the install built it (``_accel.layers``, layers.c, the same answers when it
     finishes: the points, the bound; lines of equal points may differ, its order within a
     layer and among equal bounds is its tables'). Measured in docs/best-score.md."""
 

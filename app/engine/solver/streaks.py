@@ -86,7 +86,7 @@ class Streaks:
         """The cards of a streak from (mask0, top0) that ends on the mask ``end`` (one
         that a search found): a walk like ``ends``' over the masks inside ``end``,
         each step kept with the one it came from. In C where the install built it
-        (``_bestscore.streak``): six_peaks' streaks reach 50 cards and more, and their walk
+        (``_accel.streak``, streaks.c): six_peaks' streaks reach 50 cards and more, and their walk
         a million steps, which took Python up to 2 s after a search had spent its budget."""
         t = self.table
         c = accel.usable(t.n, 0)

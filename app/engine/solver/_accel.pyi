@@ -1,4 +1,4 @@
-"""The optional C best-score and clearing searches (_bestscore.c); solver.py calls them."""
+"""The optional C searches (accel.h lists their sources); accel.py is their glue."""
 
 from collections.abc import Sequence
 
@@ -42,7 +42,23 @@ def layers(
     ceiling: int,
     room: int,
     wraps: bool,
+    longest: int,
 ) -> tuple[int, int, bool, int, list[tuple[int, int]]]: ...
+def longest(
+    ranks: Sequence[int],
+    uncovers: Sequence[Sequence[tuple[int, int]]],
+    fit: Sequence[int],
+    stock: Sequence[int],
+    mask: int,
+    free: int,
+    top: int,
+    streak: int,
+    length: int,
+    max_nodes: int,
+    seconds: float,
+    max_entries: int,
+    wraps: bool,
+) -> tuple[bool | None, int]: ...
 def streak(
     ranks: Sequence[int],
     uncovers: Sequence[Sequence[tuple[int, int]]],
@@ -74,5 +90,5 @@ class Clear:
         max_nodes: int,
         seconds: float,
         max_entries: int,
-    ) -> tuple[bool | None, int, list[tuple[int, int]]]: ...
+    ) -> tuple[bool | None, int, list[int]]: ...
     def lost(self) -> int: ...
