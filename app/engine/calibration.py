@@ -30,7 +30,7 @@ Knots = tuple[tuple[float, float], ...]
 # (sample share, share of games won), the shares increasing. Fitted from
 # ``python -m bench hints --fit`` (docs/hints.md): see there for the deals and the hint.
 KNOTS: Final[dict[str, Knots]] = {
-    # classic deals 0-999 with wrap, 28,650 hints
+    # classic with wrap
     "wrap": (
         (0.0708, 0.0575),
         (0.4252, 0.3459),
@@ -45,7 +45,7 @@ KNOTS: Final[dict[str, Knots]] = {
         (0.9843, 0.7513),
         (1.0, 0.8954),
     ),
-    # classic deals 0-999 without wrap, 27,527 hints
+    # classic without wrap
     "nowrap": (
         (0.0, 0.0004),
         (0.0708, 0.057),
@@ -60,7 +60,7 @@ KNOTS: Final[dict[str, Knots]] = {
         (0.8298, 0.5329),
         (0.9537, 0.8264),
     ),
-    # golf deals 0-999, 29,260 hints
+    # golf
     "golf": (
         (0.0, 0.0005),
         (0.0532, 0.0454),
@@ -75,7 +75,7 @@ KNOTS: Final[dict[str, Knots]] = {
         (0.8974, 0.7295),
         (1.0, 0.9662),
     ),
-    # six peaks deals 0-999 with wrap, 56,201 hints
+    # six peaks with wrap
     "six_peaks": (
         (0.0761, 0.0),
         (0.544, 0.3871),

@@ -12,10 +12,10 @@ of playouts won, with its 95% Wilson interval, and a tier:
 - ``hard``: fewer than ``HARD_BELOW`` won (a deal nobody can clear is hard: 0 won);
 - ``medium`` between.
 
-The thresholds are fixed numbers, the same for every layout and rule option, chosen on
-classic deals 0-999 with wrap (``python -m bench difficulty``, docs/difficulty.md): there
-the terciles of the share won fall at 0.25 and 0.79, so the tiers are about a third of the
-deals each, which is what Microsoft's daily challenges offer (three a day). A fixed number
+The thresholds are fixed numbers, the same for every layout and rule option: the terciles
+of the share won on classic deals with wrap (``python -m bench difficulty``; the deals and
+the figures: docs/difficulty.md), so that there the tiers are about a third of the deals
+each, which is what Microsoft's daily challenges offer (three a day). A fixed number
 keeps a tier's meaning ("the hint wins this deal four times in five") the same on every
 layout, where terciles per layout would call hard a six-peaks deal the hint almost always
 wins; so on six peaks nearly every deal is easy, and on golf most are hard.

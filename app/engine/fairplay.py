@@ -13,26 +13,26 @@ player's decisions (a position with more than one move, undo and concede aside):
   cannot see had no reason, from what they saw, to prefer the clairvoyant move;
 - it is *resolved the clairvoyant way* when the player's move is a clairvoyant best.
 
-Against honest play, two ways of choosing, told apart by the game's other decisions
-(those with a clairvoyant choice where the hint's move is one of the bests): a player who
-*follows their view* took the hint's move at ``VIEW_AGREEMENT`` (70%) or more of at least
+Against honest play, two ways of choosing, told apart by the game's other decisions (those
+with a clairvoyant choice where the hint's move is one of the bests): a player who *follows
+their view* took the hint's move at ``VIEW_AGREEMENT`` (70%) or more of at least
 ``VIEW_DECISIONS`` (10) of them; any other is held to the null of a player choosing at
 random. At a telling decision with ``c`` of its ``m`` moves clairvoyant bests, honest play
 resolves it the clairvoyant way with a probability ``q`` of at most ``HONEST_RATE`` when it
-follows its view, and ``max(c / m, HONEST_RATE)`` when not. Fitted on honest play (classic
-rules with wrap, daily-like deals of seeds 0-39, 6.4-8.0 telling decisions a game): the
-hint bot at 8 and 32 samples resolved 15% and 20% of its telling decisions so, the greedy
-player 22% (rounded up to 0.3); a random player 46%, its ``c / m``. Their agreement with
-the hint at the other decisions: hint bots and greedy 68-100%, the random player 24-61%.
-The measure is the probability, under that null, of resolving at least as many of the
-game's telling decisions the clairvoyant way as the player did: a p-value (each decision
-an independent Bernoulli(q), their sum Poisson-binomial, computed exactly). A small one
-says the player chose as only someone seeing the hidden cards would;
-``FAIR_PLAY_THRESHOLD`` (0.01 by default) flags it. Since ``q >= HONEST_RATE``, a game
-needs at least ``ceil(log(threshold) / log(HONEST_RATE))`` telling decisions (4 at 0.01),
-every one resolved the clairvoyant way, before it can be flagged: a short game never is.
-Choosing the null from the game itself cannot be turned against an honest player: the
-random null is the larger one, and a player held to the smaller one chose like the hint.
+follows its view, and ``max(c / m, HONEST_RATE)`` when not. ``HONEST_RATE`` is fitted on
+honest play, rounded up from the highest rate of the players that follow their view (hint
+bots and the greedy player), a random player resolving about its ``c / m``; the agreement
+that tells the two families apart is fitted on the same games (docs/fairplay.md has the
+games and the rates, ``python -m bench fairplay``). The measure is the probability, under
+that null, of resolving at least as many of the game's telling decisions the clairvoyant
+way as the player did: a p-value (each decision an independent Bernoulli(q), their sum
+Poisson-binomial, computed exactly). A small one says the player chose as only someone
+seeing the hidden cards would; ``FAIR_PLAY_THRESHOLD`` (0.01 by default) flags it. Since
+``q >= HONEST_RATE``, a game needs at least ``ceil(log(threshold) / log(HONEST_RATE))``
+telling decisions (4 at 0.01), every one resolved the clairvoyant way, before it can be
+flagged: a short game never is. Choosing the null from the game itself cannot be turned
+against an honest player: the random null is the larger one, and a player held to the
+smaller one chose like the hint.
 
 What it catches (``python -m bench fairplay``, docs/fairplay.md): a player who plays the
 deal's best line; not a partial cheater who knows only the stock or only the face-down
@@ -144,8 +144,8 @@ def tail(chances: Sequence[float], k: int) -> float:
 # p-value at most PLAYER_LEAN (as unlikely as one telling decision resolved so by a player
 # who follows their view, at least), so that a result which shows nothing is never flagged
 # for the player's others. A short game of a player who plays the best line (3 or fewer
-# telling decisions: 12% of them, which cannot be flagged alone) is then flagged with the
-# player's earlier results (docs/fairplay.md).
+# telling decisions, which cannot be flagged alone) is then flagged with the player's
+# earlier results (docs/fairplay.md).
 PLAYER_LEAN: Final = HONEST_RATE
 DEFAULT_RESULTS: Final = 10  # a player's last results, this one included (FAIR_PLAY_RESULTS)
 
@@ -311,9 +311,10 @@ def peeking_move(state: GameState, knows: str, *, samples: int, seed: int) -> st
 
 # A player's results are flagged when ``summed`` over their last ``DEFAULT_RESULTS``
 # (this one included) passes ``DEFAULT_STOCK_Z`` (the settings FAIR_PLAY_STOCK_Z and
-# FAIR_PLAY_RESULTS): honest games came out at z about N(-0.1, 1.1), the stock
-# cheater's at 1.1 (sd 0.4): over 10 results, 95% of stock cheaters pass 3.0 and 0.01% of
-# honest players (docs/fairplay.md).
+# FAIR_PLAY_RESULTS): honest games come out near N(0, 1), the stock cheater's about one
+# standard deviation above and tightly, so the threshold and the window are chosen where
+# the sum over a player's results passes for nearly every stock cheater and next to no
+# honest player (the figures: docs/fairplay.md, ``python -m bench fairplay --stock``).
 DEFAULT_STOCK_Z: Final = 3.0
 STOCK_ALTERNATIVES: Final = 16
 STOCK_SAMPLES: Final = 24
@@ -396,9 +397,9 @@ def stock_evidence(
     honest model to fit). ``z`` sums, over the decisions, the alternatives' mean regret
     less the true one, over the square root of the summed variances.
 
-    Measured (``python -m bench fairplay --stock``, docs/fairplay.md): about N(0, 1.1) for
-    honest players of every kind, about 1 for the stock-only cheater: one game cannot
-    tell them apart, several results of one player can (``summed``). Within ``seconds``
+    Honest players of every kind come out near N(0, 1), the stock-only cheater a little
+    above: one game cannot tell them apart, several results of one player can (``summed``;
+    the figures: docs/fairplay.md, ``python -m bench fairplay --stock``). Within ``seconds``
     when given: the decisions not weighed by then are left out (each term is valid alone,
     so the test stays valid, only weaker); so are those after a redeal (the stock is then
     the waste the player saw)."""

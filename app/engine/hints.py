@@ -27,24 +27,13 @@ Choices:
   of the best one's count as equal, and the first of them in this order is suggested: a
   play that turns a face-down card up, then any play, then a draw, the card holding up
   the most cards first. The moves that lose a winnable game are most often ones the
-  samples could not tell from a winning move (within 3 samples of 64 in 36 of 46 such
-  games), and a sample, solved with every card known, gives knowing a card no value.
-  Measured with the hint bot (64 samples a move, classic rules with wrap, deals 0-599):
-  349 won (58.2%) against 310 (51.7%) with the most wins and equal counts going to the
-  card holding up the most cards; 77 against 38 on the deals where the two differ. The
-  margin does most of it: with the old order and the same margin, 342. Turning cards up
-  first among exactly equal counts only: 107 against 109 of deals 0-199; a margin of 2
-  or 3 samples: 116 and 112 against 120 with 1; a draw before a play that turns no card
-  up: 31 of 168 (dropped).
-- Measured and dropped (classic deals 100-159, 194 positions where some moves keep the
-  deal winnable and others do not; the share of them where the hint's move keeps it
-  winnable): the samples matter most, 167 with 20 samples, 171 with 50, 175 with 100, 172
-  with 400 (the rest is what the view cannot tell: the estimates are close there). Ranking
-  equal win counts, or all moves, by the slack of the wins (the stock cards left undrawn
-  by the win with the fewest draws, searched with the stock cut shorter), or by a
-  threshold on it, did not pick better moves (163-167 with 20 samples) and cost 2-5 times
-  the time. Adding to the win count the wins of a greedy player (no peeking) after the
-  move, on the same samples, did not either (165-168 against 169 with 50 samples).
+  samples could not tell from a winning move, and a sample, solved with every card known,
+  gives knowing a card no value: among moves the samples cannot tell apart, the one that
+  shows the player more is the better bet. The margin and the order were chosen by the
+  hint bot's games (docs/hints.md, "Near ties", with the orders and margins tried).
+- Other ways of ranking the moves were tried and dropped (docs/hints.md, "Near ties"):
+  the slack of the wins, a greedy player's wins after the move; neither picked better
+  moves than the win count.
 
 ``analysis`` looks back at a finished game with the whole deal known: whether the deal
 could be cleared, its best score, and, when the player lost a winnable deal, the move

@@ -8,10 +8,11 @@ stock index): from each it enumerates the masks a streak can reach before the ne
 how many cards it takes and which peaks, both fixed by the mask), then stops or draws. The
 streak never enters the key, which keeps the table small; the search is exhaustive. A draw
 position where no card fits the top is never kept: it is worth max(0, the next draw
-position where one fits, less the draws to it) (``BestSearch``), which takes a third of
-the positions out of the table. Without redeals the search runs in C where the install
-built it (best.c, the same search in the same order: same values, lines and node
-counts, tested), 20 to 30 times faster; the pure Python search is the fallback.
+position where one fits, less the draws to it) (``BestSearch``), which takes many
+positions out of the table. Without redeals the search runs in C where the install built
+it (best.c, the same search in the same order: same values, lines and node counts,
+tested), many times faster; the pure Python search is the fallback. The figures:
+docs/best-score.md, "The exact search" (``python -m bench solver``).
 
 This search is exact or answers nothing (out of budget). The anytime answer of an analysis
 is the layered search's (layers.py), over the same draw positions.
@@ -46,15 +47,12 @@ _DrawPosition = tuple[int, int, int, tuple[int, ...], int, tuple[int, ...], int]
 class BestSearch:
     """Best points still to come, by dynamic programming over draw positions.
 
-    An exhaustive search (a bound on the cards a streak can take, tried as a branch and
-    bound, pruned too little to pay for itself): exact by construction and fast by its
-    small keys (mask and stock index), not by pruning. Tried again with alpha-beta over
-    draw positions (entries exact or upper bounds) and the sound bound "every card left
-    in one streak, and the bonus of every peak left" (penalties only lower the score),
-    children ordered by gain plus bound: on classic deals 0-2 it searched 20 to 40% fewer
-    nodes with wrap, none fewer without, and took no less time: the bound is 100 to 200
-    points above the value at most positions, and stopping is always allowed, so no
-    draw's penalty can be counted as owed.
+    An exhaustive search: exact by construction and fast by its small keys (mask and
+    stock index), not by pruning. Stopping is always allowed, so no draw's penalty can be
+    counted as owed, and the sound bounds cheap enough to work out stand far above the
+    value at most positions: a branch and bound on the cards a streak can take, and
+    alpha-beta over draw positions, pruned too little to pay for themselves
+    (docs/best-score.md, "The exact search").
 
     Dead draws. At a draw position (mask, i) where no free card fits the top, the only
     moves are to stop (0) or to draw (-penalty + V(mask, i + 1)); so V(mask, i) =

@@ -87,8 +87,8 @@ def streak_caps(table: Table, mask: int, top: int) -> tuple[int, int]:
     C (no top, or a joker, counts as in C: the first card may then be anything). The least
     such count over every C is the cap; it is a relaxation (covering and the order of the
     cards are not looked at), and it lets a streak take every card left only where the
-    ranks left are spread evenly around the ranks' ring (on twelve six-peaks positions
-    played forward 0 to 20 draws, it took 0 to 10 cards off the 27 to 56 left)."""
+    ranks left are spread evenly around the ranks' ring (what it takes off six-peaks
+    positions: docs/best-score.md, step 6)."""
     counts = table.rank_counts(mask)
     left = sum(counts)
     jokers = 2 * counts[0]
@@ -177,10 +177,9 @@ def score_bound(start: Start, table: Table, scorer: Scorer, unwinnable: bool, lo
     is 0 (or what ``cards_bound`` says cannot be taken), or 1 once the clearing search has
     proved that the table cannot be cleared.
 
-    It is loose where the ranks left are spread evenly: at the six peaks start it is 1,701
-    points (every card in one streak) on 28 of deals 0-99, 1,579 on average, where the
-    best lines found score 667 to 1,560. Only covering and the order of the cards make
-    such streaks short, which nothing cheap follows (docs/best-score.md)."""
+    It is loose where the ranks left are spread evenly (a streak may then take every card
+    left, by the ranks alone): only covering and the order of the cards make such streaks
+    short, which nothing cheap follows (docs/best-score.md has how loose)."""
     left = table.n - start.mask.bit_count()
     # with a redeal left the waste comes round again: as many streaks as cards
     draws = len(start.stock) if start.redeals_left == 0 else table.n

@@ -49,7 +49,7 @@ HALL_SHORT(hall_short_plain, popcount)
 
 /* The bound counts bits on every position searched: where the processor has an
  * instruction for it (x86-64 machines of the last fifteen years; the build does not assume
- * one), the same function compiled to use it, a third less time on the hint's samples. */
+ * one), the same function compiled to use it (what it saves: docs/performance.md). */
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 __attribute__((target("popcnt"))) HALL_SHORT(hall_short_hw, __builtin_popcountll)
 static int has_popcnt(void) {

@@ -8,24 +8,24 @@ which it was searched without a win. A position is never worse for being earlier
 stock (the player may draw more first), so that index rules the move out at every later
 index too; and a run of draws is a loop inside one call, not a call a draw
 (``ClearSearch._wins``). On the slowest classic deals (the lost ones) this searches each
-(mask, card) about once where a table keyed on (mask, index) searched it once per index
-(half the instructions, with the changes that came with it). The search is cut short by
-a bound (below) that proves lost positions lost without searching them: on the slowest
-classic deals (those that cannot be cleared) it removes a quarter to 60% of the nodes. A
-search that goes 500 nodes (calls) without a win starts again in another order, ten
-times at most (``_wins_restarting``): the table is kept, so this costs a lost deal
-little and saves hard winnable ones most of their search.
+(mask, card) about once where a table keyed on (mask, index) searched it once per index.
+The search is cut short by a bound (below) that proves lost positions lost without
+searching them, most on the deals that cannot be cleared. A search that goes 500 nodes
+(calls) without a win starts again in another order, ten times at most
+(``_wins_restarting``): the table is kept, so this costs a lost deal little and saves
+hard winnable ones most of their search. What each of these saves is measured in
+docs/performance.md ("The solver's searches", ``python -m bench solver``).
 
 The hint asks the clearing question of many samples (each a position and each move's
 position, on one search: ``clear_search``). Without redeals it is answered in C where the
-install built it (accel.py ``CClearSearch``, ``_accel.Clear``, clear.c): a plain depth-first
-search (the highest position first, then a draw; no restarts) with the bound below and a
-table kept between questions of what is proved lost, per (mask, top), from the lowest
-stock index (a position is never worse for being earlier in the stock, as above). It
-searches in another order than ``ClearSearch``, so its lines and node counts differ; its
-answers are the same (tested on every rule scheme), and on the hint's samples it is about
-8 times faster (``python -m bench solver --hint-only``). With redeals the Python search
-answers.
+install built it (accel.py ``CClearSearch``, ``_accel.Clear``, clear.c): a plain
+depth-first search (the highest position first, then a draw; no restarts) with the bound
+below and a table kept between questions of what is proved lost, per (mask, top), from
+the lowest stock index (a position is never worse for being earlier in the stock, as
+above). It searches in another order than ``ClearSearch``, so its lines and node counts
+differ; its answers are the same (tested on every rule scheme), and it answers the hint's
+samples several times sooner (``python -m bench solver --hint-only``). With redeals the
+Python search answers.
 
 The bound for clearing (sound; it removes only positions that cannot be cleared). Every
 tableau card left must be played onto the waste's top of that moment: the top now, a card
@@ -36,11 +36,11 @@ rank in ``I`` are at most the predecessors with a rank in ``N(I)`` (the ranks a 
 ``I`` may go on): tableau cards left, stock cards to come, and the top, which counts only
 when a card of ``I`` can be played on it now (later it is covered for good). It checks
 this for the sets ``I`` of one rank or two ranks two apart (r, r+2: ranks that compete
-for the same predecessors; tables.py ``hall_sets``). Measured, a full per-card matching
-would prune little more; runs of up to four ranks (r, r+2, r+4, r+6) searched 1 to 8%
-fewer masks on the slowest deals but cost more than they saved (bench: ``--no-bound``
-turns the bound off). It is off in games with jokers (a joker goes on anything and
-anything on it) or redeals (they bring waste cards back).
+for the same predecessors; tables.py ``hall_sets``): larger sets (a full per-card
+matching, runs of up to four ranks) prune little more and cost more than they save
+(docs/performance.md; ``python -m bench solver --no-bound`` turns the bound off). It is
+off in games with jokers (a joker goes on anything and anything on it) or redeals (they
+bring waste cards back).
 """
 
 from __future__ import annotations
@@ -221,8 +221,8 @@ class ClearSearch:
     def _reordered(self, attempt: int) -> tuple[int, ...]:
         """Another playing order for the ``attempt``-th restart: still by weight class,
         each class split at random into groups of up to ``_RESTART_GROUP`` cards (the
-        highest position first in each). Measured in instructions against one group a
-        card: 5% less on deals 100 to 299 with wrap, 17% less on five hard winnable ones."""
+        highest position first in each): a mask of a few cards costs fewer instructions
+        than one group a card, for the same search (docs/performance.md)."""
         rng = random.Random(attempt)
         groups: list[int] = []
         for group in self.table.weight_groups:

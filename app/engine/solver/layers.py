@@ -24,13 +24,10 @@ from app.engine.solver.streaks import Streaks
 from app.engine.solver.tables import Start, Table
 
 # The layered search's limits. A streak's walk stops after this many steps; the ends it
-# did not reach are then bounded by the states it had left (``_expand``). Its memory: in C
-# about 140 MB at the cut (its table of masks, its ends, its stack), in Python about 150
-# bytes a step. Cut at a million steps, walks held the bound of six-peaks deals 6 and 8 at
-# 1,591 and 1,510; at two million they finish (docs/best-score.md). And it keeps at most
-# this many draw positions (40 bytes each in C, about 2.7 times that with its tables' free
-# slots; six-peaks deals whose table crowds peaked at up to 388 MB in their process before
-# the caps of ``streak_caps``, 254 with them, 238 with the walks of two million steps).
+# did not reach are then bounded by the states it had left (``_expand``): a cut walk
+# holds the bound up, a longer one costs memory (its table of masks, its ends, its stack).
+# And it keeps at most this many draw positions (40 bytes each in C, more with its tables'
+# free slots). What the two cost and buy, measured: docs/best-score.md (step 5, "Memory").
 _LAYER_WALK: Final = 2_000_000
 _LAYER_MAX_ENTRIES = 1 << 21
 # Room is made (``LayerSearch._evict``) once less than 1/_LAYER_ROOM of the table is free.

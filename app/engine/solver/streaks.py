@@ -86,8 +86,8 @@ class Streaks:
         """The cards of a streak from (mask0, top0) that ends on the mask ``end`` (one
         that a search found): a walk like ``ends``' over the masks inside ``end``,
         each step kept with the one it came from. In C where the install built it
-        (``_accel.streak``, streaks.c): six_peaks' streaks reach 50 cards and more, and their walk
-        a million steps, which took Python up to 2 s after a search had spent its budget."""
+        (``_accel.streak``, streaks.c): six_peaks' streaks are long and their walks huge,
+        which took Python long after a search had spent its budget (docs/best-score.md)."""
         t = self.table
         c = accel.usable(t.n, 0)
         if c is not None:
