@@ -177,7 +177,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # Outside the two that refuse a request's head and body, so that their refusals count
     # and a barred client's body is never read.
     if app.state.rate_limiter is not None:
-        app.add_middleware(RefusedBudget, limiter=app.state.rate_limiter, exempt=PROBES)
+        app.add_middleware(
+            RefusedBudget,
+            limiter=app.state.rate_limiter,
+            exempt=PROBES,
+            delay_s=settings.refused_delay_ms / 1000,
+        )
     app.add_middleware(HeadAsGet)
     app.add_middleware(RelativeLocation)
     # Without CORS, no answer depends on the caller's origin: none says it varies by it.

@@ -116,6 +116,14 @@ class Settings(BaseSettings):
         "or malformed, no such route) a client may send; past it, each of its requests is a "
         "429 before its body is read",
     )
+    refused_delay_ms: int = Field(
+        default=1000,
+        ge=0,
+        le=10000,
+        description="How long a client barred for its refusals waits for each 429: one that "
+        "ignores Retry-After then sends, each such wait, no more requests than it holds "
+        "connections",
+    )
     retention_unfinished_days: int = Field(
         default=30, ge=1, le=36500, description="Unfinished games untouched this long expire"
     )

@@ -96,13 +96,19 @@ class HeadSize(HttpMiddleware):
 
 class RefusedBudget(HttpMiddleware):
     """Counts refusals against the client's ``refused`` budget, and answers a client
-    barred for them before anything of its request is read; the ``exempt`` paths (health
-    and readiness probes) pass untouched."""
+    barred for them before anything of its request is read, after ``delay_s``
+    (``REFUSED_DELAY_MS``): a client that ignores Retry-After and sends again at once then
+    sends no more requests than it holds connections each ``delay_s``, and the wait costs
+    the server no CPU (a flood of cheap 429s would cost it a core). The ``exempt`` paths
+    (health and readiness probes) pass untouched."""
 
-    def __init__(self, app: ASGIApp, limiter: RateLimiter, exempt: frozenset[str]) -> None:
+    def __init__(
+        self, app: ASGIApp, limiter: RateLimiter, exempt: frozenset[str], delay_s: float
+    ) -> None:
         super().__init__(app)
         self.limiter = limiter
         self.exempt = exempt
+        self.delay_s = delay_s
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["path"] in self.exempt:
@@ -116,6 +122,7 @@ class RefusedBudget(HttpMiddleware):
             # (no unread body is left on it for the server to skip, and a client that
             # ignores the 429 pays a new connection for each request it sends).
             problem = rate_limited(barred)
+            await asyncio.sleep(self.delay_s)
             await problem_json(problem, scope["path"], CLOSE)(scope, receive, send)
             return
         status = 0

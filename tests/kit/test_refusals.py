@@ -12,9 +12,12 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 
+import httpx
+import pytest
 from fastapi.testclient import TestClient
 
 from tests.fixtures.games import new_game_id
+from tests.fixtures.servers import live_server
 
 JSON = {"Content-Type": "application/json"}
 # Refused before the move's route: an object of too many keys, a key given twice, no JSON.
@@ -119,3 +122,24 @@ def test_a_body_of_many_objects_is_one_refusal(client_with: Callable[..., TestCl
     assert r.status_code == 422
     assert [e["type"] for e in r.json()["errors"]] == ["json_too_many_objects"]
     assert len(r.content) < 1024
+
+
+def test_a_barred_client_waits_for_its_429_and_nobody_else_does(database_url: str) -> None:
+    """A client barred for its refusals gets each 429 after ``REFUSED_DELAY_MS``, the
+    others are answered meanwhile: a flood that ignores Retry-After sends no more than a
+    request a connection each wait (``python -m bench abuse``, the flood phases). The
+    delay is set long here and the barred client's patience short: its 429 cannot come
+    before (on any machine), and another client's game does."""
+    env = {"RATE_LIMIT_REFUSED": "1/day", "REFUSED_DELAY_MS": "10000"}
+    with (
+        live_server(database_url, **env) as base,
+        httpx.Client(base_url=base, timeout=60) as barred,
+        httpx.Client(
+            base_url=base, timeout=60, transport=httpx.HTTPTransport(local_address="127.0.0.2")
+        ) as other,
+    ):
+        r = barred.post("/v1/nowhere", content=b"{}", headers=JSON)
+        assert r.status_code == 404  # the one refusal its budget allows
+        with pytest.raises(httpx.ReadTimeout):
+            barred.get("/v1/layouts", timeout=1)
+        assert other.post("/v1/games", json={}).status_code == 201
