@@ -5,7 +5,7 @@ from __future__ import annotations
 from logging.config import fileConfig
 
 from alembic import context
-from sqlalchemy import create_engine, pool
+from sqlalchemy import create_engine, pool, text
 
 from app.models import Base
 from app.settings import get_settings
@@ -15,6 +15,8 @@ if config.config_file_name is not None and config.attributes.get("configure_logg
     fileConfig(config.config_file_name, disable_existing_loggers=False)
 
 target_metadata = Base.metadata
+# The advisory lock the migrations hold on PostgreSQL (any number the app uses nowhere else).
+LOCK_KEY = 0x7472697065616B73  # "tripeaks"
 
 
 def database_url() -> str:
@@ -52,6 +54,11 @@ def run_migrations_online() -> None:
             compare_type=True,
         )
         with context.begin_transaction():
+            if connection.dialect.name == "postgresql":
+                # One migration at a time: every server pod migrates as it starts (an init
+                # container), and a second waits here for the first's transaction, then
+                # finds the database at head. Released with the transaction.
+                connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": LOCK_KEY})
             context.run_migrations()
     connectable.dispose()
 

@@ -4,8 +4,8 @@ process pool keeps its socket), MIGRATE_ON_START=true on a fresh volume. It migr
 answers /healthz and /readyz, reaches Docker's own `healthy`, runs every process as uid
 10001, serves a whole game (a hint included) and the web client through the published
 port, runs its scheduled jobs (the purge's first turn as it starts, a ranked result's
-fair-play measure), and the purge command beside the server; the migration Job of
-deploy/kubernetes/ runs the image as its manifest says."""
+fair-play measure), and the purge command beside the server; the migrating init
+container of deploy/kubernetes/ runs the image as its manifest says."""
 
 from __future__ import annotations
 
@@ -135,15 +135,16 @@ def test_the_server_runs_its_scheduled_jobs(served: Container) -> None:
     )
 
 
-def test_the_migration_job_runs_the_image_as_its_manifest_says(
+def test_the_migrating_init_container_runs_the_image_as_its_manifest_says(
     served: Container, docker: Docker, image: str
 ) -> None:
-    """Its args through the image's entrypoint, with its security context (uid, a
-    read-only root, no capability, no privilege escalation) and /tmp as its volume."""
+    """The server pod's init container: its args through the image's entrypoint, with its
+    security context (uid, a read-only root, no capability, no privilege escalation) and
+    /tmp as its volume."""
     said = "migrations at head"
-    spec = yaml.safe_load((ROOT / "deploy" / "kubernetes" / "migrate-job.yaml").read_text())
+    spec = yaml.safe_load((ROOT / "deploy" / "kubernetes" / "deployment.yaml").read_text())
     pod = spec["spec"]["template"]["spec"]
-    container = pod["containers"][0]
+    [container] = pod["initContainers"]
     assert container["securityContext"]["readOnlyRootFilesystem"] is True
     assert container["securityContext"]["capabilities"]["drop"] == ["ALL"]
     user = f"{pod['securityContext']['runAsUser']}:{pod['securityContext']['runAsGroup']}"

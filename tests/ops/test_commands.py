@@ -28,6 +28,7 @@ from app.main import create_app
 from app.ops.migrations import head_revision, upgrade
 from app.settings import Settings
 from tests.fixtures.games import new_player
+from tests.fixtures.postgres import new_postgres_database
 from tests.fixtures.servers import ROOT
 from tests.ops.commands import TIMEOUT_S, log_records, logged, production_env, run_command
 
@@ -171,6 +172,32 @@ def closed_result(database_url: str) -> tuple[str, str]:
         closed = client.post(f"/v1/challenges/{challenge}/close", headers=key)
         assert closed.status_code == 200 and closed.json()["status"] == "closed", closed.text
     return challenge, str(player["id"])
+
+
+def test_migrations_started_at_once_take_turns(tmp_path: Path) -> None:
+    """Every server pod migrates as it starts (deploy/kubernetes: an init container): three
+    migrations started at once on a fresh PostgreSQL database take turns (an advisory
+    lock), and each exits 0 with the database at head."""
+    with new_postgres_database() as url:
+        env = production_env(url)
+        started = [
+            subprocess.Popen(
+                [sys.executable, "-m", "app.ops.migrate"],
+                cwd=ROOT,
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for _ in range(3)
+        ]
+        outcomes = [(p.wait(timeout=TIMEOUT_S), p.communicate()[1]) for p in started]
+        assert [code for code, _ in outcomes] == [0, 0, 0], outcomes
+        engine = create_engine(url)
+        with engine.connect() as conn:
+            revision = conn.scalar(text("SELECT version_num FROM alembic_version"))
+        engine.dispose()
+        assert revision == head_revision()
 
 
 def test_fairplay_measures_a_closed_challenge_s_result(empty_database_url: str) -> None:
