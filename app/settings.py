@@ -390,6 +390,22 @@ class Settings(BaseSettings):
             raise ValueError("must be at least 32 characters")
         return cls._bearer_token(value)
 
+    @field_validator(
+        "database_url",
+        "rate_limit_storage_url",
+        "metrics_token",
+        "challenge_secret",
+        "operator_token",
+        mode="before",
+    )
+    @classmethod
+    def _not_a_placeholder(cls, value: object) -> object:
+        """A secret still holding the deploy files' placeholder (CHANGE-ME) is refused: a
+        deployment that forgot it would ship a value anyone can read in this repository."""
+        if isinstance(value, str) and PLACEHOLDER in value.upper():
+            raise ValueError(f"holds the placeholder {PLACEHOLDER}: set a secret of your own")
+        return value
+
     @field_validator("prometheus_multiproc_dir")
     @classmethod
     def _writable_dir(cls, value: str | None) -> str | None:
@@ -399,6 +415,9 @@ class Settings(BaseSettings):
             raise ValueError(f"{value!r} is not a writable directory")
         return value
 
+
+# What the deploy files write where a secret of the deployment's own must go.
+PLACEHOLDER = "CHANGE-ME"
 
 SECRET_FIELDS = frozenset(
     {

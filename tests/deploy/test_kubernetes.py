@@ -9,6 +9,7 @@ server, with a valid value."""
 from __future__ import annotations
 
 import importlib.util
+import ipaddress
 import re
 from pathlib import Path
 from typing import Any
@@ -16,8 +17,9 @@ from typing import Any
 import kubernetes_validate
 import pytest
 import yaml
+from pydantic import ValidationError
 
-from app.settings import Settings
+from app.settings import PLACEHOLDER, Settings
 from tests.fixtures.servers import ROOT
 
 MANIFESTS = ROOT / "deploy" / "kubernetes"
@@ -72,7 +74,7 @@ def test_pods_run_unprivileged_on_a_read_only_root(name: str) -> None:
     assert spec["securityContext"]["runAsNonRoot"] is True
     assert spec["automountServiceAccountToken"] is False
     mounts: dict[str, str] = {}
-    for container in spec["containers"]:
+    for container in [*spec.get("initContainers", []), *spec["containers"]]:
         context = container["securityContext"]
         assert context["readOnlyRootFilesystem"] is True
         assert context["allowPrivilegeEscalation"] is False
@@ -128,10 +130,19 @@ def test_the_deployment_probes_health_and_readiness() -> None:
     assert service["ports"][0]["targetPort"] == "http"
 
 
-def test_the_migration_job_runs_its_command() -> None:
-    container = pod_specs()["Job/tripeaks-migrate"]["containers"][0]
-    assert container["args"] == ["python", "-m", "app.ops.migrate"]
+def test_each_server_pod_migrates_before_it_serves() -> None:
+    """An init container of the server's image runs the migrations (its pods take turns at
+    the database's lock: tests/ops/test_commands.py): a new image needs no hand step, and
+    no Job is left to delete."""
+    spec = pod_specs()["Deployment/tripeaks"]
+    [migrate] = spec["initContainers"]
+    [server] = spec["containers"]
+    assert migrate["args"] == ["python", "-m", "app.ops.migrate"]
     assert importlib.util.find_spec("app.ops.migrate") is not None
+    assert (migrate["image"], migrate["envFrom"]) == (server["image"], server["envFrom"])
+    assert "command" not in migrate  # the entrypoint validates the settings first
+    assert not [name for name in RESOURCES if name.startswith("Job/")]
+    assert configuration()["MIGRATE_ON_START"] == "false"  # the server itself does not
 
 
 def test_the_scheduled_jobs_run_in_the_server_s_pods() -> None:
@@ -141,6 +152,24 @@ def test_the_scheduled_jobs_run_in_the_server_s_pods() -> None:
     assert configuration().get("SCHEDULED_JOBS", "true") == "true"
 
 
+def test_a_disruption_keeps_a_server_and_only_the_server_reaches_its_stores() -> None:
+    """The PodDisruptionBudget keeps one server pod of the Deployment up; the network
+    policies let the server's pods alone reach Redis and PostgreSQL, on their ports."""
+    server = RESOURCES["Deployment/tripeaks"]["spec"]["selector"]["matchLabels"]
+    budget = RESOURCES["PodDisruptionBudget/tripeaks"]["spec"]
+    assert budget["selector"]["matchLabels"] == server and budget["minAvailable"] == 1
+    redis = RESOURCES["Deployment/tripeaks-redis"]["spec"]["template"]["metadata"]["labels"]
+    for name, selected, port in (
+        ("NetworkPolicy/tripeaks-redis", redis, 6379),
+        ("NetworkPolicy/tripeaks-postgresql", {"app.kubernetes.io/name": "postgresql"}, 5432),
+    ):
+        policy = RESOURCES[name]["spec"]
+        assert policy["podSelector"]["matchLabels"] == selected
+        [rule] = policy["ingress"]
+        assert [peer["podSelector"]["matchLabels"] for peer in rule["from"]] == [server]
+        assert rule["ports"] == [{"protocol": "TCP", "port": port}]
+
+
 def configuration() -> dict[str, str]:
     config = RESOURCES["ConfigMap/tripeaks-config"]["data"]
     secret = RESOURCES["Secret/tripeaks-secrets"]["stringData"]
@@ -148,18 +177,37 @@ def configuration() -> dict[str, str]:
     return {**config, **secret}
 
 
-def test_every_variable_is_a_valid_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_every_variable_is_a_valid_setting_once_its_placeholders_are_set(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The Secret's placeholders (CHANGE-ME) are refused by the server's settings, so a
+    deployment that forgot one does not start with a value anyone can read here; with
+    them set, every variable is a valid setting."""
     env = configuration()
     unknown = {k for k in env if k.lower() not in Settings.model_fields}
     assert not unknown
     for key, value in env.items():
         monkeypatch.setenv(key, value)
+    with pytest.raises(ValidationError) as refused:
+        Settings()
+    named = {str(e["loc"][0]).upper() for e in refused.value.errors()}
+    assert named == {k for k, v in env.items() if PLACEHOLDER in v.upper()}
+    assert named == {"DATABASE_URL", "METRICS_TOKEN"}
+    for key in named:
+        monkeypatch.setenv(key, env[key].replace(PLACEHOLDER, "s3cr3t-0123456789abcdef"))
     settings = Settings()
     assert settings.database_url.startswith("postgresql+psycopg://")
     assert settings.rate_limit_storage_url.startswith("redis://")
-    assert settings.migrate_on_start is False  # the Job migrates
+    assert settings.migrate_on_start is False  # each pod's init container migrates
 
 
 def test_the_credentials_are_in_the_secret() -> None:
     secret = RESOURCES["Secret/tripeaks-secrets"]["stringData"]
     assert {"DATABASE_URL", "RATE_LIMIT_STORAGE_URL"} <= set(secret)
+
+
+def test_the_servers_believe_the_pod_network_alone() -> None:
+    """X-Forwarded-For is believed from the cluster's pod network (where the ingress
+    controller runs), never from any peer ("*")."""
+    trusted = configuration()["FORWARDED_ALLOW_IPS"]
+    assert trusted != "*" and ipaddress.ip_network(trusted).is_private
