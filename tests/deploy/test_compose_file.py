@@ -4,12 +4,14 @@ is required, not defaulted; only the proxy publishes a port."""
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from typing import Any
 
 import pytest
 import yaml
 
+from app.events.service import read_events_file
 from app.settings import Settings
 from tests.fixtures.servers import ROOT
 
@@ -69,3 +71,26 @@ def test_the_servers_wait_for_the_migration_and_the_proxy_for_the_servers() -> N
         assert SERVICES[server]["depends_on"]["db"] == {"condition": "service_healthy"}
         assert SERVICES["proxy"]["depends_on"][server] == {"condition": "service_healthy"}
     assert SERVICES["migrate"]["command"] == ["python", "-m", "app.ops.migrate"]
+
+
+def test_the_servers_believe_the_proxy_alone() -> None:
+    """X-Forwarded-For is taken from the proxy's fixed address in the stack's own subnet,
+    never from any peer ("*")."""
+    [subnet] = COMPOSE["networks"]["default"]["ipam"]["config"]
+    proxy = SERVICES["proxy"]["networks"]["default"]["ipv4_address"]
+    assert ipaddress.ip_address(proxy) in ipaddress.ip_network(subnet["subnet"])
+    for service in SERVERS:
+        assert SERVICES[service]["environment"]["FORWARDED_ALLOW_IPS"] == proxy
+
+
+def test_the_servers_run_the_example_events() -> None:
+    """A fresh stack runs an event out of the box: the servers read examples/events.toml
+    (mounted read-only where EVENTS_FILE says), which holds events the API would accept."""
+    for service in ("server-1", "server-2"):
+        where = SERVICES[service]["environment"]["EVENTS_FILE"]
+        mounts = [m.split(":") for m in SERVICES[service]["volumes"]]
+        assert [
+            (ROOT / "deploy" / source).resolve() for source, target, _ in mounts if target == where
+        ] == [ROOT / "examples" / "events.toml"]
+    declared = read_events_file(ROOT / "examples" / "events.toml")
+    assert {event.schedule.value for _, event in declared} >= {"daily", "weekly"}

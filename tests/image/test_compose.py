@@ -162,6 +162,21 @@ def remaining(r: httpx.Response) -> int:
     return int(found.group(1))
 
 
+def test_a_fresh_stack_runs_the_example_events(stack: Stack) -> None:
+    """examples/events.toml, mounted by the compose file: its daily event is running, and
+    its edition open now is served (made by the replicas' scheduled job, or on this read)."""
+    r = httpx.get(f"{stack.base}/v1/events", params={"state": "running"}, timeout=60)
+    assert r.status_code == 200, r.text
+    running = {e["name"]: e for e in r.json()["events"]}
+    assert "Daily three" in running, running
+    daily = running["Daily three"]
+    edition = httpx.get(
+        f"{stack.base}/v1/events/{daily['id']}/editions/{daily['current_edition']}", timeout=120
+    )
+    assert edition.status_code == 200, edition.text
+    assert edition.json()["state"] == "open" and len(edition.json()["rounds"]) == 3
+
+
 def test_a_ranked_result_is_measured_by_the_stack_s_own_scheduling(stack: Stack) -> None:
     """Nothing but the stack's services runs: the replicas' scheduled job measures it."""
     result = play_ranked_daily(stack.base)
