@@ -8,7 +8,10 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from granian.utils.proxies import wrap_asgi_with_proxy_headers
 
-from app import models  # noqa: F401 - every table on the metadata: foreign keys cross domains
+from app import (
+    __version__,
+    models,  # noqa: F401 - every table on the metadata: foreign keys cross domains
+)
 from app.challenges import endpoints as challenges
 from app.challenges.service import enter_ended_game
 from app.events import endpoints as events
@@ -45,7 +48,7 @@ from app.players.service import count_ended_game
 from app.settings import Settings, get_settings
 from app.web import mount_web_client
 
-API_VERSION = "1.0.0"
+API_VERSION = __version__
 # What the search processes import once, before they fork (the engine alone).
 SEARCH_MODULES = ("app.engine.hints", "app.engine.solver", "app.engine.fairplay")
 DESCRIPTION = """\
