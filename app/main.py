@@ -193,7 +193,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.add_middleware(
             ProblemCORSMiddleware,
             allow_origins=settings.cors_origins,
-            allow_methods=["GET", "POST", "PATCH", "DELETE", "OPTIONS"],
+            # Every method a route answers (follow_player is a PUT).
+            allow_methods=["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
             allow_headers=[
                 "Authorization",
                 "Content-Type",

@@ -92,9 +92,13 @@ def test_a_refused_cors_preflight_is_a_problem(server: httpx.Client) -> None:
     allowed = server.options("/v1/games", headers={"Origin": ORIGIN, **ask})
     assert allowed.status_code == 200
     assert allowed.headers["access-control-allow-origin"] == ORIGIN
+    # Every method a route answers: following a player is a PUT.
+    follow = {"Origin": ORIGIN, "Access-Control-Request-Method": "PUT"}
+    put = server.options("/v1/players/me/following/AAAAAAAAAAAAAAAAAAAAAA", headers=follow)
+    assert put.status_code == 200 and "PUT" in put.headers["access-control-allow-methods"]
     for headers in (
         {"Origin": "https://elsewhere.example", **ask},
-        {"Origin": ORIGIN, "Access-Control-Request-Method": "PUT"},
+        {"Origin": ORIGIN, "Access-Control-Request-Method": "TRACE"},
         {"Origin": ORIGIN, **ask, "Access-Control-Request-Headers": "X-Secret"},
     ):
         r = server.options("/v1/games", headers=headers)
