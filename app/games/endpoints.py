@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from datetime import datetime
 from typing import Annotated, Any
 
@@ -51,7 +50,6 @@ from app.games.schemas import (
     MoveRead,
     PlayCreate,
     game_links,
-    legal_moves_read,
     ok_with_links,
 )
 from app.games.service import (
@@ -191,11 +189,10 @@ MOVE_RESPONSES = {
 }
 
 
-def legal_move_objects(
-    state: GameState, moves: Iterable[engine.Move] | None = None
-) -> list[LegalMoveRead]:
-    """``moves`` (by default the state's legal moves) as make_move accepts them."""
-    return [LegalMoveRead.model_validate(m) for m in legal_moves_read(state, moves)]
+def legal_move_objects(state: GameState) -> list[LegalMoveRead]:
+    """The state's legal moves as make_move accepts them."""
+    view = engine.view_of(state)
+    return [LegalMoveRead.present(view, move) for move in view.legal_moves]
 
 
 def move_answer(result: MoveResult, response: Response, now: datetime) -> GameRead:

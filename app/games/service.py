@@ -23,7 +23,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -53,7 +53,6 @@ from app.games.schemas import (
     RulesCreate,
     game_links,
     ok_with_links,
-    state_read,
 )
 from app.games.solving import difficulty_settings, rate, winnable_deal
 from app.kit import headers as entity_tags
@@ -67,6 +66,7 @@ from app.kit.workload import Searches
 from app.settings import Settings
 
 StateKey = tuple[str, str, str, str, int]
+G = TypeVar("G", bound=GameRead)
 
 
 def state_key(row: Game) -> StateKey:
@@ -557,9 +557,20 @@ def deal_secret(row: Game, now: datetime) -> bool:
     return row.reveal_after is not None and now < row.reveal_after
 
 
-def game_out(game: LoadedGame, now: datetime) -> dict[str, Any]:
-    """The game as its player may see it; the deal only once the game has ended (and a
-    challenge's game only once its day is over too)."""
+def game_read(game: LoadedGame, now: datetime) -> GameRead:
+    """The game as its player may see it, at ``now``."""
+    return _presented(GameRead, game, now)
+
+
+def game_created(game: LoadedGame, token: str, now: datetime) -> GameCreated:
+    """A new game's answer: the game, and its token (shown once)."""
+    return _presented(GameCreated, game, now, token=token)
+
+
+def _presented(model: type[G], game: LoadedGame, now: datetime, **more: str) -> G:
+    """``model`` built once from the player's view of the state and the row: the deal
+    only once the game has ended (and a challenge's game only once its day is over
+    too)."""
     row, state = game.row, game.state
     reveal = None
     if state.is_over and not deal_secret(row, now):
@@ -577,27 +588,19 @@ def game_out(game: LoadedGame, now: datetime) -> dict[str, Any]:
         practice = PracticeLinkRead(
             challenge_id=row.practice_of, rank=row.practice_rank, ranked=row.practice_ranked
         )
-    return {
-        "id": row.id,
-        **state_read(state),
-        "deal_number": row.deal_number if row.deal_chosen else None,
-        "commitment": row.commitment,
-        "reveal": reveal,
-        "player_id": row.player_id,
-        "challenge": challenge,
-        "practice": practice,
-        "created_at": row.created_at,
-        "updated_at": row.updated_at,
-    }
-
-
-def game_read(game: LoadedGame, now: datetime) -> GameRead:
-    return GameRead.model_validate(game_out(game, now))
-
-
-def game_created(game: LoadedGame, token: str, now: datetime) -> GameCreated:
-    """A new game's answer: the game, and its token (shown once)."""
-    return GameCreated.model_validate({**game_out(game, now), "token": token})
+    return model.present(
+        engine.view_of(state),
+        id=row.id,
+        deal_number=row.deal_number if row.deal_chosen else None,
+        commitment=row.commitment,
+        reveal=reveal,
+        player_id=row.player_id,
+        challenge=challenge,
+        practice=practice,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+        **more,
+    )
 
 
 def created_headers(game: LoadedGame) -> dict[str, str]:
