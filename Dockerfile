@@ -43,9 +43,9 @@ RUN python -c "import tomllib; deps = tomllib.load(open('pyproject.toml', 'rb'))
        'for f; do if readelf -S "$f" | grep -q "\.debug_"; then strip --strip-debug "$f"; fi; done' \
        sh {} +
 # The solver's optional C searches (app/engine/solver/*.c, one extension module; setup.py
-# builds it the same way for a developer's install): 20-30x the pure Python search's
-# speed on a deal's best score, which analyses and each day's challenge par need, and
-# about 8x on the hint's clearing searches.
+# builds it the same way for a developer's install): many times the pure Python search's
+# speed on a deal's best score, which analyses and each day's challenge par need, and on
+# the hint's clearing searches (docs/performance.md has the figures).
 COPY app/engine/solver/*.c app/engine/solver/*.h /src/accel/
 RUN mkdir /opt/accel \
     && gcc -O2 -shared -fPIC -Wall \
