@@ -22,21 +22,21 @@ RUN apt-get update \
     && rm -rf /var/lib/apt/lists/*
 RUN python -m venv /opt/venv
 ENV PATH=/opt/venv/bin:$PATH
-# Only pyproject.toml: the dependency layer is rebuilt when the dependencies change. The
-# packages' own test suites (greenlet's, aiosqlite's, certifi's) are left out: nothing
-# imports them, and they would count against the image's size.
-COPY pyproject.toml ./
+# Only the lock (requirements/runtime.txt, `make lock`): the dependency layer is rebuilt
+# when the dependencies change, and two builds install the same files, each checked
+# against its hash. The packages' own test suites (greenlet's, aiosqlite's, certifi's)
+# are left out: nothing imports them, and they would count against the image's size.
+COPY requirements/runtime.txt ./
 # BUILD_CA_CERTS: PEM certificates this stage alone trusts besides the usual ones, for a
 # build behind a TLS-intercepting proxy (the image test sets it). The runtime stage below
 # never sees it: the published image trusts only its base's certificates.
 ARG BUILD_CA_CERTS=""
-RUN python -c "import tomllib; deps = tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']; open('requirements.txt', 'w').write('\n'.join(deps) + '\n')" \
-    && if [ -n "$BUILD_CA_CERTS" ]; then \
+RUN if [ -n "$BUILD_CA_CERTS" ]; then \
          printf '%s\n' "$BUILD_CA_CERTS" > /tmp/build-ca.pem \
          && cat /etc/ssl/certs/ca-certificates.crt /tmp/build-ca.pem > /tmp/build-bundle.pem \
          && export PIP_CERT=/tmp/build-bundle.pem; \
        fi \
-    && pip install --no-cache-dir -r requirements.txt \
+    && pip install --no-cache-dir --require-hashes -r runtime.txt \
     && pip uninstall --yes pip setuptools \
     && rm -rf /opt/venv/lib/python3*/site-packages/*/tests \
     && find /opt/venv -name '*.so' -exec sh -c \

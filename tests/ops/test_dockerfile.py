@@ -49,7 +49,7 @@ def test_runs_as_a_non_root_user_with_a_healthcheck_and_the_entrypoint() -> None
 def test_the_image_context_leaves_out_the_rest() -> None:
     ignore = (ROOT / ".dockerignore").read_text(encoding="utf-8").splitlines()
     assert ignore[ignore.index("**") + 1 :][:5] == [
-        "!pyproject.toml",
+        "!requirements/runtime.txt",
         "!alembic.ini",
         "!migrations/",
         "!app/",
