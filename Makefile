@@ -133,8 +133,12 @@ NOT_IMAGE := --ignore=tests/image
 test-only: setup node-setup ## Run the test suite alone (pytest; pass ARGS=... for more)
 	$(PY) -m pytest $(PYTEST_WORKERS) $(NOT_IMAGE) $(ARGS)
 
-test-fast: setup ## The inner loop: every test but the slow ones (servers, fuzzing, clients, playouts), no lint
+test-fast: setup ## Every test but the slow ones (servers, fuzzing, clients, playouts, searches), both databases, no lint
 	$(PY) -m pytest $(PYTEST_WORKERS) $(NOT_IMAGE) -m "not slow" $(ARGS)
+
+.PHONY: check
+check: lint typecheck ## The inner loop: lint, types, and the fast tests on SQLite alone
+	$(PY) -m pytest $(PYTEST_WORKERS) $(NOT_IMAGE) -m "not slow" -k "not postgresql" -q $(ARGS)
 
 # The floors of pyproject.toml's ranges are promises too: test-lowest installs every direct
 # dependency at the lowest version its range allows (uv's lowest-direct resolution, in a

@@ -223,6 +223,7 @@ ATTACKER = {"X-Forwarded-For": "203.0.113.6"}
 VICTIM = {"X-Forwarded-For": "203.0.113.7"}
 
 
+@pytest.mark.slow
 def test_the_search_slots_are_shared_between_addresses(settings: Settings) -> None:
     """Six accounts of one address ask for hints at once: their searches (made as the hint
     route makes them, each lasting until the test releases it) get one slot between them,
