@@ -121,7 +121,7 @@ format: setup ## Reformat the code and apply safe lint fixes
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
-typecheck: setup ## Type-check app, tests, bench and clients (mypy --strict)
+typecheck: setup ## Type-check app, tests, bench, clients and the docs' hooks (mypy --strict)
 	$(VENV)/bin/mypy
 
 # Two workers (the machines have two cores), a test file to a worker: a module's tests

@@ -20,7 +20,7 @@ from app.engine import LAYOUTS, Scoring
 from app.engine.rules import OPTIONS
 from app.kit.problems import problem_types
 from app.ops.migrations import upgrade
-from docs.hooks import MARKER, problem_table
+from docs.hooks import MARKER, OPERATIONS, operation_table, problem_table
 from tests.fixtures.servers import ROOT, live_server
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -49,6 +49,21 @@ def test_the_spec_catalogues_every_problem_type_and_the_docs_show_it() -> None:
     # The page is made from the spec as the site is built: its source holds no table.
     page = (ROOT / "docs" / "api" / "problems.md").read_text(encoding="utf-8")
     assert MARKER in page and "| `/problems/" not in page
+
+
+def test_the_api_reference_lists_every_operation_from_the_spec() -> None:
+    table = operation_table(SPEC)
+    ids = [
+        operation["operationId"]
+        for item in SPEC["paths"].values()
+        for operation in item.values()
+        if isinstance(operation, dict) and "operationId" in operation
+    ]
+    assert len(ids) >= 40
+    for operation_id in ids:
+        assert f"| `{operation_id}` |" in table
+    page = (ROOT / "docs" / "api" / "index.md").read_text(encoding="utf-8")
+    assert OPERATIONS in page
 
 
 def test_the_rules_page_describes_every_option_layout_and_scheme() -> None:
