@@ -137,7 +137,7 @@ test-fast: setup ## Every test but the slow ones (servers, fuzzing, clients, pla
 	$(PY) -m pytest $(PYTEST_WORKERS) $(NOT_IMAGE) -m "not slow" $(ARGS)
 
 .PHONY: check
-check: lint typecheck ## The inner loop: lint, types, and the fast tests on SQLite alone
+check: lint typecheck ## The inner loop: lint, types, and the fast tests (those on both databases on SQLite alone)
 	$(PY) -m pytest $(PYTEST_WORKERS) $(NOT_IMAGE) -m "not slow" -k "not postgresql" -q $(ARGS)
 
 # The floors of pyproject.toml's ranges are promises too: test-lowest installs every direct
