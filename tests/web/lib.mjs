@@ -30,6 +30,7 @@ export class Run {
     this.problems = [];
     this.started = Date.now();
     this.allowedErrors = [];
+    this.contexts = 0;
     mkdirSync(config.screenshots, { recursive: true });
   }
 
@@ -38,9 +39,17 @@ export class Run {
     return this.browser;
   }
 
-  /** A fresh browser context (its own storage: a first visit) at a named screen size. */
+  /** A fresh browser context (its own storage: a first visit) at a named screen size,
+   * from an address of its own. Every browser of the tests connects from 127.0.0.1, and
+   * the server allows one solver search an address at a time: a scenario's page asking
+   * for its analysis was refused (503) while the analysis of a game of the scenario
+   * before, from the same address, was still running. Players have addresses of their
+   * own; so has each context here, passed as a trusted proxy would (the live server
+   * trusts 127.0.0.1's X-Forwarded-For). */
   async context(screen, extra = {}) {
-    const context = await this.browser.newContext({ ...SCREENS[screen], ...extra });
+    const address = `10.${(process.pid >> 8) & 255}.${process.pid & 255}.${++this.contexts}`;
+    const headers = { "X-Forwarded-For": address, ...extra.extraHTTPHeaders };
+    const context = await this.browser.newContext({ ...SCREENS[screen], ...extra, extraHTTPHeaders: headers });
     context.setDefaultTimeout(10_000);
     return context;
   }
@@ -50,7 +59,11 @@ export class Run {
     page.on("pageerror", (e) => this.problems.push(`page error: ${e.message}`));
     page.on("console", (m) => {
       // Error answers the run provokes on purpose show in the console as failed loads.
-      if (m.type() === "error" && !this.allowedErrors.some((re) => re.test(m.text()))) this.problems.push(`console error: ${m.text()}`);
+      // A failed load names its resource: which request answered an error is the first
+      // thing to know about it.
+      const where = m.location()?.url;
+      const text = /Failed to load resource/.test(m.text()) && where ? `${m.text()} (${where})` : m.text();
+      if (m.type() === "error" && !this.allowedErrors.some((re) => re.test(text))) this.problems.push(`console error: ${text}`);
     });
     return page;
   }

@@ -90,6 +90,9 @@ def server(browser_ready: None, tmp_path_factory: pytest.TempPathFactory) -> Ite
         OPERATOR_TOKEN=OPERATOR_TOKEN,
         SCHEDULED_JOBS="true",
         DIFFICULTY_BUDGET_MS="25000",
+        # Each browser context is a player with an address of its own (lib.mjs), passed
+        # in X-Forwarded-For as a proxy would: the server trusts it from 127.0.0.1.
+        FORWARDED_ALLOW_IPS="127.0.0.1",
     ) as base:
         yield base
 
