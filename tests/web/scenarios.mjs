@@ -949,6 +949,11 @@ export async function streak(run) {
   );
   assert(JSON.stringify(cells) === JSON.stringify([["Played", String(daily.played_streak), String(daily.played_longest)], ["Won", String(daily.won_streak), String(daily.won_longest)]]), `the streaks shown: ${JSON.stringify(cells)}`);
   assert(await page.evaluate(() => document.querySelector("#pp-daily tbody tr td .lit") !== null), "a current streak is lit");
+  // Right after a game, its best score: the layout's (the overall line mixes schemes and
+  // has none; the page said "Best score –").
+  const line = real.stats.by_layout.find((l) => l.layout === "tripeaks" && l.scoring === "classic");
+  const stats = (await page.innerText("#pp-stats")).replace(/\s+/g, " ");
+  assert(line && line.best_score != null && stats.includes(`Best · TriPeaks ${line.best_score}`) && !/–/.test(stats), `the best score shown: '${stats}' for ${JSON.stringify(line)}`);
   const shownBadges = await page.$$eval("#pp-badges li.badge", (lis) => lis.map((li) => `${li.className}: ${li.innerText.replace(/\s+/g, " ")}`));
   assert(/silver: Silver TriPeaks \w+ \d{4} · 22 wins/.test(shownBadges[0]) && /gold: Gold Golf/.test(shownBadges[2]), `the badges: ${shownBadges}`);
   assert(/\(daily\)/.test(await page.textContent("#pp-games")), "the daily game is listed as one");

@@ -19,6 +19,18 @@ const LAYOUT_TITLE = { tripeaks: "TriPeaks", six_peaks: "Six Peaks", golf: "Golf
 const CHALLENGE_STATUS = { upcoming: "opens later", open: "open", closed: "closed" };
 const TIER = { bronze: "Bronze", silver: "Silver", gold: "Gold" };
 
+/** "Best · TriPeaks": 466, "Best · Golf": "3 cards left", a line each, most played
+ * first; one "Best score –" before any game has ended. */
+export function bestScores(stats) {
+  const lines = stats.by_layout.filter((l) => l.best_score != null).sort((a, b) => b.played - a.played);
+  if (!lines.length) return [["Best score", "–"]];
+  const scheme = (l) => (l.scoring === "msc" ? " (MSC)" : l.scoring === "classic" || l.scoring === "cards_left" ? "" : ` (${l.scoring})`);
+  return lines.map((l) => [
+    `Best · ${LAYOUT_TITLE[l.layout] ?? l.layout}${scheme(l)}`,
+    l.scoring === "cards_left" ? `${l.best_score} card${l.best_score === 1 ? "" : "s"} left` : l.best_score,
+  ]);
+}
+
 function load() {
   try {
     const p = JSON.parse(localStorage.getItem(PLAYER_KEY) || "null");
@@ -152,7 +164,9 @@ export class Players {
       ["Played", o.played],
       ["Won", o.won],
       ["Win rate", pct],
-      ["Best score", o.best_score ?? "–"],
+      // The overall line mixes scoring schemes, so it has no best score (the server sends
+      // null there): the bests are each layout's and scheme's.
+      ...bestScores(stats),
       ["Wins in a row", o.current_run],
       ["Longest run", o.longest_run],
     ];
