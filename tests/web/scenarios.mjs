@@ -8,8 +8,10 @@ import {
   apiMoves,
   apiState,
   assert,
+  assertGeometry,
   check,
   endShown,
+  geometry,
   openLink,
   player,
   playThenConcede,
@@ -41,7 +43,7 @@ async function openOptions(page) {
  * falling cards (read back with motionSeen). */
 async function watchMotion(page) {
   await page.evaluate(() => {
-    window.__motion = { flying: 0, points: 0, flipped: 0, confetti: 0 };
+    window.__motion = { flying: 0, points: 0, flipped: 0, confetti: 0, last: 0 };
     new MutationObserver((records) => {
       for (const r of records) {
         const nodes = r.type === "attributes" ? [r.target] : [...r.addedNodes];
@@ -368,23 +370,39 @@ export async function win(run) {
   const act = (sel) => (touch ? page.tap(sel) : page.click(sel));
   assert(await page.evaluate(() => document.getElementById("undo-key").hidden), "no undo help where undo is not allowed");
   assert((await page.isVisible(".keys")) === !touch, `key help ${touch ? "hidden on a touch screen" : "shown with a keyboard"}`);
+  // The table as the issue asks it drawn, at the start and halfway (cards gone, others
+  // turned).
+  run.seen.geometry = [assertGeometry(await geometry(page), screen, "the start")];
+  await run.shot(page, `${screen}-start.png`);
   await watchMotion(page);
   let v = 0;
   await act("#stock");
   await waitVersion(page, ++v);
-  for (const p of order) {
+  for (const [i, p] of order.entries()) {
     await act(`#table .card[data-position="${p}"]`);
     await waitVersion(page, ++v);
+    if (i === Math.floor(order.length / 2)) run.seen.geometry.push(assertGeometry(await geometry(page), screen, "halfway"));
   }
   await until(page, () => document.getElementById("end").open);
   const motion = await motionSeen(page);
   assert(motion.flying >= order.length && motion.points >= order.length && motion.flipped >= 18 && motion.confetti > 0, `cards fly, points rise, cards flip, a win rains cards: ${JSON.stringify(motion)}`);
+  assert(motion.last === 1, `the last card's flight is the win's own: ${JSON.stringify(motion)}`);
   const { state } = await check(run, page, `${screen} won`);
   assert(state.status === "won", `won at ${screen}`);
   assert(await page.evaluate(() => document.activeElement?.id === "again"), "focus on the end panel's first action");
   await until(page, () => /verified ✓/.test(document.getElementById("verify").textContent));
+  // The win is said as one: every card cleared, the total counted up to the server's, and
+  // the player's record right after it (GET /v1/players/me).
+  const meaning = await page.textContent("#end-meaning");
+  assert(/All 28 cards cleared/.test(meaning), `a win says so: '${meaning}'`);
+  await until(page, (total) => document.getElementById("end-score").textContent === `${total} points`, state.score.total);
+  await until(page, () => !document.getElementById("end-player").hidden);
+  const record = await page.textContent("#end-player");
+  const me = await apiAs(run.config.base, (await player(page)).key, "/v1/players/me");
+  const line = me.stats.by_layout.find((l) => l.layout === "tripeaks");
+  assert(record.includes(`${line.best_score}`) && /best/.test(record), `the player's record after the win: '${record}' for ${JSON.stringify(line)}`);
   await run.shot(page, `${screen}-won.png`);
-  run.step(`${screen}: won by ${touch ? "taps" : "clicks"}`);
+  run.step(`${screen}: won by ${touch ? "taps" : "clicks"}; ${JSON.stringify(run.seen.geometry)}; '${meaning}' '${record}'`);
   await context.close();
 }
 

@@ -170,7 +170,7 @@ function fitTable() {
   else board.style.removeProperty("--board-h");
   // The pan's buttons take columns of their own beside the table (never over a card):
   // the width is measured without them, and the zoom's table is sized for what is left.
-  const full = $("board").clientWidth;
+  const full = $("board").clientWidth - 6; // room for a playable card's glow at the edges
   const fitted = table.resize(full, height, { maxStep });
   const small = TOUCH.matches && 2 * fitted.u < MIN_TAP;
   // The player's choice (kept) applies where the cards would be too small to tap.
@@ -443,7 +443,9 @@ function show(next, intent = null) {
 
 function animate(prev, next, intent, from) {
   if (intent.kind === "play" && from) {
-    motion.fly(prev.tableau[intent.position].card, from, $("waste").lastElementChild);
+    // The last card of a win flies slower, bigger, and glows: the moment the deal is beaten.
+    const last = next.status === "won";
+    motion.fly(prev.tableau[intent.position].card, from, $("waste").lastElementChild, { last });
     const gained = next.score.streak_points - prev.score.streak_points;
     const bonus = next.score.bonus_points - prev.score.bonus_points;
     if (next.score.scheme !== "cards_left" && gained > 0) motion.points(from, `+${gained}`);
@@ -456,7 +458,10 @@ function animate(prev, next, intent, from) {
 }
 
 async function finish() {
-  if (game.status === "won") await motion.celebrate();
+  if (game.status === "won") {
+    say(`The table is clear: ${game.score.scheme === "cards_left" ? "every card played" : `${game.score.total} points`}!`, "win");
+    await motion.celebrate();
+  }
   else motion.lament($("stock"));
   if (game.status !== "in_progress") end.open(game);
   render();
