@@ -13,6 +13,7 @@ import {
   endShown,
   geometry,
   openLink,
+  overlaps,
   player,
   playThenConcede,
   session,
@@ -373,7 +374,7 @@ export async function win(run) {
   // The table as the issue asks it drawn, at the start and halfway (cards gone, others
   // turned).
   run.seen.geometry = [assertGeometry(await geometry(page), screen, "the start")];
-  await run.shot(page, `${screen}-start.png`);
+  await run.shot(page, `${screen}-table.png`);
   await watchMotion(page);
   let v = 0;
   await act("#stock");
@@ -592,7 +593,7 @@ export async function fitAll(run) {
   const { base } = run.config;
   const layouts = (await (await fetch(`${base}/v1/layouts`)).json()).layouts.map((l) => l.name);
   const report = [];
-  for (const screen of ["desktop", "portrait", "landscape"]) {
+  for (const screen of ["desktop", "portrait", "landscape", "small"]) {
     // Without motion: a pan then moves the table at once (and the page's reduced-motion
     // path is played through).
     const context = await run.context(screen, { reducedMotion: "reduce" });
@@ -601,6 +602,7 @@ export async function fitAll(run) {
     for (const name of layouts) {
       await openLink(page, base, `layout=${name}&deal_number=1&open_peaks=1`);
       await page.evaluate(() => scrollTo(0, 0));
+      const figures = assertGeometry(await geometry(page), screen, name);
       const m = await measure(page);
       const where = `${name} at ${screen} (${m.W}x${m.H})`;
       assert(m.scrollWidth <= m.W, `${where}: the page is wider than the screen (${m.scrollWidth})`);
@@ -640,6 +642,14 @@ export async function fitAll(run) {
           const r = await page.locator(`#table .card[data-position="${c.p}"]`).boundingBox();
           assert(r.x >= -0.5 && r.x + r.width <= m.W + 0.5 && r.y >= -0.5 && r.y + r.height <= m.H + 0.5, `${where}: card ${c.p} not reachable by panning`);
           assert(Math.min(r.width, r.height) >= 40, `${where}: zoomed card ${c.p} is ${r.width.toFixed(1)} px`);
+          // The pan's buttons sit beside the table: none covers a card the table shows.
+          const g = await geometry(page);
+          const wrap = await page.locator("#table-wrap").boundingBox();
+          const shownCards = g.cards.filter((k) => k.left >= wrap.x - 0.5 && k.right <= wrap.x + wrap.width + 0.5);
+          for (const pan of g.controls.filter((k) => k.id.startsWith("pan-"))) {
+            const under = shownCards.filter((k) => overlaps(k, pan));
+            assert(under.length === 0, `${where}: ${pan.id} covers card(s) ${under.map((k) => k.p).join(" ")}`);
+          }
         }
         await run.shot(page, `${screen}-${name}-zoomed.png`);
         await page.tap("#zoom");
@@ -658,7 +668,7 @@ export async function fitAll(run) {
       await check(run, page, where);
       const motion = await motionSeen(page);
       assert(Object.values(motion).every((n) => n === 0), `${where}: motion under prefers-reduced-motion: ${JSON.stringify(motion)}`);
-      report.push(`${where}: cards ${width.toFixed(1)} px wide, ${via}`);
+      report.push(`${where}: cards ${width.toFixed(1)} px wide, ${via}; rank ${figures.rank} px, table ${Math.round(100 * figures.tableShare)}% of the height`);
     }
     if (phone) await axe(run, page, `${screen}, a game`);
     await context.close();
