@@ -288,15 +288,16 @@ export class EndPanel {
 
 const layoutTitle = (game) => ({ tripeaks: "TriPeaks", six_peaks: "Six Peaks", golf: "Golf" })[game.layout] ?? game.layout;
 
-/** The total counted up from 0 (at once without motion): the moment a win's score is
- * made, not a number already there. */
+/** A win's total counted up from 0 (at once without motion, and for any other end): the
+ * moment a win's score is made, not a number already there. */
 function countUp(el, game) {
   const s = game.score;
   const target = s.scheme === "cards_left" ? s.cards_left : s.total;
   const label = s.scheme === "cards_left" ? (target === 1 ? " card left" : " cards left") : " points";
   const show = (n) => (el.textContent = `${n < 0 ? "−" : ""}${Math.abs(n)}${label}`);
   el.dataset.total = String(target);
-  if (!motionOn() || s.scheme === "cards_left" || target === 0) return show(target);
+  // A win's moment alone: any other end shows its total at once.
+  if (!motionOn() || game.status !== "won" || s.scheme === "cards_left" || target === 0) return show(target);
   const began = performance.now();
   const step = (now) => {
     const t = Math.min(1, (now - began) / COUNT_MS);
