@@ -59,6 +59,13 @@ export class EndPanel {
     if (this.el.open) this.el.close();
   }
 
+  /** Resolves once the analysis this panel asked for has answered (or given up): the
+   * server runs one solver search a player at a time, so a search of the page's own (a
+   * winnable deal) waits for it rather than be refused. */
+  async settled() {
+    await this.analysing;
+  }
+
   open(game) {
     const layout = this.layoutOf();
     if (!layout) return;
@@ -81,7 +88,7 @@ export class EndPanel {
       this.shownFor = `${game.id}:${game.status}`;
       countUp($("end-score"), game);
       this.verify(game, layout);
-      this.analyse(game, layout);
+      this.analysing = this.analyse(game, layout);
       this.rank(game);
       this.record(game);
     }
@@ -195,8 +202,8 @@ export class EndPanel {
       a = await this.api.analysis(game.id, session.token);
     } catch (e) {
       if (e instanceof ApiError && e.status === 503 && attempt < 3) {
-        setTimeout(() => this.analyse(game, layout, attempt + 1), (e.retryAfter ?? 1) * 1000);
-        return;
+        await new Promise((resolve) => setTimeout(resolve, (e.retryAfter ?? 1) * 1000));
+        return this.analyse(game, layout, attempt + 1);
       }
       text.textContent = e instanceof ApiError && e.status === 404 ? "This server gives no analysis." : explain(e);
       return;

@@ -685,7 +685,11 @@ function newDealSameRules() {
   const round = roundOf(game.challenge?.id);
   if (round) return events.show(round.event);
   if (game.challenge) return isDaily(game.challenge.id) ? openPanel() : challenges.show(game.challenge.id);
-  return startGame(request).catch((e) => say(explain(e), "error"));
+  // A winnable deal is a solver search: it waits for the analysis of the game just ended,
+  // the player's search in flight (one at a time), instead of being refused for it.
+  const ready = request.winnable_only ? end.settled() : Promise.resolve();
+  if (request.winnable_only) say("Finding a winnable deal…");
+  return ready.then(() => startGame(request)).catch((e) => say(explain(e), "error"));
 }
 
 /** A create_game request from form-like values (the panel, or the page's URL). */
