@@ -407,6 +407,7 @@ export async function win(run) {
   const line = me.stats.by_layout.find((l) => l.layout === "tripeaks");
   assert(record.includes(`${line.best_score}`) && /best/.test(record), `the player's record after the win: '${record}' for ${JSON.stringify(line)}`);
   await run.shot(page, `${screen}-won.png`);
+  await axe(run, page, `${screen}, a win's end panel`);
   run.step(`${screen}: won by ${touch ? "taps" : "clicks"}; ${JSON.stringify(run.seen.geometry)}; '${meaning}' '${record}'`);
   await context.close();
 }

@@ -10,7 +10,7 @@ import { ApiError } from "./api.js";
 import { isDaily, titleOf } from "./challenges.js";
 import { editionOf, roundOf } from "./events.js";
 import { Following } from "./following.js";
-import { explain } from "./messages.js";
+import { explain, sayAt } from "./messages.js";
 
 const $ = (id) => document.getElementById(id);
 const PLAYER_KEY = "tripeaks.player"; // {id, key}
@@ -286,7 +286,7 @@ export class Players {
               await this.following.unfollow(p.player_id);
               await this.listFollowing();
             } catch (e) {
-              $("pp-error").textContent = explain(e);
+              sayAt(button, explain(e));
             }
           });
           li.append(button);
@@ -330,7 +330,7 @@ export class Players {
         await this.onResume(g.id);
         this.el.close();
       } catch (e) {
-        $("pp-error").textContent = explain(e);
+        sayAt(button, explain(e));
       }
     });
     li.append(button);
@@ -343,18 +343,18 @@ export class Players {
       this.me.name = me.name;
       localStorage.setItem(PLAYER_KEY, JSON.stringify(this.me));
       this.label(me.name);
-      $("pp-error").textContent = "";
-      this.say("Name saved.");
+      sayAt($("pp-name-form"), "Name saved.", "notice");
     } catch (e) {
-      $("pp-error").textContent = explain(e);
+      sayAt($("pp-name-form"), explain(e));
     }
   }
 
   async useKey(key) {
     if (!/^tpk\.[^.]+\.[^.]+$/.test(key)) {
-      $("pp-error").textContent = "A player key looks like tpk.… with two dots.";
+      sayAt($("pp-key-form"), "A player key looks like tpk.… with two dots.");
       return;
     }
+    sayAt($("pp-key-form"), "");
     try {
       const me = await this.api.getMe(key);
       this.me = { id: me.id, key, name: me.name };
@@ -364,7 +364,7 @@ export class Players {
       await this.refresh();
       await Promise.all([this.listGames(false), this.listChallenges(), this.listFollowing()]);
     } catch (e) {
-      $("pp-error").textContent = e instanceof ApiError && e.status === 403 ? "That key opens no account." : explain(e);
+      sayAt($("pp-key-form"), e instanceof ApiError && e.status === 403 ? "That key opens no account." : explain(e));
     }
   }
 }
