@@ -974,6 +974,8 @@ export async function streak(run) {
   await page.waitForSelector("dialog#new-game", { state: "hidden", timeout: 20_000 });
   await until(page, () => /Daily challenge/.test(document.getElementById("game-sub").textContent) && document.body.dataset.version === "0");
   await playThenConcede(page, 2, touch);
+  // The end says the streak of days as the game left it.
+  await until(page, () => /Daily challenge: 1 day played in a row \(longest 1\)/.test(document.getElementById("end-player").textContent));
   // A new account's result: ranked apart until the server's fair-play check finds it fair.
   await until(page, () => /ranked \d+ of \d+/.test(document.getElementById("rank-text").textContent), undefined, 120_000);
   await act(page, "#end-close");

@@ -12,7 +12,10 @@ board read among the people followed, then closed and practised; the player page
 streaks and badges; events the operator made, listed, joined, a round played and the
 cohort's board.
 After each step it checks what the page shows against the API's state; axe-core checks
-the page at several states. Screenshots go to ``var/screenshots/`` (or
+the page at several states; the table's geometry (card width, rank size, the table's share
+of the height, no control over a card) is asserted at each screen size. Each browser
+context is a player with an address of its own (X-Forwarded-For, trusted from 127.0.0.1),
+as players behind a proxy are. Screenshots go to ``var/screenshots/`` (or
 ``$SCREENSHOT_DIR``; ``make screenshots`` runs these tests for them alone).
 
 Needs ``/usr/bin/chromium`` (or ``$CHROMIUM``) and ``tests/web/node_modules`` (``npm ci``
