@@ -1,7 +1,8 @@
 // The browser scenarios of tests/web/test_browser.py, one function each (play.mjs runs
 // the one its config names). Each waits for states, never for a number of milliseconds.
 
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { createRequire } from "node:module";
 import {
   apiAs,
@@ -685,6 +686,8 @@ export async function fitAll(run) {
     await context.close();
   }
   run.seen.fit = report;
+  // The figures, beside the screenshots (docs/web-client.md quotes them).
+  writeFileSync(join(run.config.screenshots, "fit.txt"), `${report.join("\n")}\n`);
   run.step(report.join("; "));
 }
 
