@@ -26,6 +26,7 @@ const $ = (id) => document.getElementById(id);
 const ARM_MS = 600;
 const TITLES = { won: "You won!", lost: "No moves left", conceded: "Conceded" };
 const COUNT_MS = 900; // the total counted up from 0
+const ANALYSIS_TRIES = 18; // 1 + 2 + 4 + 8 × 15 s: about two minutes of a busy solver
 
 export class EndPanel {
   /** `eventOf(id)`: the event (a promise), for an event's round. */
@@ -59,11 +60,11 @@ export class EndPanel {
     if (this.el.open) this.el.close();
   }
 
-  /** Resolves once the analysis this panel asked for has answered (or given up): the
+  /** Resolves once the analysis request this panel has in flight has answered: the
    * server runs one solver search a player at a time, so a search of the page's own (a
    * winnable deal) waits for it rather than be refused. */
   async settled() {
-    await this.analysing;
+    await this.asking?.catch(() => {});
   }
 
   open(game) {
@@ -88,7 +89,7 @@ export class EndPanel {
       this.shownFor = `${game.id}:${game.status}`;
       countUp($("end-score"), game);
       this.verify(game, layout);
-      this.analysing = this.analyse(game, layout);
+      this.analyse(game, layout);
       this.rank(game);
       this.record(game);
     }
@@ -199,10 +200,17 @@ export class EndPanel {
     const session = this.sessionOf();
     let a;
     try {
-      a = await this.api.analysis(game.id, session.token);
+      this.asking = this.api.analysis(game.id, session.token);
+      a = await this.asking;
     } catch (e) {
-      if (e instanceof ApiError && e.status === 503 && attempt < 3) {
-        await new Promise((resolve) => setTimeout(resolve, (e.retryAfter ?? 1) * 1000));
+      // The solver busy (its slots full, or a search of another player behind the same
+      // address): asked again, as its Retry-After says and then less often, for about two
+      // minutes, while the panel is still this game's.
+      if (e instanceof ApiError && e.status === 503 && attempt < ANALYSIS_TRIES) {
+        text.textContent = "Looking back at the whole deal… (the solver is busy: waiting for it)";
+        const wait = Math.max(e.retryAfter ?? 1, Math.min(8, 2 ** attempt));
+        await new Promise((resolve) => setTimeout(resolve, wait * 1000));
+        if (this.sessionOf()?.id !== game.id) return;
         return this.analyse(game, layout, attempt + 1);
       }
       text.textContent = e instanceof ApiError && e.status === 404 ? "This server gives no analysis." : explain(e);
