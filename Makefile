@@ -106,7 +106,7 @@ web-setup: $(WEB_STAMP) ## Install what the browser test needs: Chromium (apt, w
 SCREENSHOT_DIR ?= var/screenshots
 
 .PHONY: screenshots
-screenshots: setup web-setup ## Play the web client in Chromium at desktop, phone upright and sideways, writing screenshots to $(SCREENSHOT_DIR)
+screenshots: setup web-setup ## Play the web client in Chromium at desktop, phone upright and sideways (and a small phone), writing screenshots to $(SCREENSHOT_DIR)
 	SCREENSHOT_DIR=$(abspath $(SCREENSHOT_DIR)) $(PY) -m pytest tests/web -p no:cacheprovider -q $(ARGS)
 	@ls $(SCREENSHOT_DIR)
 
