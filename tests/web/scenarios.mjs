@@ -240,7 +240,7 @@ export async function classic(run) {
   ({ state } = await check(run, page, "golf"));
   assert(state.layout === "golf" && state.deal_number === 5 && state.rules.wrap === false, "golf deal 5 was dealt");
   assert(/#5/.test(await page.textContent("#game-sub")), "the chosen deal number is shown");
-  await run.shot(page, "desktop-golf.png");
+  await run.shot(page, "desktop-new-game-golf.png");
   run.step("new-game panel: golf, deal #5");
 
   // A game in progress: the panel warns before leaving it.
