@@ -12,8 +12,9 @@ ENV PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PYTHONDONTWRITEBYTECODE=1
 WORKDIR /src
-# binutils for `strip`: some wheels ship their extension modules with debug sections
-# (uvloop's: 14 MB, 1.9 MB without them); stripping them takes 23 MB off the image.
+# binutils for `strip`: the wheels' extension modules and the libraries they bundle keep
+# symbols and debug sections nothing at run time reads (uvloop's most of all); stripping
+# what is not needed takes a tenth off the image (tests/image: its size goal).
 # gcc, libc6-dev and python3-dev build the solver's C searches (below); none
 # of them reaches the runtime stage.
 # hadolint ignore=DL3008
@@ -22,30 +23,28 @@ RUN apt-get update \
     && rm -rf /var/lib/apt/lists/*
 RUN python -m venv /opt/venv
 ENV PATH=/opt/venv/bin:$PATH
-# Only pyproject.toml: the dependency layer is rebuilt when the dependencies change. The
-# packages' own test suites (greenlet's, aiosqlite's, certifi's) are left out: nothing
-# imports them, and they would count against the image's size.
-COPY pyproject.toml ./
+# Only the lock (requirements/runtime.txt, `make lock`): the dependency layer is rebuilt
+# when the dependencies change, and two builds install the same files, each checked
+# against its hash. The packages' own test suites (greenlet's, aiosqlite's, certifi's)
+# are left out: nothing imports them, and they would count against the image's size.
+COPY requirements/runtime.txt ./
 # BUILD_CA_CERTS: PEM certificates this stage alone trusts besides the usual ones, for a
 # build behind a TLS-intercepting proxy (the image test sets it). The runtime stage below
 # never sees it: the published image trusts only its base's certificates.
 ARG BUILD_CA_CERTS=""
-RUN python -c "import tomllib; deps = tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']; open('requirements.txt', 'w').write('\n'.join(deps) + '\n')" \
-    && if [ -n "$BUILD_CA_CERTS" ]; then \
+RUN if [ -n "$BUILD_CA_CERTS" ]; then \
          printf '%s\n' "$BUILD_CA_CERTS" > /tmp/build-ca.pem \
          && cat /etc/ssl/certs/ca-certificates.crt /tmp/build-ca.pem > /tmp/build-bundle.pem \
          && export PIP_CERT=/tmp/build-bundle.pem; \
        fi \
-    && pip install --no-cache-dir -r requirements.txt \
+    && pip install --no-cache-dir --require-hashes -r runtime.txt \
     && pip uninstall --yes pip setuptools \
     && rm -rf /opt/venv/lib/python3*/site-packages/*/tests \
-    && find /opt/venv -name '*.so' -exec sh -c \
-       'for f; do if readelf -S "$f" | grep -q "\.debug_"; then strip --strip-debug "$f"; fi; done' \
-       sh {} +
+    && find /opt/venv -type f -name '*.so*' -exec strip --strip-unneeded {} +
 # The solver's optional C searches (app/engine/solver/*.c, one extension module; setup.py
-# builds it the same way for a developer's install): 20-30x the pure Python search's
-# speed on a deal's best score, which analyses and each day's challenge par need, and
-# about 8x on the hint's clearing searches.
+# builds it the same way for a developer's install): many times the pure Python search's
+# speed on a deal's best score, which analyses and each day's challenge par need, and on
+# the hint's clearing searches (docs/performance.md has the figures).
 COPY app/engine/solver/*.c app/engine/solver/*.h /src/accel/
 RUN mkdir /opt/accel \
     && gcc -O2 -shared -fPIC -Wall \

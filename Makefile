@@ -15,10 +15,17 @@ help: ## List the targets and what they do
 # The solver's C searches (setup.py builds them): a change to one rebuilds the extension.
 ACCEL_SOURCES := $(wildcard app/engine/solver/*.c app/engine/solver/*.h)
 
-$(STAMP): pyproject.toml setup.py $(ACCEL_SOURCES)
+# Every install takes the lock's exact pins, checked against their hashes
+# (requirements/dev.txt: the runtime's and the dev group's; runtime.txt: the runtime's
+# alone, as the image), then the project itself without dependencies.
+LOCK_DEV := requirements/dev.txt
+LOCK_RUN := requirements/runtime.txt
+
+$(STAMP): pyproject.toml setup.py $(LOCK_DEV) $(ACCEL_SOURCES)
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade 'pip>=25.1'
-	$(PY) -m pip install --quiet -e . --group dev
+	$(PY) -m pip install --quiet --require-hashes -r $(LOCK_DEV)
+	$(PY) -m pip install --quiet --no-deps -e .
 	@touch $(STAMP)
 
 # Serving needs Python alone, and the runtime dependencies alone: `make run` installs the
@@ -26,11 +33,24 @@ $(STAMP): pyproject.toml setup.py $(ACCEL_SOURCES)
 # Node) for the tests and tools.
 RUN_STAMP := $(VENV)/.installed-run
 
-$(RUN_STAMP): pyproject.toml setup.py $(ACCEL_SOURCES)
+$(RUN_STAMP): pyproject.toml setup.py $(LOCK_RUN) $(ACCEL_SOURCES)
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade 'pip>=25.1'
-	$(PY) -m pip install --quiet -e .
+	$(PY) -m pip install --quiet --require-hashes -r $(LOCK_RUN)
+	$(PY) -m pip install --quiet --no-deps -e .
 	@touch $(RUN_STAMP)
+
+# The lock, from pyproject.toml's ranges: every platform's pins (--universal) for
+# Python 3.11, with their hashes. The runtime's pins are taken from the dev lock's (a
+# constraint), so that the tests run on the very versions the image ships. Run it after
+# changing a dependency, and commit both.
+LOCK_FLAGS := --universal --python-version 3.11 --generate-hashes --quiet
+
+.PHONY: lock
+lock: ## Write requirements/*.txt, the pinned and hashed dependencies every install takes, from pyproject.toml
+	@test -x $(VENV)/bin/uv || { test -x $(PY) || $(PYTHON) -m venv $(VENV); $(PY) -m pip install --quiet 'uv>=0.9,<1'; }
+	$(VENV)/bin/uv pip compile pyproject.toml --group dev $(LOCK_FLAGS) -o $(LOCK_DEV)
+	$(VENV)/bin/uv pip compile pyproject.toml --constraint $(LOCK_DEV) $(LOCK_FLAGS) -o $(LOCK_RUN)
 
 setup: $(STAMP) ## Create the virtual environment and install the project with its dev group (Python only)
 
@@ -86,7 +106,7 @@ web-setup: $(WEB_STAMP) ## Install what the browser test needs: Chromium (apt, w
 SCREENSHOT_DIR ?= var/screenshots
 
 .PHONY: screenshots
-screenshots: setup web-setup ## Play the web client in Chromium at desktop, phone upright and sideways, writing screenshots to $(SCREENSHOT_DIR)
+screenshots: setup web-setup ## Play the web client in Chromium at desktop, phone upright and sideways (and a small phone), writing screenshots to $(SCREENSHOT_DIR)
 	SCREENSHOT_DIR=$(abspath $(SCREENSHOT_DIR)) $(PY) -m pytest tests/web -p no:cacheprovider -q $(ARGS)
 	@ls $(SCREENSHOT_DIR)
 
@@ -101,7 +121,7 @@ format: setup ## Reformat the code and apply safe lint fixes
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
-typecheck: setup ## Type-check app, tests, bench and clients (mypy --strict)
+typecheck: setup ## Type-check app, tests, bench, clients and the docs' hooks (mypy --strict)
 	$(VENV)/bin/mypy
 
 # Two workers (the machines have two cores), a test file to a worker: a module's tests
@@ -113,8 +133,12 @@ NOT_IMAGE := --ignore=tests/image
 test-only: setup node-setup ## Run the test suite alone (pytest; pass ARGS=... for more)
 	$(PY) -m pytest $(PYTEST_WORKERS) $(NOT_IMAGE) $(ARGS)
 
-test-fast: setup ## The inner loop: every test but the slow ones (servers, fuzzing, clients, playouts), no lint
+test-fast: setup ## Every test but the slow ones (servers, fuzzing, clients, playouts, searches), both databases, no lint
 	$(PY) -m pytest $(PYTEST_WORKERS) $(NOT_IMAGE) -m "not slow" $(ARGS)
+
+.PHONY: check
+check: lint typecheck ## The inner loop: lint, types, and the fast tests (those on both databases on SQLite alone)
+	$(PY) -m pytest $(PYTEST_WORKERS) $(NOT_IMAGE) -m "not slow" -k "not postgresql" -q $(ARGS)
 
 # The floors of pyproject.toml's ranges are promises too: test-lowest installs every direct
 # dependency at the lowest version its range allows (uv's lowest-direct resolution, in a
@@ -133,7 +157,7 @@ $(LOWEST_STAMP): pyproject.toml setup.py $(ACCEL_SOURCES)
 test-lowest: $(LOWEST_STAMP) ## The fast suite on the lowest version of each dependency pyproject.toml allows
 	$(LOWEST_VENV)/bin/python -m pytest $(PYTEST_WORKERS) $(NOT_IMAGE) -m "not slow" -p no:cacheprovider $(ARGS)
 
-test: setup node-setup web-setup lint spec-lint typecheck test-only test-lowest image-test ## Set up, then lint, type-check and run the whole test suite, the image's included
+test: setup node-setup web-setup lint spec-lint typecheck docs-build test-only test-lowest image-test ## Set up, then lint, type-check and run the whole test suite, the image's included
 
 # The image test (tests/image/harness.py says each step): Debian's docker.io, mmdebstrap and
 # docker-compose installed when missing; a Docker engine of its own on a private socket,
@@ -146,6 +170,18 @@ IMAGE_CACHE ?= .cache/image
 image-test: setup ## Build the image in a Docker engine of its own and test it as ops run it (tests/image; root)
 	$(PY) -m tests.image.harness --cache $(IMAGE_CACHE) -- \
 		$(PY) -m pytest tests/image -p no:cacheprovider --durations=0 $(ARGS)
+
+# The docs site (mkdocs.yml): MkDocs with the Material theme; docs/hooks.py makes the
+# problem catalogue from the spec as it builds.
+DOCS_PORT ?= 8001
+export NO_MKDOCS_2_WARNING := 1
+
+.PHONY: docs docs-build
+docs: setup ## Serve the docs site on http://127.0.0.1:$(DOCS_PORT), rebuilt as the files change
+	$(VENV)/bin/mkdocs serve --dev-addr 127.0.0.1:$(DOCS_PORT)
+
+docs-build: setup ## Build the docs site into site/ with --strict: a broken link or anchor fails it
+	$(VENV)/bin/mkdocs build --strict --quiet
 
 fuzz: setup ## Run schemathesis alone against a live server, printing its report (FUZZ_SEED=N for another seed)
 	$(PY) -m pytest tests/clients/test_fuzz.py -s -q

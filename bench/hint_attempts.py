@@ -1,4 +1,4 @@
-"""Hints tried against the server's hint and not taken (issue 33; docs/hints.md).
+"""Hints tried against the server's hint and not taken (issue 33; docs/research/hints.md).
 
 Each is a strategy for ``python -m bench hints --strategies NAME`` (``ATTEMPTS``), played
 from the player's view alone like the server's hint, so that its figures can be made

@@ -47,8 +47,10 @@ BACKENDS = ("sqlite", "postgresql")
 
 @pytest.fixture(scope="session")
 def postgresql_url() -> Iterator[str]:
-    """A fresh PostgreSQL database for this run."""
+    """A fresh PostgreSQL database for this run, migrated to head (a test that takes it
+    alone must not depend on another having migrated it first)."""
     with new_postgres_database() as url:
+        upgrade(url)
         yield url
 
 

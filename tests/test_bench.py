@@ -66,6 +66,7 @@ def test_fairplay_flags_and_keeps_its_games(
         fairplay.run(["fairplay", "--players", "clairvoyant"])
 
 
+@pytest.mark.slow
 def test_fairplay_weighs_the_stocks_evidence(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -84,6 +85,7 @@ def test_fairplay_weighs_the_stocks_evidence(
     assert "  greedy          1" in text
 
 
+@pytest.mark.slow
 def test_difficulty_measures_keeps_and_predicts(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

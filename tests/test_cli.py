@@ -104,6 +104,7 @@ def test_stats() -> None:
     assert "winnable" in text and "best score (cards_left)" in text
 
 
+@pytest.mark.slow
 def test_stats_with_each_deal_s_difficulty() -> None:
     argv = ["stats", "--deals", "3", "--seed", "1", "--no-best", "--difficulty", "--playouts"]
     code, out = run([*argv, "4", "--json"])

@@ -457,7 +457,7 @@ class ChallengeService:
     async def best_score(self, challenge: Challenge, solver: SolverPool) -> BestAnswer:
         """The deal's best final score (a solver search within ANALYSIS_BUDGET_MS: call
         it with no transaction open): exact, or where the exact search cannot finish (six
-        peaks) the best line found and a bound (docs/best-score.md)."""
+        peaks) the best line found and a bound (docs/research/best-score.md)."""
         seconds = self.settings.analysis_budget_ms / 1000
         rules = engine.Rules.from_dict(challenge.rules)
         layout = engine.get_layout(challenge.layout)

@@ -17,8 +17,8 @@ Strategies by name (``STRATEGIES``):
 - ``pimc``: ``app.engine.hints.sampled_hint``, the hint's moves with the share of samples
   won as its chance (uncalibrated), as the hint was up to 2026-12: every move solved on
   the same samples with every card known, the move winning the most. (Its figures in
-  docs/hints.md were taken with the code of that time, whose searches were pure Python.)
-- ``planned``: ``app.engine.hints.planned_hint``, an attempt (docs/hints.md).
+  docs/research/hints.md were taken with the code of that time, whose searches were pure Python.)
+- ``planned``: ``app.engine.hints.planned_hint``, an attempt (docs/research/hints.md).
 - ``hint``: the server's hint (``app.engine.hints.hint``).
 """
 

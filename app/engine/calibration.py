@@ -7,7 +7,7 @@ samples it swings. ``calibrated`` maps it to the share of games a player followi
 hints actually went on to win from positions where the hint said that share: a monotone
 curve, linear between the knots of ``KNOTS``, fitted by isotonic regression (pooled
 adjacent violators) on bot games (``python -m bench hints --fit``; the data and the
-figures are in docs/hints.md). One curve per family of rules: classic TriPeaks with
+figures are in docs/research/hints.md). One curve per family of rules: classic TriPeaks with
 wrap, without wrap, golf, and six peaks with wrap; any other layout or rule set uses the
 curve of its wrap rule (no bot has measured it).
 
@@ -28,7 +28,7 @@ from app.engine.rules import Rules
 Knots = tuple[tuple[float, float], ...]
 
 # (sample share, share of games won), the shares increasing. Fitted from
-# ``python -m bench hints --fit`` (docs/hints.md): see there for the deals and the hint.
+# ``python -m bench hints --fit`` (docs/research/hints.md): see there for the deals and the hint.
 KNOTS: Final[dict[str, Knots]] = {
     # classic with wrap
     "wrap": (

@@ -30,8 +30,8 @@ Choices:
   samples could not tell from a winning move, and a sample, solved with every card known,
   gives knowing a card no value: among moves the samples cannot tell apart, the one that
   shows the player more is the better bet. The margin and the order were chosen by the
-  hint bot's games (docs/hints.md, "Near ties", with the orders and margins tried).
-- Other ways of ranking the moves were tried and dropped (docs/hints.md, "Near ties"):
+  hint bot's games (docs/research/hints.md, "Near ties", with the orders and margins tried).
+- Other ways of ranking the moves were tried and dropped (docs/research/hints.md, "Near ties"):
   the slack of the wins, a greedy player's wins after the move; neither picked better
   moves than the win count.
 
@@ -530,7 +530,7 @@ def hint(
 ) -> Hint:
     """The server's hint: ``sampled_hint``'s move (each search in C where it is built),
     its chance calibrated for the game's rules (``app.engine.calibration``). What was
-    tried to choose better moves, and did not, is in docs/hints.md."""
+    tried to choose better moves, and did not, is in docs/research/hints.md."""
     rules = rules if rules is not None else Rules.from_dict(view["rules"])
     lay = layout if layout is not None else get_layout(rules.layout)
     return sampled_hint(

@@ -14,6 +14,12 @@ from app.kit.errors import Member, ProblemError, ValidationProblem
 class OpenChallengeDealProblem(ProblemError):
     status = 409
     slug = "open-challenge-deal"
+    when = (
+        "`create_game` with a deal (or deal number) whose tableau is an open challenge's,"
+        " or the same under the changes that leave a game the same (suits, ranks "
+        "reversed, ranks turned under wrap, a symmetric table mirrored), whatever its "
+        "waste card and stock: dealt once it closes (`closes_at`)"
+    )
     title = "The deal's tableau is an open challenge's (or the same): dealt once it closes"
     members: ClassVar[dict[str, Member]] = {
         "closes_at": (
@@ -29,6 +35,10 @@ class OpenChallengeDealProblem(ProblemError):
 class IllegalMoveProblem(ProblemError):
     status = 400
     slug = "illegal-move"
+    when = (
+        "the rules refuse the move now: the card is covered or does not fit the waste, "
+        "the stock is empty, no redeal or undo is allowed (`move`, `reason`)"
+    )
     title = "Illegal move"
     example_detail = "illegal move 'play 3': position 3 is still covered by 9 and 10"
     members: ClassVar[dict[str, Member]] = {
@@ -46,6 +56,7 @@ class IllegalMoveProblem(ProblemError):
 class GameOverProblem(ProblemError):
     status = 409
     slug = "game-over"
+    when = "a move, or a hint, on a game that has ended (`game_status`)"
     title = "The game is over"
     members: ClassVar[dict[str, Member]] = {
         "move": (
@@ -59,6 +70,7 @@ class GameOverProblem(ProblemError):
 class MoveLimitProblem(ProblemError):
     status = 409
     slug = "move-limit"
+    when = "the game holds `MAX_MOVES_PER_GAME` moves; only `concede` is taken (`limit`)"
     title = "The game has reached its move limit"
     members: ClassVar[dict[str, Member]] = {
         "limit": (
@@ -74,18 +86,21 @@ class MoveLimitProblem(ProblemError):
 class GameInProgressProblem(ProblemError):
     status = 409
     slug = "game-in-progress"
+    when = "the analysis of a game that has not ended"
     title = "The game is still in progress"
 
 
 class ConflictProblem(ProblemError):
     status = 409
     slug = "conflict"
+    when = "another move on the game landed first (a race): reload and retry"
     title = "Conflict: the game changed"
 
 
 class PreconditionFailedProblem(ProblemError):
     status = 412
     slug = "precondition-failed"
+    when = "`If-Match` names a version the game is no longer at (`current_version`)"
     title = "Precondition failed: stale If-Match"
     members: ClassVar[dict[str, Member]] = {
         "current_version": (
@@ -100,6 +115,7 @@ class PreconditionFailedProblem(ProblemError):
 
 class IdempotencyMismatchProblem(ValidationProblem):
     slug = "idempotency-key-reused"
+    when = "an `Idempotency-Key` sent again with another move (`first_move`)"
     title = "Idempotency-Key reused with a different request"
     members: ClassVar[dict[str, Member]] = {
         **ValidationProblem.members,
@@ -117,6 +133,7 @@ class RankedGameProblem(ProblemError):
 
     status = 409
     slug = "ranked-game"
+    when = "a hint or an analysis of a challenge's ranked attempt before the challenge closes"
     title = "Not in a ranked challenge game before the day is over"
     members: ClassVar[dict[str, Member]] = {
         "challenge_id": (

@@ -616,7 +616,7 @@ class HintRead(BaseModel):
         le=1,
         description="The chance that a player who follows the hints from here wins: the "
         "share of the samples the move wins, calibrated on games played by the hints "
-        "themselves (docs/hints.md); exact when `exact`",
+        "themselves (docs/research/hints.md); exact when `exact`",
     )
     win_chance_ci95: list[float] = Field(
         min_length=2,

@@ -43,6 +43,9 @@ class ProblemError(Exception):
     members: ClassVar[dict[str, Member]] = {}
     # A detail for the example in its schema (by default its title).
     example_detail: ClassVar[str] = ""
+    # When the server sends it, in words: the spec's catalogue of problem types
+    # (``x-problem-types``) says it, and the docs' catalogue is made from that.
+    when: ClassVar[str] = ""
 
     def __init__(self, detail: str, **extensions: Any) -> None:
         super().__init__(detail)
@@ -58,6 +61,11 @@ class ProblemError(Exception):
 class UnauthorizedProblem(ProblemError):
     status = 401
     slug = "unauthorized"
+    when = (
+        "a call that needs a credential (a game's, `/v1/players/me…`, "
+        "`start_challenge_game`, `around=me`) without one, or with a malformed one "
+        "(`WWW-Authenticate: Bearer`)"
+    )
     title = "Missing or malformed player token"
     response_headers: ClassVar[dict[str, dict[str, Any]]] = {
         "WWW-Authenticate": {
@@ -74,6 +82,7 @@ class UnauthorizedProblem(ProblemError):
 class MetricsUnauthorizedProblem(ProblemError):
     status = 401
     slug = "metrics-unauthorized"
+    when = "`/metrics` without the right `METRICS_TOKEN`, when one is set"
     title = "Missing or wrong metrics token"
 
     def __init__(self, detail: str, **extensions: Any) -> None:
@@ -84,36 +93,44 @@ class MetricsUnauthorizedProblem(ProblemError):
 class ForbiddenProblem(ProblemError):
     status = 403
     slug = "forbidden"
+    when = "the token or player key does not open this game"
     title = "Wrong player token"
 
 
 class NotFoundProblem(ProblemError):
     status = 404
     slug = "not-found"
+    when = "no such game, player, layout, challenge (a past day nobody played) or path"
     title = "Not found"
 
 
 class MethodNotAllowedProblem(ProblemError):
     status = 405
     slug = "method-not-allowed"
+    when = "a method the path does not serve (`Allow` lists those it does)"
     title = "Method not allowed"
 
 
 class PayloadTooLargeProblem(ProblemError):
     status = 413
     slug = "payload-too-large"
+    when = "a body over `MAX_BODY_BYTES`, however it is framed"
     title = "Request body too large"
 
 
 class RequestTimeoutProblem(ProblemError):
     status = 408
     slug = "request-timeout"
+    when = (
+        "a body that has not all arrived `BODY_TIMEOUT_S` after its head; the connection is closed"
+    )
     title = "Request timeout"
 
 
 class HeadersTooLargeProblem(ProblemError):
     status = 431
     slug = "headers-too-large"
+    when = "a request head over `MAX_HEADER_BYTES`; the connection is closed"
     title = "Request header fields too large"
 
 
@@ -124,6 +141,14 @@ class ValidationProblem(ProblemError):
 
     status = 422
     slug = "validation"
+    when = (
+        "a body, path or query the schema refuses (`errors`); a refused rule option or "
+        "combination (`option`, docs/rules.md); a deal that is not a deck; `deal` with "
+        "`deal_number`, or either with `winnable_only`; a legal-move object whose fields "
+        "disagree with its `move`; a cursor the server did not give; a body that is not "
+        "JSON, names a key twice, holds an object of more than 64 keys or more than 16 "
+        "objects (at most 20 `errors` listed, the rest counted in `more_errors`)"
+    )
     title = "Invalid request"
     example_detail = "king_stops: needs wrap off (a king stops a streak only without wrap)"
     members: ClassVar[dict[str, Member]] = {
@@ -177,12 +202,18 @@ class ValidationProblem(ProblemError):
 class PreflightRefusedProblem(ProblemError):
     status = 400
     slug = "cors-refused"
+    when = "a CORS preflight from an origin, method or header not allowed (`CORS_ORIGINS`)"
     title = "CORS preflight refused"
 
 
 class ServiceUnavailableProblem(ProblemError):
     status = 503
     slug = "unavailable"
+    when = (
+        "the database does not answer (within `DB_TIMEOUT_S`); the solver's slots are all"
+        " busy; no winnable deal was proved within the budget. `Retry-After` says when to"
+        " retry"
+    )
     title = "Service unavailable"
     response_headers: ClassVar[dict[str, dict[str, Any]]] = {
         "Retry-After": {
@@ -199,4 +230,5 @@ class ServiceUnavailableProblem(ProblemError):
 class InternalProblem(ProblemError):
     status = 500
     slug = "internal"
+    when = "never meant to be sent: the last resort for a bug, logged with its request id"
     title = "Internal error"

@@ -121,7 +121,7 @@ def problem_schema(kind: type[ProblemError]) -> type[Problem]:
     for name, (_, field) in kind.members.items():
         if getattr(field, "examples", None):
             example[name] = field.examples[0]
-    doc = f"{kind.title} (`{kind.type_uri()}`, {kind.status})."
+    doc = f"{kind.title} (`{kind.type_uri()}`, {kind.status}): sent when {kind.when}."
     model: type[Problem] = create_model(
         kind.__name__,
         __base__=Problem,
@@ -181,11 +181,42 @@ def _problem_media_type(spec: dict[str, Any]) -> dict[str, Any]:
     return spec
 
 
+def problem_types(base: type[ProblemError] = ProblemError) -> list[type[ProblemError]]:
+    """Every kind of problem the server may send (each subclass of ``base`` the app's
+    modules define), by status, then type."""
+    found: set[type[ProblemError]] = set()
+    for sub in base.__subclasses__():
+        found |= {sub, *problem_types(sub)}
+    return sorted(found, key=lambda kind: (kind.status, kind.type_uri()))
+
+
+def _problem_catalogue(spec: dict[str, Any]) -> dict[str, Any]:
+    """``x-problem-types``: every problem type the server sends, with its status and when
+    it is sent, whether or not a route declares it (some come from the edges: a body
+    too large, a method not allowed), and its schema where the spec has one."""
+    schemas = spec.get("components", {}).get("schemas", {})
+    spec["x-problem-types"] = [
+        {
+            "type": kind.type_uri(),
+            "status": kind.status,
+            "title": kind.title,
+            "when": kind.when,
+            **(
+                {"schema": f"#/components/schemas/{kind.__name__}"}
+                if kind.__name__ in schemas
+                else {}
+            ),
+        }
+        for kind in problem_types()
+    ]
+    return spec
+
+
 def install_problem_openapi(app: FastAPI) -> None:
     generate = app.openapi
 
     def openapi() -> dict[str, Any]:
-        return _problem_media_type(generate())
+        return _problem_catalogue(_problem_media_type(generate()))
 
     app.openapi = openapi  # type: ignore[method-assign]
 

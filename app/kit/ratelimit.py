@@ -97,6 +97,10 @@ RATE_LIMIT_HEADERS: dict[str, dict[str, Any]] = {
 class RateLimitedProblem(ProblemError):
     status = 429
     slug = "rate-limited"
+    when = (
+        "the client's budget is spent (`budget`: the route's, or `refused` after too many"
+        " refusals; `Retry-After`, `RateLimit`, `RateLimit-Policy`); nothing was applied"
+    )
     title = "Too many requests"
     response_headers: ClassVar[dict[str, dict[str, Any]]] = {
         **RATE_LIMIT_HEADERS,

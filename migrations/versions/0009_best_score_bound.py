@@ -4,7 +4,7 @@
   more; cards_left: none leaves fewer), the best score itself when it is exact;
   ``challenges.best_score_exact``: whether ``best_score`` is the exact best. Where the exact
   search cannot finish (six peaks), ``best_score`` is the best line found
-  (``solve_best(..., anytime=True)``, docs/best-score.md). Challenges searched before this
+  (``solve_best(..., anytime=True)``, docs/research/best-score.md). Challenges searched before this
   revision kept a best score only when it was exact: theirs are marked so.
 
 Revision ID: 0009

@@ -119,6 +119,7 @@ def test_the_first_candidate_of_a_tier(tier: Tier) -> None:
     assert first_of_tier(lambda k: numbers[k], CLASSIC, True, 0, tier, FOUR) is None
 
 
+@pytest.mark.slow
 def test_a_tier_s_results_have_no_stock_evidence(
     client_with: Callable[..., TestClient], settings: Settings
 ) -> None:

@@ -111,6 +111,7 @@ def board(client: TestClient, challenge: str, **query: str) -> Any:
     return r.json()
 
 
+@pytest.mark.slow
 def test_the_best_line_is_flagged_while_the_day_lasts_and_ranked_apart(
     client_with: Callable[..., TestClient], settings: Settings
 ) -> None:
@@ -185,6 +186,7 @@ def test_the_best_line_is_flagged_while_the_day_lasts_and_ranked_apart(
     assert r.status_code == 422
 
 
+@pytest.mark.slow
 def test_the_operator_s_threshold_decides_what_is_flagged(
     client_with: Callable[..., TestClient], settings: Settings
 ) -> None:
@@ -353,6 +355,7 @@ def test_the_stock_s_evidence_is_summed_over_a_player_s_last_results(
         assert math.isclose(fair["player_stock_z"], expected, abs_tol=0.01)
 
 
+@pytest.mark.slow
 def test_results_are_measured_several_at_a_time_each_once(
     client_with: Callable[..., TestClient], settings: Settings
 ) -> None:

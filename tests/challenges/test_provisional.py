@@ -62,6 +62,7 @@ def names(entries: list[dict[str, Any]]) -> list[str]:
     return [e["name"] for e in entries]
 
 
+@pytest.mark.slow
 def test_a_friend_with_a_new_account_plays_the_link_ranked_and_marked(
     client_with: Callable[..., TestClient], settings: Settings
 ) -> None:
@@ -109,6 +110,7 @@ def test_a_friend_with_a_new_account_plays_the_link_ranked_and_marked(
     assert all(e["fair_play"]["measured_at"] is not None for e in after["entries"])
 
 
+@pytest.mark.slow
 def test_a_new_account_plays_the_daily_apart_until_its_measure_says_ok(
     client_with: Callable[..., TestClient], settings: Settings
 ) -> None:
@@ -161,6 +163,7 @@ def test_a_new_account_plays_the_daily_apart_until_its_measure_says_ok(
     assert all(e["fair_play"]["p_value"] is not None for e in closed["entries"])
 
 
+@pytest.mark.slow
 def test_a_new_account_plays_an_event_round_apart_until_its_measure_says_ok(
     client_with: Callable[..., TestClient], settings: Settings
 ) -> None:

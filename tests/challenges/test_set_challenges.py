@@ -362,7 +362,7 @@ def test_a_closed_six_peaks_challenge_reveals_the_best_line_found_and_its_bound(
 ) -> None:
     """A closed six peaks challenge shows the best score of the lines found, the bound
     no line passes, and whether the two meet (exact). Its deal is drawn at random, and
-    six peaks' search finishes within the budget on some deals only (docs/best-score.md):
+    six peaks' search finishes within the budget on some deals only (docs/research/best-score.md):
     either answer is right, but never a bound below the line, nor "exact" with a gap.
     Before the close, nothing."""
     client = client_with(analysis_budget_ms=3000)

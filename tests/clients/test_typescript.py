@@ -4,7 +4,7 @@ openapi-typescript turns openapi/openapi.json into types (clients/ts/src/generat
 committed), tsc type-checks clients/ts/src/play.ts against them (strict), and node runs it
 with openapi-fetch against a server process on 127.0.0.1: it wins a game, loses one, and
 gets typed problems for an illegal move, a wrong token and a move after the end, and
-polls a game with its ETag (304). The README's TypeScript section quotes it. The npm
+polls a game with its ETag (304). The frontend guide (docs/guides/frontend.md) quotes it. The npm
 packages are pinned by clients/ts/package-lock.json and installed by `make node-setup`
 (`npm ci`), which the test targets run.
 """

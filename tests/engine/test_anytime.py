@@ -71,6 +71,7 @@ def start_bound(state: GameState) -> int:
 SIX_PEAKS = [(1, 2), (2, 1), (13, 2), (15, 1)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scoring", ["classic", "msc", "cards_left"])
 def test_six_peaks_the_layered_search_finishes_exact(scoring: str) -> None:
     """Without a budget the layered search is one search (no probe, no ceiling proved:
@@ -86,6 +87,7 @@ def test_six_peaks_the_layered_search_finishes_exact(scoring: str) -> None:
         assert found.nodes <= exact.nodes  # measured: 57% to 100% of them
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scoring", ["classic", "msc", "cards_left"])
 def test_six_peaks_cut_short_the_bound_holds_and_the_line_found_is_a_line(scoring: str) -> None:
     """With a twentieth of those nodes it cannot finish: its line replays to its score, no
@@ -187,6 +189,7 @@ def test_an_analysis_keeps_the_game_itself_when_it_beats_every_line_found() -> N
     assert roomy.best_score_bound is not None and roomy.best_score_bound <= a.best_score_bound
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pure", [False, True], ids=["c", "python"])
 def test_a_line_that_reaches_the_start_bound_ends_the_search(
     pure: bool, monkeypatch: pytest.MonkeyPatch

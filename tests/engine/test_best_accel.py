@@ -145,6 +145,7 @@ def test_the_layered_search_finishes_exact_in_either_order(
                 assert replay(state, found.line).score.total == found.score
 
 
+@pytest.mark.slow
 @needs_c
 def test_the_layered_search_keeps_to_its_size(monkeypatch: pytest.MonkeyPatch) -> None:
     """With room for ``_LAYER_MAX_ENTRIES`` draw positions only, on a whole six-peaks deal,

@@ -43,6 +43,7 @@ def test_the_playouts_differ_by_their_seeds_and_the_measure_repeats() -> None:
     assert difficulty(deal, CLASSIC, settings=settings, seconds=600) == first
 
 
+@pytest.mark.slow
 def test_the_default_measure_on_every_layout() -> None:
     for layout in ("tripeaks", "golf", "six_peaks"):
         rules = engine.Rules.for_layout(layout)

@@ -178,6 +178,7 @@ def test_a_game_without_decisions_has_no_stock_evidence() -> None:
     assert (e.z, e.decisions) == (0.0, 0)
 
 
+@pytest.mark.slow
 def test_after_a_redeal_the_stock_is_no_evidence() -> None:
     """A redeal turns the waste the player saw into the stock: the moves after it weigh
     nothing."""

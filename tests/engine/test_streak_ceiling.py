@@ -88,6 +88,7 @@ POSITIONS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("layout", "options", "stock_left"), POSITIONS, ids=str)
 def test_the_ceiling_is_the_longest_streak_of_any_line(
     implementation: str, layout: str, options: dict[str, object], stock_left: int
@@ -117,6 +118,7 @@ def test_cut_short_the_ceiling_never_falls_below_the_truth(implementation: str) 
 @pytest.mark.skipif(
     accel.BUILT is None, reason="the C search is not built (no C compiler at install)"
 )
+@pytest.mark.slow
 def test_a_whole_six_peaks_deal_proves_a_ceiling_below_the_caps() -> None:
     """The start of six-peaks deal 2 (caps: 51 cards), with a fifth of 40 million nodes
     to prove in (in C: under 2 s): no streak of any line passes 49 cards."""

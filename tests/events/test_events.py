@@ -424,6 +424,7 @@ def test_joins_racing_at_the_edge_of_a_cohort_and_of_max_size(database_url: str)
     assert edition["entrants"] == 3
 
 
+@pytest.mark.slow
 def test_a_flagged_round_flags_the_edition_s_total(server: Server) -> None:
     """A round's fair-play measure settles the entrant's total on the edition's board:
     flagged (ranked apart) with its round, ok once its rounds are measured. The threshold

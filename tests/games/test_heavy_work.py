@@ -63,7 +63,7 @@ def test_a_search_holds_no_transaction_lock_or_connection(database_url: str) -> 
         "ANALYSIS_BUDGET_MS": "8000",
     }
     with live_server(database_url, **env) as base, httpx.Client(base_url=base, timeout=60) as c:
-        # Deals whose search runs the whole budget (docs/best-score.md: far from exact).
+        # Deals whose search runs the whole budget (docs/research/best-score.md: far from exact).
         searched = [finished_game(c, layout="six_peaks", deal_number=n) for n in (1, 2, 3)]
         victim, auth = new_game_id(c, deal_number=7)
         done: list[int] = []
@@ -223,6 +223,7 @@ ATTACKER = {"X-Forwarded-For": "203.0.113.6"}
 VICTIM = {"X-Forwarded-For": "203.0.113.7"}
 
 
+@pytest.mark.slow
 def test_the_search_slots_are_shared_between_addresses(settings: Settings) -> None:
     """Six accounts of one address ask for hints at once: their searches (made as the hint
     route makes them, each lasting until the test releases it) get one slot between them,

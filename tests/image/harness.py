@@ -263,7 +263,7 @@ def run_steps(docker: Docker, cache: Path, steps: Steps, pytest_command: list[st
         build(docker, IMAGE_TAG, ROOT, build_args)
         size = image_size_mb(docker, IMAGE_TAG)
         notes.append(f"{size:.0f} MB")
-    print(f"image-test: {IMAGE_TAG} is {size:.1f} MB (goal: under 200 MB)", flush=True)
+    print(f"image-test: {IMAGE_TAG} is {size:.1f} MB (goal: under 220 MB)", flush=True)
     with steps.step("stand-ins for compose") as notes:
         build_standins(docker, base, notes)
     with steps.step("tests") as notes:

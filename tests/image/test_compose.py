@@ -1,4 +1,5 @@
-"""deploy/compose.yaml, started as the README says, with Debian's docker-compose (1.29):
+"""deploy/compose.yaml, started as the README and docs/ops/deploying.md say, with Debian's
+docker-compose (1.29):
 PostgreSQL and Redis healthy, the migration run once to exit 0, two replicas healthy
 behind the proxy, a whole game played through the proxy (both replicas serve it), one
 rate-limit budget a client for both replicas (Redis), and a ranked result measured by the
@@ -198,9 +199,10 @@ def test_the_replicas_share_one_budget_a_client(stack: Stack) -> None:
     assert left == list(range(left[0], left[0] - 8, -1)), left
 
 
-def test_the_readme_starts_it_with_this_file() -> None:
-    readme = (ROOT / "README.md").read_text()
-    assert "docker compose -f deploy/compose.yaml -p tripeaks up -d --build" in readme
+def test_the_readme_and_the_deploying_page_start_it_with_this_file() -> None:
+    for page in ("README.md", "docs/ops/deploying.md"):
+        text = (ROOT / page).read_text()
+        assert "docker compose -f deploy/compose.yaml -p tripeaks up -d --build" in text, page
 
 
 def _timeout_http_request_s() -> float:

@@ -15,7 +15,10 @@ from tests.image.engine import Docker
 
 pytestmark = pytest.mark.slow
 
-SIZE_GOAL_MB = 200
+# The stand-in base is 125 MB and the virtualenv about 90: the production server, Granian,
+# is a 21.7 MB binary with nothing left to strip (since issue 48; the goal was 200 MB
+# before it). A dependency that grows the image past this is a decision to make here.
+SIZE_GOAL_MB = 220
 
 
 def test_the_image_is_under_its_size_goal(docker: Docker, image: str) -> None:

@@ -124,6 +124,7 @@ def test_a_body_of_many_objects_is_one_refusal(client_with: Callable[..., TestCl
     assert len(r.content) < 1024
 
 
+@pytest.mark.slow
 def test_a_barred_client_waits_for_its_429_and_nobody_else_does(database_url: str) -> None:
     """A client barred for its refusals gets each 429 after ``REFUSED_DELAY_MS``, the
     others are answered meanwhile: a flood that ignores Retry-After sends no more than a

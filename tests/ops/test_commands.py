@@ -200,6 +200,7 @@ def test_migrations_started_at_once_take_turns(tmp_path: Path) -> None:
         assert revision == head_revision()
 
 
+@pytest.mark.slow
 def test_fairplay_measures_a_closed_challenge_s_result(empty_database_url: str) -> None:
     url = empty_database_url
     upgrade(url)

@@ -1,5 +1,6 @@
 """Configuration: every setting from the environment, a bad one refused at start with a
-one-line message (never a traceback), and every setting in the README's table."""
+one-line message (never a traceback), and every setting in the configuration page's
+table (docs/ops/configuration.md), with its default."""
 
 from __future__ import annotations
 
@@ -164,8 +165,22 @@ def test_the_entrypoint_refuses_a_bad_value_before_migrating(tmp_path: Path) -> 
     assert not db.exists()  # nothing was migrated
 
 
-def test_every_setting_is_in_the_readme_table() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    documented = set(re.findall(r"^\| `([A-Z][A-Z0-9_]*)` \|", readme, flags=re.MULTILINE))
-    settings = {name.upper() for name in Settings.model_fields}
-    assert settings <= documented, f"undocumented: {sorted(settings - documented)}"
+def test_every_setting_is_in_the_configuration_table_with_its_default() -> None:
+    page = (ROOT / "docs" / "ops" / "configuration.md").read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| `([A-Z][A-Z0-9_]*)` \| ([^|]*) \|", page, flags=re.MULTILINE))
+    fields = {name.upper(): field for name, field in Settings.model_fields.items()}
+    assert set(fields) <= set(rows), f"undocumented: {sorted(set(fields) - set(rows))}"
+    unknown = sorted(set(rows) - set(fields))
+    assert not unknown, f"documented, but no setting: {unknown}"
+    for name, field in fields.items():
+        # The default column says the default first: `value`, or "none" when it is unset.
+        said = rows[name].strip()
+        default = field.get_default(call_default_factory=True)
+        if default in (None, "", [], ()):
+            assert said.startswith("none"), f"{name}: the table says {said!r}, the default is unset"
+            continue
+        shown = str(default).lower() if isinstance(default, bool) else str(default)
+        first = re.match(r"`([^`]*)`", said)
+        assert first is not None and first[1] == shown, (
+            f"{name}: the table says {said!r}, the default is {shown!r}"
+        )

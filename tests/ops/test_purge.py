@@ -9,6 +9,7 @@ import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
 from prometheus_client import CollectorRegistry, generate_latest, multiprocess
 from sqlalchemy import create_engine, func, select, update
@@ -73,6 +74,7 @@ def made_by(client: TestClient, games: dict[str, str]) -> None:
     games["idle"] = new_player(client)[0]["id"]
 
 
+@pytest.mark.slow
 def test_the_purge_deletes_what_is_kept_no_longer_in_batches(
     empty_database_url: str, tmp_path: Path
 ) -> None:
@@ -194,6 +196,7 @@ def test_the_purge_deletes_what_is_kept_no_longer_in_batches(
     assert metric_value(text, "tripeaks_games_purged_total", reason="finished") == 1
 
 
+@pytest.mark.slow
 def test_the_purge_as_the_cronjob_runs_it(empty_database_url: str) -> None:
     """Production's defaults (retention, batches, the derivations' niceness and budget)
     and no ``--as-of``: what is past the default retention goes, the rest stays, and the

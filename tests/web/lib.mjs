@@ -16,11 +16,13 @@ export const CHROMIUM_FLAGS = [
   "--disable-dev-shm-usage",
 ];
 
-// The three sizes the issue names: a desktop, a phone upright and sideways.
+// The sizes the issues name: a desktop (1280x900), a phone upright (390x844) and sideways.
 export const SCREENS = {
-  desktop: { viewport: { width: 1366, height: 800 } },
+  desktop: { viewport: { width: 1280, height: 900 } },
   portrait: { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true },
   landscape: { viewport: { width: 844, height: 390 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true },
+  // A small phone upright, where TriPeaks' cards would be under 36 px: bigger cards, a pan.
+  small: { viewport: { width: 320, height: 640 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true },
 };
 
 export class Run {
@@ -30,6 +32,7 @@ export class Run {
     this.problems = [];
     this.started = Date.now();
     this.allowedErrors = [];
+    this.contexts = 0;
     mkdirSync(config.screenshots, { recursive: true });
   }
 
@@ -38,9 +41,17 @@ export class Run {
     return this.browser;
   }
 
-  /** A fresh browser context (its own storage: a first visit) at a named screen size. */
+  /** A fresh browser context (its own storage: a first visit) at a named screen size,
+   * from an address of its own. Every browser of the tests connects from 127.0.0.1, and
+   * the server allows one solver search an address at a time: a scenario's page asking
+   * for its analysis was refused (503) while the analysis of a game of the scenario
+   * before, from the same address, was still running. Players have addresses of their
+   * own; so has each context here, passed as a trusted proxy would (the live server
+   * trusts 127.0.0.1's X-Forwarded-For). */
   async context(screen, extra = {}) {
-    const context = await this.browser.newContext({ ...SCREENS[screen], ...extra });
+    const address = `10.${(process.pid >> 8) & 255}.${process.pid & 255}.${++this.contexts}`;
+    const headers = { "X-Forwarded-For": address, ...extra.extraHTTPHeaders };
+    const context = await this.browser.newContext({ ...SCREENS[screen], ...extra, extraHTTPHeaders: headers });
     context.setDefaultTimeout(10_000);
     return context;
   }
@@ -50,7 +61,11 @@ export class Run {
     page.on("pageerror", (e) => this.problems.push(`page error: ${e.message}`));
     page.on("console", (m) => {
       // Error answers the run provokes on purpose show in the console as failed loads.
-      if (m.type() === "error" && !this.allowedErrors.some((re) => re.test(m.text()))) this.problems.push(`console error: ${m.text()}`);
+      // A failed load names its resource: which request answered an error is the first
+      // thing to know about it.
+      const where = m.location()?.url;
+      const text = /Failed to load resource/.test(m.text()) && where ? `${m.text()} (${where})` : m.text();
+      if (m.type() === "error" && !this.allowedErrors.some((re) => re.test(text))) this.problems.push(`console error: ${text}`);
     });
     return page;
   }
@@ -201,4 +216,74 @@ export async function playThenConcede(page, moves, touch) {
   await act("#concede");
   await act("#concede");
   await until(page, () => document.getElementById("end").open && "armed" in document.getElementById("end").dataset);
+}
+
+/** The table's geometry as drawn: the viewport, the cards on the table (their boxes and
+ * their rank's font size), the share of the screen's height from the table's top to the
+ * stock and waste's bottom, and the controls' boxes (every visible button that is not a
+ * table card). */
+export async function geometry(page) {
+  return page.evaluate(() => {
+    const box = (el) => {
+      const r = el.getBoundingClientRect();
+      return { left: r.left, top: r.top, right: r.right, bottom: r.bottom, w: r.width, h: r.height };
+    };
+    const visible = (el) => el.offsetParent !== null && getComputedStyle(el).visibility !== "hidden";
+    // A card's box from its layout, not its transformed rectangle: a card turning over
+    // (rotateY) or lifted is drawn narrower or higher for a moment, where it stays.
+    const table = document.getElementById("table").getBoundingClientRect();
+    const slot = (b) => {
+      const left = table.left + b.offsetLeft;
+      const top = table.top + b.offsetTop;
+      return { left, top, right: left + b.offsetWidth, bottom: top + b.offsetHeight, w: b.offsetWidth, h: b.offsetHeight };
+    };
+    const cards = [...document.querySelectorAll("#table .card")].filter(visible).map((b) => ({
+      p: Number(b.dataset.position),
+      ...slot(b),
+      rank: b.querySelector(".corner") ? parseFloat(getComputedStyle(b.querySelector(".corner")).fontSize) : null,
+    }));
+    const controls = [...document.querySelectorAll("button, a[href]")]
+      .filter((el) => visible(el) && !el.closest("#table") && !el.closest("dialog"))
+      .map((el) => ({ id: el.id || el.textContent.trim().slice(0, 20), ...box(el) }));
+    const board = box(document.getElementById("board"));
+    const piles = box(document.getElementById("piles"));
+    return {
+      W: innerWidth,
+      H: innerHeight,
+      scrollWidth: document.documentElement.scrollWidth,
+      cards,
+      controls,
+      tableShare: (Math.max(board.bottom, piles.bottom) - board.top) / innerHeight,
+      stock: box(document.getElementById("stock")),
+      waste: box(document.getElementById("waste")),
+    };
+  });
+}
+
+export const overlaps = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+
+/** What the issue asks of each screen: upright, the table at least 80% of the height,
+ * cards 36 px wide or more and the controls in the lowest quarter, under the thumbs; on a
+ * desktop cards of 60 px or more; everywhere a rank of 16 px or more, every card on the
+ * screen, nothing wider than it, and no control over a card. Answers the figures. */
+export function assertGeometry(g, screen, label) {
+  const where = `${label} (${screen} ${g.W}x${g.H})`;
+  assert(g.cards.length > 0, `${where}: no cards`);
+  const width = Math.min(...g.cards.map((c) => c.w));
+  const rank = Math.min(...g.cards.filter((c) => c.rank != null).map((c) => c.rank));
+  assert(g.scrollWidth <= g.W, `${where}: the page is ${g.scrollWidth} px wide`);
+  for (const c of g.cards) assert(c.left >= -0.5 && c.right <= g.W + 0.5 && c.top >= -0.5 && c.bottom <= g.H + 0.5, `${where}: card ${c.p} is off the screen`);
+  assert(rank >= 16, `${where}: a rank of ${rank} px`);
+  for (const control of g.controls) {
+    const under = g.cards.filter((c) => overlaps(c, control));
+    assert(under.length === 0, `${where}: ${control.id} is over card(s) ${under.map((c) => c.p).join(" ")}`);
+  }
+  if (screen === "portrait") {
+    assert(g.tableShare >= 0.8, `${where}: the table takes ${(100 * g.tableShare).toFixed(0)}% of the height`);
+    assert(width >= 36, `${where}: cards ${width.toFixed(1)} px wide`);
+    const low = g.controls.filter((c) => ["stock", "undo", "hint", "concede"].includes(c.id));
+    for (const c of [...low, g.stock]) assert(c.top >= 0.7 * g.H && c.bottom <= g.H + 0.5, `${where}: ${c.id ?? "the stock"} at ${c.top.toFixed(0)}-${c.bottom.toFixed(0)}, not under the thumbs`);
+  }
+  if (screen === "desktop") assert(width >= 60, `${where}: cards ${width.toFixed(1)} px wide`);
+  return { cardWidth: Number(width.toFixed(1)), rank, tableShare: Number(g.tableShare.toFixed(2)) };
 }

@@ -12,7 +12,10 @@ board read among the people followed, then closed and practised; the player page
 streaks and badges; events the operator made, listed, joined, a round played and the
 cohort's board.
 After each step it checks what the page shows against the API's state; axe-core checks
-the page at several states. Screenshots go to ``var/screenshots/`` (or
+the page at several states; the table's geometry (card width, rank size, the table's share
+of the height, no control over a card) is asserted at each screen size. Each browser
+context is a player with an address of its own (X-Forwarded-For, trusted from 127.0.0.1),
+as players behind a proxy are. Screenshots go to ``var/screenshots/`` (or
 ``$SCREENSHOT_DIR``; ``make screenshots`` runs these tests for them alone).
 
 Needs ``/usr/bin/chromium`` (or ``$CHROMIUM``) and ``tests/web/node_modules`` (``npm ci``
@@ -90,6 +93,9 @@ def server(browser_ready: None, tmp_path_factory: pytest.TempPathFactory) -> Ite
         OPERATOR_TOKEN=OPERATOR_TOKEN,
         SCHEDULED_JOBS="true",
         DIFFICULTY_BUDGET_MS="25000",
+        # Each browser context is a player with an address of its own (lib.mjs), passed
+        # in X-Forwarded-For as a proxy would: the server trusts it from 127.0.0.1.
+        FORWARDED_ALLOW_IPS="127.0.0.1",
     ) as base:
         yield base
 
@@ -236,11 +242,12 @@ def test_a_bad_link_then_cancel_deals_a_game(server: str) -> None:
 
 
 def test_every_card_of_every_layout_fits_every_screen(server: str) -> None:
-    """Inside the screen, rank and suit legible, tap targets of 40 px on a phone or a
-    zoom and pan that reach every card at that size; six peaks was 623 px wide on a phone
-    and the stock below the fold sideways."""
+    """Inside the screen, rank and suit legible (16 px), cards 36 px wide on a phone or a
+    zoom and pan that reach every card at 40 px (on a small phone, 320 px), the pan's
+    buttons beside the table, never over a card; upright, the table 80% of the height;
+    six peaks was 623 px wide on a phone and the stock below the fold sideways."""
     seen = drive(server, "fitAll")
-    assert len(seen["fit"]) == 3 * 3, seen["fit"]
+    assert len(seen["fit"]) == 4 * 3, seen["fit"]
 
 
 def test_the_daily_challenge_is_played_to_its_leaderboard(server: str) -> None:

@@ -7,7 +7,7 @@
 
 import { ApiError } from "./api.js";
 import { Board } from "./board.js";
-import { explain } from "./messages.js";
+import { explain, sayAt } from "./messages.js";
 
 const $ = (id) => document.getElementById(id);
 const HOUR = 3600_000;
@@ -100,6 +100,7 @@ export class Challenges {
     submit.disabled = true;
     submit.textContent = body.tier ? `Dealing a winnable ${body.tier} deal…` : "Dealing a winnable deal…";
     $("ch-error").textContent = "";
+    sayAt(submit, "");
     try {
       const key = await this.players.ensure();
       if (!key) throw new Error("Setting a challenge needs a player, and the server would not make one.");
@@ -107,7 +108,7 @@ export class Challenges {
       form.reset();
       this.showChallenge(c, { justSet: true });
     } catch (e) {
-      $("ch-error").textContent = explain(e);
+      sayAt(submit, explain(e)); // under the button, not under the invite code's form
     } finally {
       submit.disabled = false;
       submit.textContent = "Set the challenge";
@@ -116,10 +117,12 @@ export class Challenges {
 
   async join(code) {
     if (!code) return;
+    const row = $("ch-join-form").querySelector(".row");
+    sayAt(row, "");
     try {
       this.showChallenge(await this.api.getChallengeByInvite(code));
     } catch (e) {
-      $("ch-error").textContent = e instanceof ApiError && e.status === 404 ? "No challenge has that code: check it, or ask for the link." : explain(e);
+      sayAt(row, e instanceof ApiError && e.status === 404 ? "No challenge has that code: check it, or ask for the link." : explain(e));
     }
   }
 

@@ -17,6 +17,7 @@ import { isDaily } from "./challenges.js";
 import { roundOf } from "./events.js";
 import { fit } from "./fit.js";
 import { explain } from "./messages.js";
+import { motionOn } from "./motion.js";
 import { replay } from "./replay.js";
 import { paintCard } from "./table.js";
 import { verifyReveal } from "./verify.js";
@@ -24,6 +25,8 @@ import { verifyReveal } from "./verify.js";
 const $ = (id) => document.getElementById(id);
 const ARM_MS = 600;
 const TITLES = { won: "You won!", lost: "No moves left", conceded: "Conceded" };
+const COUNT_MS = 900; // the total counted up from 0
+const ANALYSIS_TRIES = 18; // 1 + 2 + 4 + 8 × 15 s: about two minutes of a busy solver
 
 export class EndPanel {
   /** `eventOf(id)`: the event (a promise), for an event's round. */
@@ -57,12 +60,20 @@ export class EndPanel {
     if (this.el.open) this.el.close();
   }
 
+  /** Resolves once the analysis request this panel has in flight has answered: the
+   * server runs one solver search a player at a time, so a search of the page's own (a
+   * winnable deal) waits for it rather than be refused. */
+  async settled() {
+    await this.asking?.catch(() => {});
+  }
+
   open(game) {
     const layout = this.layoutOf();
     if (!layout) return;
     this.el.dataset.status = game.status;
     $("end-title").textContent = TITLES[game.status] ?? game.status;
     $("end-detail").textContent = this.detail(game, layout);
+    $("end-meaning").textContent = meaning(game, layout);
     this.breakdown(game);
     $("again").textContent = !game.challenge ? "New deal, same rules" : isDaily(game.challenge.id) ? "New game" : roundOf(game.challenge.id) ? "Back to the event" : "Back to the challenge";
     if (game.reveal) $("replay-link").href = this.shareLink({ deal: game.reveal.deal });
@@ -76,10 +87,44 @@ export class EndPanel {
     }
     if (this.shownFor !== `${game.id}:${game.status}`) {
       this.shownFor = `${game.id}:${game.status}`;
+      countUp($("end-score"), game);
       this.verify(game, layout);
       this.analyse(game, layout);
       this.rank(game);
+      this.record(game);
     }
+  }
+
+  /** The player's record right after the game (GET /v1/players/me, which the game's end
+   * has updated): the layout's best and the wins in a row, or for the daily challenge its
+   * streak of days. */
+  async record(game) {
+    const el = $("end-player");
+    el.hidden = true;
+    const key = this.players.key;
+    if (!key || game.player_id == null) return;
+    let me;
+    try {
+      me = await this.api.getMe(key);
+    } catch {
+      return; // the panel says enough without it
+    }
+    if (this.sessionOf()?.id !== game.id) return;
+    const parts = [];
+    const daily = isDaily(game.challenge?.id) ? me.daily?.find((d) => d.layout === game.layout) : null;
+    if (daily) {
+      const [n, what] = daily.won_streak > 0 ? [daily.won_streak, "won"] : [daily.played_streak, "played"];
+      parts.push(`Daily challenge: ${n} day${n === 1 ? "" : "s"} ${what} in a row (longest ${what === "won" ? daily.won_longest : daily.played_longest})`);
+    }
+    const line = me.stats?.by_layout?.find((l) => l.layout === game.layout && l.scoring === game.score.scheme);
+    if (line?.best_score != null) {
+      const mine = game.score.scheme === "cards_left" ? game.score.cards_left : game.score.total;
+      const best = game.score.scheme === "cards_left" ? `${line.best_score} card${line.best_score === 1 ? "" : "s"} left` : String(line.best_score);
+      parts.push(line.best_score === mine && line.played > 1 ? `Your best yet on ${layoutTitle(game)}: ${best}` : `Your best on ${layoutTitle(game)}: ${best}`);
+    }
+    if (game.status === "won" && line?.current_run > 1) parts.push(`${line.current_run} wins in a row`);
+    el.textContent = parts.join(" · ");
+    el.hidden = !parts.length;
   }
 
   detail(game, layout) {
@@ -106,10 +151,12 @@ export class EndPanel {
       rows.push([s.scheme === "msc" ? "Total (MSC)" : "Total", s.total < 0 ? `−${-s.total}` : s.total, true]);
     }
     $("breakdown").replaceChildren(
-      ...rows.flatMap(([name, value, total]) => {
+      ...rows.flatMap(([name, value, total], i) => {
         const dt = Object.assign(document.createElement("dt"), { textContent: name });
         const dd = Object.assign(document.createElement("dd"), { textContent: String(value) });
         if (total) dt.className = dd.className = "total";
+        // Each part comes in turn while the total counts up (no motion: at once).
+        for (const el of [dt, dd]) el.style.setProperty("--i", String(i));
         return [dt, dd];
       }),
     );
@@ -153,11 +200,18 @@ export class EndPanel {
     const session = this.sessionOf();
     let a;
     try {
-      a = await this.api.analysis(game.id, session.token);
+      this.asking = this.api.analysis(game.id, session.token);
+      a = await this.asking;
     } catch (e) {
-      if (e instanceof ApiError && e.status === 503 && attempt < 3) {
-        setTimeout(() => this.analyse(game, layout, attempt + 1), (e.retryAfter ?? 1) * 1000);
-        return;
+      // The solver busy (its slots full, or a search of another player behind the same
+      // address): asked again, as its Retry-After says and then less often, for about two
+      // minutes, while the panel is still this game's.
+      if (e instanceof ApiError && e.status === 503 && attempt < ANALYSIS_TRIES) {
+        text.textContent = "Looking back at the whole deal… (the solver is busy: waiting for it)";
+        const wait = Math.max(e.retryAfter ?? 1, Math.min(8, 2 ** attempt));
+        await new Promise((resolve) => setTimeout(resolve, wait * 1000));
+        if (this.sessionOf()?.id !== game.id) return;
+        return this.analyse(game, layout, attempt + 1);
       }
       text.textContent = e instanceof ApiError && e.status === 404 ? "This server gives no analysis." : explain(e);
       return;
@@ -245,6 +299,49 @@ export class EndPanel {
     const show = (cohorts) => this.board.show(round.edition, { mine: !!game.challenge.ranked, fallback: unranked, event: { id: round.event, number: round.number }, cohorts });
     this.eventOf(round.event).then((e) => show(e.cohort_size > 0), () => show(false));
   }
+}
+
+const layoutTitle = (game) => ({ tripeaks: "TriPeaks", six_peaks: "Six Peaks", golf: "Golf" })[game.layout] ?? game.layout;
+
+/** A win's total counted up from 0 (at once without motion, and for any other end): the
+ * moment a win's score is made, not a number already there. */
+function countUp(el, game) {
+  const s = game.score;
+  const target = s.scheme === "cards_left" ? s.cards_left : s.total;
+  const label = s.scheme === "cards_left" ? (target === 1 ? " card left" : " cards left") : " points";
+  const show = (n) => (el.textContent = `${n < 0 ? "−" : ""}${Math.abs(n)}${label}`);
+  el.dataset.total = String(target);
+  // A win's moment alone: any other end shows its total at once.
+  if (!motionOn() || game.status !== "won" || s.scheme === "cards_left" || target === 0) return show(target);
+  const began = performance.now();
+  const step = (now) => {
+    const t = Math.min(1, (now - began) / COUNT_MS);
+    show(Math.round(target * (1 - (1 - t) ** 3)));
+    if (t < 1 && el.dataset.total === String(target)) requestAnimationFrame(step);
+  };
+  show(0);
+  requestAnimationFrame(step);
+}
+
+/** What the result means, in words a player reads at once: a win is a win even when
+ * draws left its total small; a loss says how close it came. */
+export function meaning(game, layout) {
+  const s = game.score;
+  const cards = layout.positions.length;
+  if (game.status === "won") {
+    const earned = (s.streak_points ?? 0) + (s.bonus_points ?? 0);
+    const cost = Math.abs(s.draw_penalties ?? 0) + Math.abs(s.deal_cost ?? 0);
+    const cleared = `All ${cards} cards cleared: the deal is beaten.`;
+    if (s.scheme === "cards_left" || !cost || cost * 2 < earned) return cleared;
+    return `${cleared} Your plays earned ${earned} points and the draws cost ${cost}: a small total is still a win.`;
+  }
+  if (game.status === "lost") {
+    const left = game.cards_left;
+    if (left <= 3) return `So close: ${left} card${left === 1 ? "" : "s"} from clearing the table.`;
+    const peaks = layout.peaks.length ? ` You took ${s.peaks_taken} of ${layout.peaks.length} peaks.` : "";
+    return `${left} of ${cards} cards were left.${peaks}`;
+  }
+  return "";
 }
 
 const ORDINAL = new Intl.PluralRules("en", { type: "ordinal" });

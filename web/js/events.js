@@ -10,7 +10,7 @@
 import { ApiError } from "./api.js";
 import { Board } from "./board.js";
 import { LAYOUT_TITLE, relative, when } from "./challenges.js";
-import { explain } from "./messages.js";
+import { explain, sayAt } from "./messages.js";
 
 const $ = (id) => document.getElementById(id);
 const ROUND_ID = /^([A-Za-z0-9_-]{1,32})\.(\d{1,6})\.(\d{1,2})$/;
@@ -313,7 +313,7 @@ export class Events {
     let action = null;
     if (edition.state === "closed") {
       label = `Practise round ${r.round}`;
-      action = () => this.practise(event, r);
+      action = () => this.practise(event, r, li);
     } else if (canPlay && !upcoming) {
       const used = entry?.attempts ?? 0;
       if (!used) label = `Play round ${r.round}`;
@@ -347,7 +347,7 @@ export class Events {
       $("ev-how").open = false; // read: the rounds come into view
       await this.show(event.id, { focus: "play" });
     } catch (e) {
-      $("ev-error").textContent = this.explain(e);
+      sayAt(button, this.explain(e));
     } finally {
       button.disabled = false;
     }
@@ -357,7 +357,7 @@ export class Events {
    * refusal is said under the round's button, where the eye is. */
   async play(event, r, li) {
     $("ev-error").textContent = "";
-    li.querySelector(".error")?.remove();
+    sayAt(li, "");
     try {
       const key = await this.players.ensure();
       if (!key) throw new Error("An event needs a player, and the server would not make one.");
@@ -371,21 +371,19 @@ export class Events {
       }
       this.el.close();
     } catch (e) {
-      const said = Object.assign(document.createElement("p"), { className: "error", textContent: this.explain(e) });
-      said.setAttribute("role", "alert");
-      li.append(said);
-      said.scrollIntoView({ block: "nearest" });
+      sayAt(li, this.explain(e));
     }
   }
 
   /** An unranked game of a closed edition's round; its end says where it would rank. */
-  async practise(event, r) {
+  async practise(event, r, li) {
+    sayAt(li, "");
     try {
       const created = await this.patiently(() => this.api.startPracticeGame(r.challenge_id, this.players.key));
       await this.begin(created, { challengeName: event.name });
       this.el.close();
     } catch (e) {
-      $("ev-error").textContent = this.explain(e);
+      sayAt(li, this.explain(e));
     }
   }
 

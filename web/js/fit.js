@@ -67,10 +67,13 @@ function arrangements(parts) {
 
 /**
  * Where each position goes and how big a half-width is, for a space of `width` by
- * `height` pixels: {u, tw, th, place: Map(index -> {x, y}), lines}. `minU`, when given,
- * is a floor (a zoom): the table may then be larger than the space, and scrolls.
+ * `height` pixels: {u, tw, th, place: Map(index -> {x, y}), lines, step}. `minU`, when
+ * given, is a floor (a zoom): the table may then be larger than the space, and scrolls.
+ * `maxStep` (half-widths, at least ROW_STEP) lets the rows spread apart where the cards'
+ * size is bound by the width and height is left over (a phone held upright): more of
+ * each covered card shows, and the table takes the screen instead of a strip of it.
  */
-export function fit(layout, width, height, { maxU = 48, minU = 0 } = {}) {
+export function fit(layout, width, height, { maxU = 48, minU = 0, maxStep = ROW_STEP } = {}) {
   const parts = bands(layout);
   // The layout as it is drawn when its cards are comfortably big there; else the
   // arrangement that gives the biggest cards.
@@ -82,17 +85,24 @@ export function fit(layout, width, height, { maxU = 48, minU = 0 } = {}) {
     if (best && 2 * best.u >= COMFORT) break;
     if (!best || u > best.u) best = { rows, tw, th, u };
   }
+  // The rows' step: a table's height is linear in it (each line as tall as its tallest
+  // band: its rows' span times the step, plus a card), so the step that fills the height
+  // at this size is solved for directly, between ROW_STEP and maxStep.
+  const spans = best.rows.map((r) => Math.max(...r.map((b) => (b.height - CARD_H) / ROW_STEP)));
+  const span = spans.reduce((s, n) => s + n, 0);
+  const fixed = best.th - span * ROW_STEP;
+  const step = span > 0 ? Math.min(maxStep, Math.max(ROW_STEP, (height / best.u - fixed) / span)) : ROW_STEP;
   const place = new Map();
   let y = 0;
-  for (const row of best.rows) {
+  best.rows.forEach((row, line) => {
     const rowWidth = row.reduce((s, b) => s + b.width, 0) + BAND_GAP * (row.length - 1);
     let x = (best.tw - rowWidth) / 2;
     for (const b of row) {
-      for (const p of b.positions) place.set(p.index, { x: x + p.x - b.minX, y: y + (p.row - b.minRow) * ROW_STEP });
+      for (const p of b.positions) place.set(p.index, { x: x + p.x - b.minX, y: y + (p.row - b.minRow) * step });
       x += b.width + BAND_GAP;
     }
-    y += Math.max(...row.map((b) => b.height)) + BAND_GAP;
-  }
+    y += spans[line] * step + CARD_H + BAND_GAP;
+  });
   const u = Math.max(Math.floor(best.u * 100) / 100, minU);
-  return { u, tw: best.tw, th: best.th, place, lines: best.rows.length };
+  return { u, tw: best.tw, th: fixed + span * step, place, lines: best.rows.length, step };
 }

@@ -43,7 +43,14 @@ const PRESETS = {
 };
 const TOUCH = matchMedia("(hover: none) and (pointer: coarse)");
 const SIDEWAYS = matchMedia("(orientation: landscape) and (max-height: 34rem)");
-const MIN_TAP = 40; // px: below it a touch screen offers bigger cards and a pan
+// A phone held upright (style.css docks the stock, the waste and the buttons at the
+// bottom): its table's rows spread apart to take the height the width leaves.
+const UPRIGHT = matchMedia("(orientation: portrait) and (max-width: 48rem)");
+const UPRIGHT_STEP = 2.4; // half-widths between rows at most: a covered card shows 6/7
+// px: a card at least this wide (and 1.4 times as tall) is tapped as it is; below it a
+// touch screen offers bigger cards and a pan. TriPeaks' ten cards across a phone of 390
+// px are 39 px: they fit, with no pan.
+const MIN_TAP = 36;
 const MESSAGE_LINE = 26; // px kept below the stock for the message line
 
 let session = null; // {id, token, chosenDeal, winnable, challengeName}
@@ -156,15 +163,22 @@ function fitTable() {
   // A line kept for the message whatever it says: a long one must not shrink the cards.
   const below = SIDEWAYS.matches ? 0 : $("piles").offsetHeight + MESSAGE_LINE;
   const height = Math.max(120, innerHeight - top - below - 12);
-  const width = $("table-wrap").clientWidth;
-  const f = table.resize(width, height);
+  const maxStep = UPRIGHT.matches ? UPRIGHT_STEP : undefined;
+  // Upright, the board is that tall whatever the table's cards need: the stock, the waste
+  // and the buttons below it sit at the bottom of the screen.
+  if (UPRIGHT.matches) board.style.setProperty("--board-h", `${height}px`);
+  else board.style.removeProperty("--board-h");
+  // The pan's buttons take columns of their own beside the table (never over a card):
+  // the width is measured without them, and the zoom's table is sized for what is left.
+  const full = $("board").clientWidth - 6; // room for a playable card's glow at the edges
+  const fitted = table.resize(full, height, { maxStep });
+  const small = TOUCH.matches && 2 * fitted.u < MIN_TAP;
   // The player's choice (kept) applies where the cards would be too small to tap.
-  const small = TOUCH.matches && 2 * f.u < MIN_TAP;
   const zoomed = small && document.body.classList.contains("zoomed");
-  document.body.classList.toggle("panning", zoomed);
-  if (zoomed) table.resize(width, height, { minU: 24 });
-  else $("table-wrap").scrollLeft = 0;
   $("zoom").hidden = !small;
+  document.body.classList.toggle("panning", zoomed);
+  if (zoomed) table.resize($("table-wrap").clientWidth, height, { minU: 24, maxStep });
+  else $("table-wrap").scrollLeft = 0;
   $("zoom").textContent = zoomed ? "Fit the screen" : "Bigger cards";
   $("zoom").setAttribute("aria-pressed", String(zoomed));
   updatePan();
@@ -173,8 +187,11 @@ function fitTable() {
 function updatePan() {
   const wrap = $("table-wrap");
   const zoomed = document.body.classList.contains("panning");
-  $("pan-left").hidden = !zoomed || wrap.scrollLeft <= 1;
-  $("pan-right").hidden = !zoomed || wrap.scrollLeft + wrap.clientWidth >= wrap.scrollWidth - 1;
+  // Shown throughout a zoom (a column each), and disabled at their end: a button that
+  // came and went would move the table under the finger.
+  $("pan-left").hidden = $("pan-right").hidden = !zoomed;
+  $("pan-left").disabled = wrap.scrollLeft <= 1;
+  $("pan-right").disabled = wrap.scrollLeft + wrap.clientWidth >= wrap.scrollWidth - 1;
 }
 
 function pan(direction) {
@@ -426,7 +443,9 @@ function show(next, intent = null) {
 
 function animate(prev, next, intent, from) {
   if (intent.kind === "play" && from) {
-    motion.fly(prev.tableau[intent.position].card, from, $("waste").lastElementChild);
+    // The last card of a win flies slower, bigger, and glows: the moment the deal is beaten.
+    const last = next.status === "won";
+    motion.fly(prev.tableau[intent.position].card, from, $("waste").lastElementChild, { last });
     const gained = next.score.streak_points - prev.score.streak_points;
     const bonus = next.score.bonus_points - prev.score.bonus_points;
     if (next.score.scheme !== "cards_left" && gained > 0) motion.points(from, `+${gained}`);
@@ -439,7 +458,10 @@ function animate(prev, next, intent, from) {
 }
 
 async function finish() {
-  if (game.status === "won") await motion.celebrate();
+  if (game.status === "won") {
+    say(`The table is clear: ${game.score.scheme === "cards_left" ? "every card played" : `${game.score.total} points`}!`, "win");
+    await motion.celebrate();
+  }
   else motion.lament($("stock"));
   if (game.status !== "in_progress") end.open(game);
   render();
@@ -663,7 +685,11 @@ function newDealSameRules() {
   const round = roundOf(game.challenge?.id);
   if (round) return events.show(round.event);
   if (game.challenge) return isDaily(game.challenge.id) ? openPanel() : challenges.show(game.challenge.id);
-  return startGame(request).catch((e) => say(explain(e), "error"));
+  // A winnable deal is a solver search: it waits for the analysis of the game just ended,
+  // the player's search in flight (one at a time), instead of being refused for it.
+  const ready = request.winnable_only ? end.settled() : Promise.resolve();
+  if (request.winnable_only) say("Finding a winnable deal…");
+  return ready.then(() => startGame(request)).catch((e) => say(explain(e), "error"));
 }
 
 /** A create_game request from form-like values (the panel, or the page's URL). */

@@ -131,3 +131,19 @@ export function chanceText({ win_chance: p, win_chance_ci95: ci, samples: n, exa
   if (hi >= 100) return `Chance of a win: over ${Math.min(lo, 99)}% (${tried}).`;
   return `Chance of a win: ${lo}–${hi}% (${tried}).`;
 }
+
+/** Say `text` (a refusal, an error) just after `anchor`, the control that was used, and
+ * bring it into view: a message at the foot of a long page reads as nothing happening.
+ * The one said there before goes; an empty `text` only clears. `kind`: "error", or
+ * "notice" for good news. */
+export function sayAt(anchor, text, kind = "error") {
+  const box = anchor.closest("li, .buttons, form") ?? anchor;
+  box.parentElement?.querySelectorAll(":scope > .said, :scope > li > .said").forEach((el) => el.remove());
+  box.querySelectorAll(".said").forEach((el) => el.remove());
+  if (!text) return;
+  const said = Object.assign(document.createElement("p"), { className: `${kind} said`, textContent: text });
+  said.setAttribute("role", kind === "error" ? "alert" : "status");
+  if (box.tagName === "LI") box.append(said);
+  else box.after(said);
+  said.scrollIntoView({ block: "nearest" });
+}

@@ -16,14 +16,14 @@ function relative(rect) {
 }
 
 /** A copy of a card flying from `from` (a DOMRect taken before the table changed) to the
- * element `to` (the waste's top card). */
-export function fly(code, from, to) {
+ * element `to` (the waste's top card); `last`: a win's last card, slower and glowing. */
+export function fly(code, from, to, { last = false } = {}) {
   if (!motionOn() || !from || !to) return;
   const target = to.getBoundingClientRect();
   const a = relative(from);
   const b = relative(target);
   const el = document.createElement("div");
-  el.className = "card flying";
+  el.className = last ? "card flying last" : "card flying";
   paintCard(el, code);
   el.style.left = `${a.left}px`;
   el.style.top = `${a.top}px`;
@@ -38,10 +38,10 @@ export function fly(code, from, to) {
   const anim = el.animate(
     [
       { transform: "translate(0, 0) scale(1) rotate(0)" },
-      { transform: `translate(${dx * 0.5}px, ${dy * 0.5 - 30}px) scale(${(1 + s) / 2 + 0.08}) rotate(-6deg)`, offset: 0.5 },
+      { transform: `translate(${dx * 0.5}px, ${dy * 0.5 - (last ? 90 : 30)}px) scale(${(1 + s) / 2 + (last ? 0.6 : 0.08)}) rotate(${last ? -18 : -6}deg)`, offset: 0.5 },
       { transform: `translate(${dx}px, ${dy}px) scale(${s}) rotate(0)` },
     ],
-    { duration: 260, easing: "ease-out" },
+    { duration: last ? 700 : 260, easing: "ease-out" },
   );
   const done = () => {
     el.remove();

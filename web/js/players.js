@@ -10,7 +10,7 @@ import { ApiError } from "./api.js";
 import { isDaily, titleOf } from "./challenges.js";
 import { editionOf, roundOf } from "./events.js";
 import { Following } from "./following.js";
-import { explain } from "./messages.js";
+import { explain, sayAt } from "./messages.js";
 
 const $ = (id) => document.getElementById(id);
 const PLAYER_KEY = "tripeaks.player"; // {id, key}
@@ -18,6 +18,18 @@ const STATUS = { in_progress: "in play", won: "won", lost: "lost", conceded: "co
 const LAYOUT_TITLE = { tripeaks: "TriPeaks", six_peaks: "Six Peaks", golf: "Golf" };
 const CHALLENGE_STATUS = { upcoming: "opens later", open: "open", closed: "closed" };
 const TIER = { bronze: "Bronze", silver: "Silver", gold: "Gold" };
+
+/** "Best · TriPeaks": 466, "Best · Golf": "3 cards left", a line each, most played
+ * first; one "Best score –" before any game has ended. */
+export function bestScores(stats) {
+  const lines = stats.by_layout.filter((l) => l.best_score != null).sort((a, b) => b.played - a.played);
+  if (!lines.length) return [["Best score", "–"]];
+  const scheme = (l) => (l.scoring === "msc" ? " (MSC)" : l.scoring === "classic" || l.scoring === "cards_left" ? "" : ` (${l.scoring})`);
+  return lines.map((l) => [
+    `Best · ${LAYOUT_TITLE[l.layout] ?? l.layout}${scheme(l)}`,
+    l.scoring === "cards_left" ? `${l.best_score} card${l.best_score === 1 ? "" : "s"} left` : l.best_score,
+  ]);
+}
 
 function load() {
   try {
@@ -152,7 +164,9 @@ export class Players {
       ["Played", o.played],
       ["Won", o.won],
       ["Win rate", pct],
-      ["Best score", o.best_score ?? "–"],
+      // The overall line mixes scoring schemes, so it has no best score (the server sends
+      // null there): the bests are each layout's and scheme's.
+      ...bestScores(stats),
       ["Wins in a row", o.current_run],
       ["Longest run", o.longest_run],
     ];
@@ -272,7 +286,7 @@ export class Players {
               await this.following.unfollow(p.player_id);
               await this.listFollowing();
             } catch (e) {
-              $("pp-error").textContent = explain(e);
+              sayAt(button, explain(e));
             }
           });
           li.append(button);
@@ -316,7 +330,7 @@ export class Players {
         await this.onResume(g.id);
         this.el.close();
       } catch (e) {
-        $("pp-error").textContent = explain(e);
+        sayAt(button, explain(e));
       }
     });
     li.append(button);
@@ -329,18 +343,18 @@ export class Players {
       this.me.name = me.name;
       localStorage.setItem(PLAYER_KEY, JSON.stringify(this.me));
       this.label(me.name);
-      $("pp-error").textContent = "";
-      this.say("Name saved.");
+      sayAt($("pp-name-form"), "Name saved.", "notice");
     } catch (e) {
-      $("pp-error").textContent = explain(e);
+      sayAt($("pp-name-form"), explain(e));
     }
   }
 
   async useKey(key) {
     if (!/^tpk\.[^.]+\.[^.]+$/.test(key)) {
-      $("pp-error").textContent = "A player key looks like tpk.… with two dots.";
+      sayAt($("pp-key-form"), "A player key looks like tpk.… with two dots.");
       return;
     }
+    sayAt($("pp-key-form"), "");
     try {
       const me = await this.api.getMe(key);
       this.me = { id: me.id, key, name: me.name };
@@ -350,7 +364,7 @@ export class Players {
       await this.refresh();
       await Promise.all([this.listGames(false), this.listChallenges(), this.listFollowing()]);
     } catch (e) {
-      $("pp-error").textContent = e instanceof ApiError && e.status === 403 ? "That key opens no account." : explain(e);
+      sayAt($("pp-key-form"), e instanceof ApiError && e.status === 403 ? "That key opens no account." : explain(e));
     }
   }
 }

@@ -62,11 +62,11 @@ export class Table {
   }
 
   /** Size the table for a space of `width` by `height` pixels (fit.js); `minU` is a
-   * zoom's floor. Answers the fit: {u, tw, th, lines}. */
-  resize(width, height, { minU = 0, maxU = 48 } = {}) {
+   * zoom's floor, `maxStep` how far apart the rows may spread. Answers the fit. */
+  resize(width, height, { minU = 0, maxU = 48, maxStep } = {}) {
     if (!this.layout) return null;
-    const f = fit(this.layout, width, height, { minU, maxU });
-    const key = `${f.u}|${f.lines}`;
+    const f = fit(this.layout, width, height, { minU, maxU, maxStep });
+    const key = `${f.u}|${f.lines}|${f.step}`;
     if (this.placed !== key) {
       this.placed = key;
       this.el.style.setProperty("--u", `${f.u}px`);

@@ -14,7 +14,7 @@ deal. Each search has a ``SearchBudget`` (nodes and/or seconds); when it runs ou
 ``None`` ("unknown"), never a guess, except where ``solve_best`` is asked for an anytime
 answer (an analysis, where six peaks' search rarely finishes): then the layered search
 answers, exact when it finishes, else with the best line it found, replayed, and the
-sound bound it proved, marked not exact (layers.py, docs/best-score.md).
+sound bound it proved, marked not exact (layers.py, docs/research/best-score.md).
 
 Where each part is, and why each is sound (each module argues its own):
 
@@ -187,7 +187,7 @@ def solve_best(
     judges results (a challenge's best score, the fair-play measure) needs the exact best.
     With ``anytime`` (an analysis, ``tripeaks solve``) the layered search
     (layers.py ``LayerSearch``) has the whole budget: exact when it finishes (classic and golf deals
-    as soon as the exact search, docs/best-score.md), else the best line it found, with
+    as soon as the exact search, docs/research/best-score.md), else the best line it found, with
     the bound it proved, ``exact`` False unless the line reaches it; with redeals (the
     waste's order is then part of a position) there is no layered search, and the answer
     is None with the bound."""

@@ -12,7 +12,7 @@ position where one fits, less the draws to it) (``BestSearch``), which takes man
 positions out of the table. Without redeals the search runs in C where the install built
 it (best.c, the same search in the same order: same values, lines and node counts,
 tested), many times faster; the pure Python search is the fallback. The figures:
-docs/best-score.md, "The exact search" (``python -m bench solver``).
+docs/research/best-score.md, "The exact search" (``python -m bench solver``).
 
 This search is exact or answers nothing (out of budget). The anytime answer of an analysis
 is the layered search's (layers.py), over the same draw positions.
@@ -52,7 +52,7 @@ class BestSearch:
     counted as owed, and the sound bounds cheap enough to work out stand far above the
     value at most positions: a branch and bound on the cards a streak can take, and
     alpha-beta over draw positions, pruned too little to pay for themselves
-    (docs/best-score.md, "The exact search").
+    (docs/research/best-score.md, "The exact search").
 
     Dead draws. At a draw position (mask, i) where no free card fits the top, the only
     moves are to stop (0) or to draw (-penalty + V(mask, i + 1)); so V(mask, i) =

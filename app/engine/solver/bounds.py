@@ -88,7 +88,7 @@ def streak_caps(table: Table, mask: int, top: int) -> tuple[int, int]:
     such count over every C is the cap; it is a relaxation (covering and the order of the
     cards are not looked at), and it lets a streak take every card left only where the
     ranks left are spread evenly around the ranks' ring (what it takes off six-peaks
-    positions: docs/best-score.md, step 6)."""
+    positions: docs/research/best-score.md, step 6)."""
     counts = table.rank_counts(mask)
     left = sum(counts)
     jokers = 2 * counts[0]
@@ -179,7 +179,7 @@ def score_bound(start: Start, table: Table, scorer: Scorer, unwinnable: bool, lo
 
     It is loose where the ranks left are spread evenly (a streak may then take every card
     left, by the ranks alone): only covering and the order of the cards make such streaks
-    short, which nothing cheap follows (docs/best-score.md has how loose)."""
+    short, which nothing cheap follows (docs/research/best-score.md has how loose)."""
     left = table.n - start.mask.bit_count()
     # with a redeal left the waste comes round again: as many streaks as cards
     draws = len(start.stock) if start.redeals_left == 0 else table.n

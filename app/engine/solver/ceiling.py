@@ -23,7 +23,7 @@ from app.engine.solver.tables import Start
 # cards no streak passes (``streak_ceiling``), and the (mask, top) states that proof keeps
 # at most: in C 16 bytes each, a table of 2**24 slots at the most (256 MiB, and the one it
 # grew from while it grows); in Python many times that each, so a tenth as many. Freed
-# before the layered search (its memory, measured: docs/best-score.md, "Memory").
+# before the layered search (its memory, measured: docs/research/best-score.md, "Memory").
 _CEILING_SHARE = 0.2
 _CEILING_MAX_ENTRIES: Final = 12_000_000
 _CEILING_MAX_ENTRIES_PY: Final = 1_200_000
@@ -55,7 +55,7 @@ def streak_ceiling(streaks: Streaks, start: Start, longest_known: int) -> int:
     answers). If no line has, the ceiling is one less, and the next length is tried;
     if one has, the ceiling is that length, exactly; out of the share of the budget
     (None), the last ceiling proved stands. Each length costs more than the one before
-    (docs/best-score.md, step 8), so a length whose cost, foretold by the growth from the
+    (docs/research/best-score.md, step 8), so a length whose cost, foretold by the growth from the
     one before (taken as 1.5 to 3), would not fit in what is left of the share is not
     tried: its time goes to the layered search.
     Only with a budget (layers.py ``LayerSearch.run``)."""

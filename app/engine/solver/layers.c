@@ -299,7 +299,7 @@ static int layers_pend(Search *s, Layers *L) {
 
 /* The k-th smallest of b[0..n) (0-based, k < n), reordering b: a selection (Hoare's
  * partition around the middle element), in time linear on average where a sort of all
- * the bounds ran past the deadline (docs/best-score.md, step 5). */
+ * the bounds ran past the deadline (docs/research/best-score.md, step 5). */
 static long long kth_smallest(long long *b, long n, long k) {
     long lo = 0, hi = n - 1;
     while (lo < hi) {

@@ -27,7 +27,7 @@ from app.engine.solver.tables import Start, Table
 # did not reach are then bounded by the states it had left (``_expand``): a cut walk
 # holds the bound up, a longer one costs memory (its table of masks, its ends, its stack).
 # And it keeps at most this many draw positions (40 bytes each in C, more with its tables'
-# free slots). What the two cost and buy, measured: docs/best-score.md (step 5, "Memory").
+# free slots). What the two cost and buy, measured: docs/research/best-score.md (step 5, "Memory").
 _LAYER_WALK: Final = 2_000_000
 _LAYER_MAX_ENTRIES = 1 << 21
 # Room is made (``LayerSearch._evict``) once less than 1/_LAYER_ROOM of the table is free.
@@ -35,7 +35,7 @@ _LAYER_ROOM: Final = 8
 # A draw position's flags in the Python table (``LayerSearch``).
 _DONE: Final = 1
 _EXPANDED: Final = 2
-_LAYER_SHARE = 0.05  # of the budget layer by layer, the rest by bound (docs/best-score.md)
+_LAYER_SHARE = 0.05  # of the budget layer by layer, the rest by bound (docs/research/best-score.md)
 # Of the budget, first, the probe: one layered search as it was before the ceiling
 # (``LayerSearch.run``; classic and golf deals finish there).
 _PROBE_SHARE = 0.1
@@ -86,7 +86,7 @@ class LayerSearch:
 
     In C where the install built it (``_accel.layers``, layers.c, the same answers when it
     finishes: the points, the bound; lines of equal points may differ, its order within a
-    layer and among equal bounds is its tables'). Measured in docs/best-score.md."""
+    layer and among equal bounds is its tables'). Measured in docs/research/best-score.md."""
 
     def __init__(self, layout: Layout, rules: Rules, start: Start, budget: SearchBudget) -> None:
         self.table = Table(layout, rules, start.ranks)

@@ -25,7 +25,7 @@ static int seen_grow(Search *s) {
  * ``j`` on (``home_of``; ``seen_room`` has made room): 2 if the mask is new
  * (a new end), 1 if only the top is new, 0 if both were seen, -1 out of memory. One table
  * keyed on the mask, its tops a bit set: one probe a step, where a set of (mask, top) and one
- * of the masks took two (what they cost: docs/best-score.md, step 5). */
+ * of the masks took two (what they cost: docs/research/best-score.md, step 5). */
 static inline int seen_probe(Search *s, u64 mask, int top, size_t j) {
     size_t m = s->seen_cap - 1;
     uint16_t bit = (uint16_t)(1u << top);

@@ -87,7 +87,7 @@ class Streaks:
         that a search found): a walk like ``ends``' over the masks inside ``end``,
         each step kept with the one it came from. In C where the install built it
         (``_accel.streak``, streaks.c): six_peaks' streaks are long and their walks huge,
-        which took Python long after a search had spent its budget (docs/best-score.md)."""
+        which took Python long after a search had spent its budget (docs/research/best-score.md)."""
         t = self.table
         c = accel.usable(t.n, 0)
         if c is not None:
