@@ -110,11 +110,12 @@ screenshots: setup web-setup ## Play the web client in Chromium at desktop, phon
 	SCREENSHOT_DIR=$(abspath $(SCREENSHOT_DIR)) $(PY) -m pytest tests/web -p no:cacheprovider -q $(ARGS)
 	@ls $(SCREENSHOT_DIR)
 
-lint: setup ## Lint and check formatting (ruff), the import contracts (import-linter), each domain's tables its own (tools/own_tables.py), the Dockerfile (hadolint) and the entrypoints (shellcheck)
+lint: setup ## Lint and check formatting (ruff), the import contracts (import-linter), each domain's tables its own (tools/own_tables.py), no measured figure in app/ (tools/no_figures.py), the Dockerfile (hadolint) and the entrypoints (shellcheck)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports --no-cache
 	$(PY) -m tools.own_tables
+	$(PY) -m tools.no_figures
 	$(VENV)/bin/hadolint Dockerfile
 	$(VENV)/bin/shellcheck docker/entrypoint.sh tests/image/standins/*/docker-entrypoint.sh
 
