@@ -39,9 +39,10 @@ class EntryService(ChallengeService):
         new account: ``entry_is_provisional``); a later one needs an attempt left and none
         in progress."""
         check_open(challenge, now)
-        if await self.enter(challenge, player, now) is not None:
-            pass  # their first attempt: the entry was made
-        elif not await self.challenges.next_attempt(challenge.id, player.id, challenge.attempts):
+        entered = await self.enter(challenge, player, now) is not None  # their first
+        if not entered and not await self.challenges.next_attempt(
+            challenge.id, player.id, challenge.attempts
+        ):
             entry = await self.challenges.entry(challenge.id, player.id)
             raise AlreadyEnteredProblem(
                 f"player {player.id} has an attempt at {challenge.id} in progress, or none "

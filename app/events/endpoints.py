@@ -33,15 +33,14 @@ from app.events.schemas import (
     EditionList,
     EditionRead,
     EntrantRead,
-    EventChangeRead,
     EventChangesRead,
     EventCreate,
     EventList,
     EventRead,
     EventUpdate,
-    FieldChangeRead,
     edition_out,
     entrant_out,
+    event_changes_out,
     event_out,
 )
 from app.events.service import (
@@ -512,14 +511,4 @@ async def cancel_event(event_id: EventIdPath, events: EventsDep, clock: ClockDep
 )
 async def list_event_changes(event_id: EventIdPath, events: ReadEventsDep) -> EventChangesRead:
     """Who changed what and when: the operator's API, or the events file."""
-    return EventChangesRead(
-        changes=[
-            EventChangeRead(
-                at=c.at,
-                action=c.action,
-                source=c.source,
-                changes=[FieldChangeRead(field=k, value=v) for k, v in c.changes.items()],
-            )
-            for c in await events.changes(event_id)
-        ]
-    )
+    return event_changes_out(await events.changes(event_id))

@@ -10,7 +10,15 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StrictBool
 
 from app.challenges.service import Challenge, ChallengeRevealRead, challenge_out
 from app.engine.difficulty import Tier
-from app.events.models import Edition, Entrants, Event, EventStatus, RoundOpening, Schedule
+from app.events.models import (
+    Edition,
+    Entrants,
+    Event,
+    EventChange,
+    EventStatus,
+    RoundOpening,
+    Schedule,
+)
 from app.events.rounds import Entrant
 from app.events.schedule import next_opening, open_edition
 from app.games.service import RulesCreate
@@ -392,4 +400,19 @@ def entrant_out(board_id: str, player_id: str, kind: PlayerKind, entrant: Entran
         kind=kind,
         number=entrant.number,
         cohort=entrant.cohort,
+    )
+
+
+def event_changes_out(changes: list[EventChange]) -> EventChangesRead:
+    """An event's log of changes, as its operator reads it."""
+    return EventChangesRead(
+        changes=[
+            EventChangeRead(
+                at=c.at,
+                action=c.action,
+                source=c.source,
+                changes=[FieldChangeRead(field=k, value=v) for k, v in c.changes.items()],
+            )
+            for c in changes
+        ]
     )
