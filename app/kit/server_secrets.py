@@ -13,6 +13,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from app.kit.database import Sessions
 from app.kit.models import Base, UTCDateTime, utcnow
+from app.settings import HEX_PREFIX
 
 
 class ServerSecret(Base):
@@ -27,10 +28,13 @@ class ServerSecret(Base):
 
 
 async def server_secret(name: str, configured: str | None, sessions: Sessions) -> bytes:
-    """``configured`` (a setting's value), or else the secret ``name`` the server keeps:
-    made once, in a transaction of its own (it is the server's, not any request's); of
-    processes racing to make it, the first kept is every process's."""
+    """``configured`` (a setting's value: its text's bytes, or with ``hex:`` the bytes its
+    hexadecimal digits name, as a kept secret is read), or else the secret ``name`` the
+    server keeps: made once, in a transaction of its own (it is the server's, not any
+    request's); of processes racing to make it, the first kept is every process's."""
     if configured:
+        if configured.startswith(HEX_PREFIX):
+            return bytes.fromhex(configured.removeprefix(HEX_PREFIX))
         return configured.encode()
     async with sessions() as session:
         insert = (
