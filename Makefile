@@ -110,10 +110,12 @@ screenshots: setup web-setup ## Play the web client in Chromium at desktop, phon
 	SCREENSHOT_DIR=$(abspath $(SCREENSHOT_DIR)) $(PY) -m pytest tests/web -p no:cacheprovider -q $(ARGS)
 	@ls $(SCREENSHOT_DIR)
 
-lint: setup ## Lint and check formatting (ruff), the import contracts (import-linter), the Dockerfile (hadolint) and the entrypoints (shellcheck)
+lint: setup ## Lint and check formatting (ruff), the import contracts (import-linter), each domain's tables its own (tools/own_tables.py), no measured figure in app/ (tools/no_figures.py), the Dockerfile (hadolint) and the entrypoints (shellcheck)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports --no-cache
+	$(PY) -m tools.own_tables
+	$(PY) -m tools.no_figures
 	$(VENV)/bin/hadolint Dockerfile
 	$(VENV)/bin/shellcheck docker/entrypoint.sh tests/image/standins/*/docker-entrypoint.sh
 
@@ -121,7 +123,7 @@ format: setup ## Reformat the code and apply safe lint fixes
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
-typecheck: setup ## Type-check app, tests, bench, clients and the docs' hooks (mypy --strict)
+typecheck: setup ## Type-check app, tests, bench, clients, tools and the docs' hooks (mypy --strict)
 	$(VENV)/bin/mypy
 
 # Two workers (the machines have two cores), a test file to a worker: a module's tests

@@ -7,12 +7,12 @@ from app.challenges.models import (
     ChallengeEntry,
     LeaderboardBucket,
     LeaderboardScore,
-    ServerSecret,
 )
 from app.events.models import Edition, Event, EventChange
 from app.games.models import Analysis, Game, Move
 from app.kit.models import Base
 from app.kit.schedule import ScheduledJob
+from app.kit.server_secrets import ServerSecret
 from app.players.models import DailyStreak, Follow, MonthlyWins, Player, PlayerStats
 
 __all__ = [

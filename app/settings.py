@@ -178,8 +178,9 @@ class Settings(BaseSettings):
     challenge_secret: str | None = Field(
         default=None,
         min_length=32,
-        description="The secret the daily challenges' deals derive from (32+ characters); "
-        "unset: the server makes one once and keeps it in the database",
+        description="The secret the daily challenges' deals derive from (32+ characters; "
+        "hex:<64 hex digits> for the bytes a kept secret holds); unset: the server makes "
+        "one once and keeps it in the database",
     )
     challenge_max_hours: int = Field(
         default=336,
@@ -406,6 +407,22 @@ class Settings(BaseSettings):
             raise ValueError(f"holds the placeholder {PLACEHOLDER}: set a secret of your own")
         return value
 
+    @field_validator("challenge_secret")
+    @classmethod
+    def _hex_form(cls, value: str | None) -> str | None:
+        """``hex:`` then hex digits names the secret's bytes themselves: the form the
+        server's kept secret is read in, so that a kept secret moved into the setting
+        derives the same deals."""
+        if value is not None and value.startswith(HEX_PREFIX):
+            digits = value.removeprefix(HEX_PREFIX)
+            try:
+                raw = bytes.fromhex(digits)
+            except ValueError:
+                raise ValueError("after hex: must come hexadecimal digits, in pairs") from None
+            if len(raw) < 16:
+                raise ValueError("after hex: must come 32 hexadecimal digits or more")
+        return value
+
     @field_validator("prometheus_multiproc_dir")
     @classmethod
     def _writable_dir(cls, value: str | None) -> str | None:
@@ -418,6 +435,8 @@ class Settings(BaseSettings):
 
 # What the deploy files write where a secret of the deployment's own must go.
 PLACEHOLDER = "CHANGE-ME"
+# A secret setting given as its bytes in hexadecimal (CHALLENGE_SECRET=hex:...).
+HEX_PREFIX = "hex:"
 
 SECRET_FIELDS = frozenset(
     {

@@ -8,7 +8,6 @@ from datetime import date
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Query, Request, Response, status
-from pydantic import TypeAdapter
 
 from app.challenges.errors import (
     ChallengeEnteredProblem,
@@ -23,28 +22,21 @@ from app.challenges.schemas import (
     ChallengeRead,
     FairPlayView,
     LeaderboardRead,
-    MyChallengeRead,
     MyChallengesRead,
 )
 from app.challenges.service import (
     START_PROBLEMS,
     Among,
     Around,
-    ChallengeKey,
+    BoardService,
     ChallengeService,
-    board_page,
+    ChallengeUseCases,
+    SetChallengeService,
     board_view,
     challenge_id,
     challenge_out,
-    challenge_to_play,
-    challenge_to_read,
     check_challenge_id,
-    closes_at,
-    daily_of,
-    my_entry_out,
     needs_player,
-    opens_at,
-    window_of,
 )
 from app.games.service import (
     CREATED_HEADERS,
@@ -52,7 +44,6 @@ from app.games.service import (
     created_headers,
     game_created,
     ok_with_links,
-    rules_of,
 )
 from app.kit.auth import OptionalBearerDep
 from app.kit.clock import ClockDep
@@ -63,9 +54,6 @@ from app.kit.models import PlayerKind
 from app.kit.paging import (
     PAGE_HEADERS,
     CursorParam,
-    UtcTime,
-    decode_cursor,
-    encode_cursor,
     link_next,
 )
 from app.kit.problems import problem_responses
@@ -113,8 +101,6 @@ READ_PROBLEMS = (
     RateLimitedProblem,
     ServiceUnavailableProblem,
 )
-# list_my_challenges' cursor: the last challenge's creation time and id.
-MY_CHALLENGES_CURSOR = TypeAdapter(tuple[UtcTime, ChallengeKey])
 
 
 def _day(text: str) -> date:
@@ -126,16 +112,38 @@ def _day(text: str) -> date:
         ) from None
 
 
-async def get_challenges(session: SessionDep, request: Request) -> ChallengeService:
-    return ChallengeService(session, request.app.state.settings)
+async def get_set_challenges(session: SessionDep, request: Request) -> SetChallengeService:
+    return SetChallengeService(session, request.app.state.settings)
 
 
-async def get_read_challenges(session: ReadSessionDep, request: Request) -> ChallengeService:
-    return ChallengeService(session, request.app.state.settings)
+async def get_read_set_challenges(session: ReadSessionDep, request: Request) -> SetChallengeService:
+    return SetChallengeService(session, request.app.state.settings)
 
 
-ChallengesDep = Annotated[ChallengeService, Depends(get_challenges)]
-ReadChallengesDep = Annotated[ChallengeService, Depends(get_read_challenges)]
+async def get_read_boards(session: ReadSessionDep, request: Request) -> BoardService:
+    return BoardService(session, request.app.state.settings)
+
+
+async def get_use_cases(
+    reading: ReadSessionDep,
+    writing: SessionDep,
+    solver: SolverDep,
+    database: DatabaseDep,
+    request: Request,
+) -> ChallengeUseCases:
+    settings = request.app.state.settings
+    return ChallengeUseCases(
+        ChallengeService(reading, settings),
+        ChallengeService(writing, settings),
+        solver,
+        database.sessions,
+    )
+
+
+SetChallengesDep = Annotated[SetChallengeService, Depends(get_set_challenges)]
+ReadSetChallengesDep = Annotated[SetChallengeService, Depends(get_read_set_challenges)]
+ReadBoardsDep = Annotated[BoardService, Depends(get_read_boards)]
+UseCasesDep = Annotated[ChallengeUseCases, Depends(get_use_cases)]
 
 
 DAY_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
@@ -186,17 +194,13 @@ ChallengeOfPath = Annotated[str, Depends(challenge_of_path)]
 async def start_challenge_game(
     target: ChallengeOfPath,
     player: PlayerForRead,
-    reader: ReadChallengesDep,
-    writer: ChallengesDep,
-    solver: SolverDep,
-    database: DatabaseDep,
+    challenges: UseCasesDep,
     clock: ClockDep,
     request: Request,
     response: Response,
 ) -> GameCreated:
     now = clock()
-    challenge = await challenge_to_play(target, reader, writer, solver.pool, database.sessions, now)
-    game, token = await writer.start(challenge, player, now)
+    game, token = await challenges.start_attempt(target, player, now)
     issued(request, token)
     response.headers.update(created_headers(game))
     return game_created(game, token, now)
@@ -231,20 +235,12 @@ async def start_challenge_game(
 async def create_challenge(
     body: ChallengeCreate,
     player: PlayerForRead,
-    reader: ReadChallengesDep,
-    writer: ChallengesDep,
-    solver: SolverDep,
+    challenges: UseCasesDep,
     clock: ClockDep,
     response: Response,
 ) -> ChallengeRead:
     now = clock()
-    window = window_of(body, now, writer.settings)
-    rules = rules_of(body.layout, body.rules)
-    await reader.check_room(player, now)  # before the search: a refusal costs nothing
-    await reader.session.close()
-    # no transaction is open
-    deal, rated = await writer.draw(rules, body.winnable_only, body.tier, solver)
-    challenge = await writer.create(player, body, rules, deal, rated, window, now)
+    challenge = await challenges.create(body, player, now)
     response.headers["Location"] = f"/v1/challenges/{challenge.id}"
     return challenge_out(challenge, now)
 
@@ -264,10 +260,7 @@ async def create_challenge(
     ),
 )
 async def get_daily_challenge(
-    reader: ReadChallengesDep,
-    writer: ChallengesDep,
-    solver: SolverDep,
-    database: DatabaseDep,
+    challenges: UseCasesDep,
     clock: ClockDep,
     layout: Annotated[
         LayoutName,
@@ -301,9 +294,7 @@ async def get_daily_challenge(
     date_ = day_ if day_ is not None else date_
     now = clock()
     day = _day(date_) if date_ is not None else now.date()
-    challenge = await challenge_to_read(
-        challenge_id(day, layout), reader, writer, solver.pool, database.sessions, now
-    )
+    challenge = await challenges.read(challenge_id(day, layout), now)
     return challenge_out(challenge, now)
 
 
@@ -327,10 +318,10 @@ async def get_challenge_by_invite(
         str,
         Path(max_length=16, description="The invite code", examples=["7KQ2M-X9PDA"]),
     ],
-    reader: ReadChallengesDep,
+    challenges: ReadSetChallengesDep,
     clock: ClockDep,
 ) -> ChallengeRead:
-    return challenge_out(await reader.by_invite(code), clock())
+    return challenge_out(await challenges.by_invite(code), clock())
 
 
 @router.get(
@@ -347,16 +338,10 @@ async def get_challenge_by_invite(
     ),
 )
 async def get_challenge(
-    target: ChallengeOfPath,
-    reader: ReadChallengesDep,
-    writer: ChallengesDep,
-    solver: SolverDep,
-    database: DatabaseDep,
-    clock: ClockDep,
+    target: ChallengeOfPath, challenges: UseCasesDep, clock: ClockDep
 ) -> ChallengeRead:
     now = clock()
-    challenge = await challenge_to_read(target, reader, writer, solver.pool, database.sessions, now)
-    return challenge_out(challenge, now)
+    return challenge_out(await challenges.read(target, now), now)
 
 
 @router.post(
@@ -375,12 +360,11 @@ async def get_challenge(
 async def close_challenge(
     target: ChallengeOfPath,
     player: PlayerForRead,
-    writer: ChallengesDep,
+    challenges: SetChallengesDep,
     clock: ClockDep,
 ) -> ChallengeRead:
     now = clock()
-    challenge = await writer.get(target)
-    return challenge_out(await writer.close(challenge, player, now), now)
+    return challenge_out(await challenges.close(target, player, now), now)
 
 
 @router.delete(
@@ -399,9 +383,9 @@ async def close_challenge(
     ),
 )
 async def delete_challenge(
-    target: ChallengeOfPath, player: PlayerForRead, writer: ChallengesDep
+    target: ChallengeOfPath, player: PlayerForRead, challenges: SetChallengesDep
 ) -> Response:
-    await writer.delete(await writer.get(target), player)
+    await challenges.delete(target, player)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 
@@ -436,10 +420,7 @@ async def delete_challenge(
 )
 async def start_practice_game(
     target: ChallengeOfPath,
-    reader: ReadChallengesDep,
-    writer: ChallengesDep,
-    solver: SolverDep,
-    database: DatabaseDep,
+    challenges: UseCasesDep,
     clock: ClockDep,
     credential: OptionalBearerDep,
     request: Request,
@@ -448,9 +429,8 @@ async def start_practice_game(
     now = clock()
     player = None
     if credential is not None:  # with a key, the game is the player's
-        player = await player_when_needed(credential, reader.session, request)
-    challenge = await challenge_to_read(target, reader, writer, solver.pool, database.sessions, now)
-    game, token = await writer.practice(challenge, player, now)
+        player = await player_when_needed(credential, challenges.reader.session, request)
+    game, token = await challenges.practice(target, player, now)
     issued(request, token)
     response.headers.update(created_headers(game))
     return game_created(game, token, now)
@@ -493,7 +473,7 @@ async def start_practice_game(
 )
 async def get_leaderboard(
     challenge_id: ChallengeIdPath,
-    reader: ReadChallengesDep,
+    boards: ReadBoardsDep,
     clock: ClockDep,
     request: Request,
     response: Response,
@@ -538,26 +518,14 @@ async def get_leaderboard(
         ),
     ] = None,
 ) -> LeaderboardRead:
-    check_challenge_id(challenge_id)
-    now = clock()
-    daily = daily_of(challenge_id)
-    if daily is not None:
-        if now < opens_at(daily[0]):
-            raise ChallengeNotOpenProblem(f"challenge {challenge_id} opens at {opens_at(daily[0])}")
-        closed = now >= closes_at(daily[0])
-    else:
-        challenge = await reader.get(challenge_id)
-        if now < challenge.opens_at:
-            raise ChallengeNotOpenProblem(f"challenge {challenge_id} opens at {challenge.opens_at}")
-        closed = now >= challenge.closes_at
     view = board_view(around, among, fair_play=fair_play)
     player = (
-        await player_when_needed(credential, reader.session, request)
+        await player_when_needed(credential, boards.session, request)
         if needs_player(view)
         else None
     )
-    page, next_cursor = await board_page(
-        reader, challenge_id, kind, limit, cursor, view, player, closed=closed
+    page, next_cursor = await boards.leaderboard(
+        challenge_id, kind, limit, cursor, view, player, clock()
     )
     link_next(request, response, next_cursor)
     return page
@@ -580,7 +548,7 @@ async def get_leaderboard(
 )
 async def list_my_challenges(
     player: PlayerForRead,
-    reader: ReadChallengesDep,
+    challenges: ReadSetChallengesDep,
     clock: ClockDep,
     request: Request,
     response: Response,
@@ -589,19 +557,6 @@ async def list_my_challenges(
     ] = 20,
     cursor: CursorParam = None,
 ) -> MyChallengesRead:
-    now = clock()
-    after = decode_cursor(cursor, MY_CHALLENGES_CURSOR) if cursor is not None else None
-    rows, last = await reader.mine(player, limit, after)
-    next_cursor = encode_cursor([last[0].isoformat(), last[1]]) if last is not None else None
+    page, next_cursor = await challenges.my_challenges(player, limit, cursor, clock())
     link_next(request, response, next_cursor)
-    return MyChallengesRead(
-        challenges=[
-            MyChallengeRead(
-                challenge=challenge_out(r.challenge, now),
-                created=r.created,
-                entry=my_entry_out(r.entry, r.challenge, reader.settings, now),
-            )
-            for r in rows
-        ],
-        next=next_cursor,
-    )
+    return page

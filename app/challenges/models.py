@@ -300,14 +300,3 @@ class LeaderboardScore(Base):
     kind: Mapped[PlayerKind] = mapped_column(kind_column(), primary_key=True)
     rank_score: Mapped[int] = mapped_column(Integer, primary_key=True)
     entries: Mapped[int] = mapped_column(Integer, default=0)
-
-
-class ServerSecret(Base):
-    """A secret the server made for itself where no setting gives one (the challenges'),
-    kept so that every replica and restart derives the same days."""
-
-    __tablename__ = "server_secrets"
-
-    name: Mapped[str] = mapped_column(String(32), primary_key=True)
-    value: Mapped[str] = mapped_column(String(128))
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)

@@ -1,17 +1,11 @@
-"""Every query of the challenges domain, and nothing else.
-
-The board is ``challenge_entries`` in the order of ``ix_challenge_entries_board``
-(``rank_score``, then ``moves``, then ``finished_at``, then ``player_id``): a page is a range
-of that index after a cursor (a row value), never an OFFSET. A rank is one plus the
-results strictly better, read from two tables of counts rather than counted over the
-entries ahead: ``leaderboard_scores`` (one row a score: a few hundred) for the scores
-ahead, and ``leaderboard_buckets`` (one row a score and move count) for the better move
-counts of the same score.
-"""
+"""Every query of the challenges domain but the boards' reads (``board_repository``), and
+nothing else: the challenges, their entries, the counts a board's ranks are read from
+(kept here, in the transaction that places or moves a result), and the fair-play
+measure's claims and figures."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -20,14 +14,12 @@ from sqlalchemy import (
     and_,
     bindparam,
     case,
-    column,
     delete,
     exists,
     func,
     literal,
     or_,
     select,
-    table,
     tuple_,
     union,
     update,
@@ -42,7 +34,6 @@ from app.challenges.models import (
     FairPlay,
     LeaderboardBucket,
     LeaderboardScore,
-    ServerSecret,
     Side,
 )
 from app.engine import GameStatus
@@ -53,19 +44,9 @@ CHALLENGES: Table = Challenge.__table__  # type: ignore[assignment]
 ENTRIES: Table = ChallengeEntry.__table__  # type: ignore[assignment]
 BUCKETS: Table = LeaderboardBucket.__table__  # type: ignore[assignment]
 SCORES: Table = LeaderboardScore.__table__  # type: ignore[assignment]
-SECRETS: Table = ServerSecret.__table__  # type: ignore[assignment]
 
-# The players' table, read for the names on a board (in the same statement as its rows),
-# and whom a player follows, for the board among them (their columns named here, not their
-# models imported: the domains meet through their services only).
-PLAYERS = table("players", column("id"), column("name"), column("deleted_at"))
-FOLLOWS = table("follows", column("follower_id"), column("followed_id"))
-
-# A place on a board: (rank_score, moves, finished_at, player_id).
-BoardKey = tuple[int, int, datetime, str]
-_BOARD_KEY = (ENTRIES.c.rank_score, ENTRIES.c.moves, ENTRIES.c.finished_at, ENTRIES.c.player_id)
 # A result's fair-play status and measure, shown with it, and whether it is provisional.
-_MEASURE = (
+MEASURE = (
     ENTRIES.c.provisional,
     ENTRIES.c.fair_play,
     ENTRIES.c.fair_play_telling,
@@ -137,28 +118,6 @@ class Measure:
     def by_stock(self, threshold: float) -> bool:
         """Whether its player's stock evidence, summed, flags it (FAIR_PLAY_STOCK_Z)."""
         return self.player_z is not None and self.player_z > threshold
-
-
-@dataclass(frozen=True, slots=True)
-class Place:
-    """A ranked result as a board shows it."""
-
-    player_id: str
-    score: int
-    moves: int
-    finished_at: datetime
-    rank_score: int
-    rank: int  # on the board read: the whole board, or among the players followed
-    name: str | None
-    deleted: bool
-    global_rank: int  # on the whole board
-    provisional: bool
-    fair_play: FairPlay
-    measure: Measure | None
-
-    @property
-    def key(self) -> BoardKey:
-        return (self.rank_score, self.moves, self.finished_at, self.player_id)
 
 
 def _insert(dialect: str, table: Table) -> postgresql.Insert | sqlite.Insert:
@@ -338,7 +297,7 @@ class ChallengeRepository:
                 rank_score.is_not(None),
             )
         )
-        return [(r[0], r[1], _aware(r[2])) for r in rows]
+        return [(r[0], r[1], aware(r[2])) for r in rows]
 
     async def set_total(
         self,
@@ -395,18 +354,6 @@ class ChallengeRepository:
             .where(CHALLENGES.c.id == challenge_id, CHALLENGES.c.difficulty_at.is_(None))
             .values(difficulty=difficulty, difficulty_at=utcnow())
         )
-
-    async def secret(self, name: str, proposed: str) -> str:
-        """The server secret ``name``: ``proposed`` when none was kept yet."""
-        await self.session.execute(
-            _insert(self._dialect, SECRETS)
-            .values(name=name, value=proposed, created_at=utcnow())
-            .on_conflict_do_nothing()
-        )
-        value: str = (
-            await self.session.scalars(select(ServerSecret.value).where(ServerSecret.name == name))
-        ).one()
-        return value
 
     # -- entries ----------------------------------------------------------------------
     async def add_entry(
@@ -545,95 +492,6 @@ class ChallengeRepository:
                 )
             )
 
-    # -- the board ----------------------------------------------------------------------
-    async def board_after(
-        self, challenge_id: str, kind: PlayerKind, after: BoardKey | None, limit: int
-    ) -> tuple[list[Place], int]:
-        """``limit`` results in board order after ``after`` (from the top without), and
-        how many are ranked on the board: one statement."""
-        board = {"challenge_id": challenge_id, "kind": kind, "limit": limit}
-        if after is None:
-            rows = (await self.session.execute(_FIRST, board)).all()
-        else:
-            rows = (await self.session.execute(_AFTER, {**board, **_key_params(after)})).all()
-        ranked = int(rows[0].ranked) if rows else await self.ranked(challenge_id, kind)
-        return [_place_of(r) for r in rows], ranked
-
-    async def place_of(self, challenge_id: str, kind: PlayerKind, player_id: str) -> Place | None:
-        """The player's ranked result on the board, with its rank (None without one)."""
-        row = (
-            await self.session.execute(
-                _MINE, {"challenge_id": challenge_id, "kind": kind, "player_id": player_id}
-            )
-        ).first()
-        return _place_of(row) if row is not None else None
-
-    async def board_before(
-        self, challenge_id: str, kind: PlayerKind, before: BoardKey, limit: int
-    ) -> list[Place]:
-        """``limit`` results just before ``before``, in board order."""
-        rows = (
-            await self.session.execute(
-                _BEFORE,
-                {"challenge_id": challenge_id, "kind": kind, "limit": limit, **_key_params(before)},
-            )
-        ).all()
-        return [_place_of(r) for r in reversed(rows)]
-
-    async def among_following(
-        self,
-        challenge_id: str,
-        kind: PlayerKind,
-        player_id: str,
-        after: BoardKey | None,
-        limit: int,
-    ) -> tuple[list[Place], int]:
-        """``limit`` results in board order after ``after`` (from the top without) among the
-        player and those they follow, ranked among themselves (``rank``) and on the whole
-        board (``global_rank``), and how many of them are ranked: one statement (see
-        ``_among``)."""
-        params = {"challenge_id": challenge_id, "kind": kind, "me": player_id, "limit": limit}
-        return await self._group(_FOLLOWING, params, after)
-
-    async def among_cohort(
-        self, challenge_id: str, kind: PlayerKind, cohort: int, after: BoardKey | None, limit: int
-    ) -> tuple[list[Place], int]:
-        """The same among an edition's cohort (its entries by ``ix_challenge_entries_cohort``:
-        at most a cohort's size of them)."""
-        params = {"challenge_id": challenge_id, "kind": kind, "cohort": cohort, "limit": limit}
-        return await self._group(_COHORT, params, after)
-
-    async def _group(
-        self, statements: tuple[Any, Any, Any], params: dict[str, Any], after: BoardKey | None
-    ) -> tuple[list[Place], int]:
-        first, following, count = statements
-        if after is None:
-            rows = (await self.session.execute(first, params)).all()
-        else:
-            rows = (await self.session.execute(following, {**params, **_key_params(after)})).all()
-        ranked = rows[0].ranked if rows else await self.session.scalar(count, params)
-        return [_among_place(r) for r in rows], int(ranked or 0)
-
-    async def apart_after(
-        self,
-        challenge_id: str,
-        kind: PlayerKind,
-        side: Side,
-        after: BoardKey | None,
-        limit: int,
-    ) -> tuple[list[Place], int]:
-        """The results of a board ranked apart on ``side`` (provisional or flagged), ranked
-        among themselves in the board's order: ``limit`` after ``after`` (from the top
-        without), and how many there are."""
-        first, following, count = _APART[side]
-        params = {"challenge_id": challenge_id, "kind": kind, "limit": limit}
-        if after is None:
-            rows = (await self.session.execute(first, params)).all()
-        else:
-            rows = (await self.session.execute(following, {**params, **_key_params(after)})).all()
-        counted = rows[0].ranked if rows else await self.session.scalar(count, params)
-        return [_place_of(r) for r in rows], int(counted or 0)
-
     # -- fair play ----------------------------------------------------------------------
     async def claim_due(
         self, now: datetime, lease_until: datetime, challenge_id: str | None = None
@@ -765,7 +623,7 @@ class ChallengeRepository:
         e, c = ENTRIES.c, CHALLENGES.c
         rounds = (
             await self.session.execute(
-                select(e.challenge_id, *_MEASURE)
+                select(e.challenge_id, *MEASURE)
                 .select_from(ENTRIES.join(CHALLENGES, c.id == e.challenge_id))
                 .where(
                     e.player_id == player_id,
@@ -816,22 +674,6 @@ class ChallengeRepository:
             await self._place(entry, Side.FLAGGED, place[1])
         entry.fair_play = FairPlay.FLAGGED
 
-    async def rank_of(
-        self, challenge_id: str, kind: PlayerKind, rank_score: int, moves: int
-    ) -> int:
-        """The rank a result of ``rank_score`` and ``moves`` would have on the board."""
-        rank = await self.session.scalar(
-            select(1 + _scores_ahead(rank_score) + _moves_ahead(rank_score, moves)),
-            {"challenge_id": challenge_id, "kind": kind},
-        )
-        return int(rank or 1)
-
-    async def ranked(self, challenge_id: str, kind: PlayerKind) -> int:
-        ranked = await self.session.scalar(
-            select(_RANKED), {"challenge_id": challenge_id, "kind": kind}
-        )
-        return int(ranked or 0)
-
 
 @dataclass(frozen=True, slots=True)
 class Unmeasured:
@@ -870,276 +712,14 @@ def _keep(entry: ChallengeEntry, measure: Measure | None) -> None:
         setattr(entry, name, getattr(measure, figure) if measure is not None else None)
 
 
-def _key_params(key: BoardKey) -> dict[str, Any]:
-    rank_score, moves, finished_at, player_id = key
-    return {
-        "k_score": rank_score,
-        "k_moves": moves,
-        "k_finished": finished_at,
-        "k_player": player_id,
-    }
-
-
-# Each score of a board (bound as challenge_id, kind) with the results of the better
-# scores: one running sum over its counts (a few hundred rows), made once a statement.
-_AHEAD = (
-    select(
-        SCORES.c.rank_score,
-        (func.sum(SCORES.c.entries).over(order_by=SCORES.c.rank_score) - SCORES.c.entries).label(
-            "before"
-        ),
-    )
-    .where(SCORES.c.challenge_id == bindparam("challenge_id"), SCORES.c.kind == bindparam("kind"))
-    .subquery("ahead")
-)
-
-
-def _ranked(rows: Any, *columns: Any, descending: bool = False) -> Any:
-    """A page's rows (``rows``, a subquery of board rows already cut to the page) with
-    their ranks on the whole board and their players' names, in board order: a rank is
-    one plus the results of the better scores (``_AHEAD``, joined by score: one running
-    sum for the page, not a sum for each row) plus those of the same score in fewer moves
-    (``leaderboard_buckets``: the few move counts of that score)."""
-    r = rows.c
-    moves_ahead = (
-        select(func.coalesce(func.sum(BUCKETS.c.entries), 0))
-        .where(
-            BUCKETS.c.challenge_id == bindparam("challenge_id"),
-            BUCKETS.c.kind == bindparam("kind"),
-            BUCKETS.c.rank_score == r.rank_score,
-            BUCKETS.c.moves < r.moves,
-        )
-        .scalar_subquery()
-    )
-    key = (r.rank_score, r.moves, r.finished_at, r.player_id)
-    return (
-        select(
-            r.player_id,
-            r.score,
-            r.moves,
-            r.finished_at,
-            r.rank_score,
-            (1 + func.coalesce(_AHEAD.c.before, 0) + moves_ahead).label("rank"),
-            PLAYERS.c.name,
-            PLAYERS.c.deleted_at,
-            *(r[c.name] for c in _MEASURE),
-            *columns,
-        )
-        .select_from(
-            rows.outerjoin(_AHEAD, _AHEAD.c.rank_score == r.rank_score).outerjoin(
-                PLAYERS, PLAYERS.c.id == r.player_id
-            )
-        )
-        .order_by(*(c.desc() for c in key) if descending else key)
-    )
-
-
-def _page(where: list[Any], *, descending: bool, limit: bool = True) -> Any:
-    """Board rows after (or before) a place, cut to the page in the order of the board's
-    index (a range of it, never a scan), then ranked (``_ranked``). Built once (with bind
-    parameters): building a statement this size costs more than running it."""
-    e = ENTRIES.c
-    rows = (
-        select(e.player_id, e.score, e.moves, e.finished_at, e.rank_score, *_MEASURE)
-        .where(
-            e.challenge_id == bindparam("challenge_id"),
-            e.kind == bindparam("kind"),
-            e.rank_score.is_not(None),
-            *where,
-        )
-        .order_by(*(c.desc() for c in _BOARD_KEY) if descending else _BOARD_KEY)
-    )
-    if limit:
-        rows = rows.limit(bindparam("limit"))
-    return _ranked(rows.subquery("page"), descending=descending)
-
-
-def _place_of(r: Any) -> Place:
-    return Place(
-        player_id=r.player_id,
-        score=r.score,
-        moves=r.moves,
-        finished_at=_aware(r.finished_at),
-        rank_score=r.rank_score,
-        rank=int(r.rank),
-        name=r.name,
-        deleted=r.deleted_at is not None,
-        global_rank=int(r.rank),
-        # Provisional until its measure says ok (then it stands as any other).
-        provisional=bool(r.provisional) and FairPlay(r.fair_play) is not FairPlay.OK,
-        fair_play=FairPlay(r.fair_play),
-        measure=measure_of(r),
-    )
-
-
 def measure_of(r: Any) -> Measure | None:
     """The fair-play measure stored on an entry (a row or the model), None before one."""
     if r.fair_play_at is None:
         return None
     figures = {figure: getattr(r, name) for figure, name in _KEPT_AS.items()}
-    return Measure(**{**figures, "measured_at": _aware(r.fair_play_at)})
+    return Measure(**{**figures, "measured_at": aware(r.fair_play_at)})
 
 
-# How many results a board ranks: the sum of its scores' counts (a few hundred rows).
-_RANKED = (
-    select(func.coalesce(func.sum(SCORES.c.entries), 0))
-    .where(SCORES.c.challenge_id == bindparam("challenge_id"), SCORES.c.kind == bindparam("kind"))
-    .scalar_subquery()
-    .label("ranked")
-)
-# A place given by a cursor, typed as the columns it is compared with (a timestamp is
-# stored as UTC text on SQLite: the column's type writes the parameter the same way).
-_AT = tuple_(
-    *(
-        bindparam(name, type_=c.type)
-        for name, c in zip(
-            ("k_score", "k_moves", "k_finished", "k_player"), _BOARD_KEY, strict=True
-        )
-    )
-)
-_FIRST = _page([], descending=False).add_columns(_RANKED)
-_AFTER = _page([tuple_(*_BOARD_KEY) > _AT], descending=False).add_columns(_RANKED)
-_BEFORE = _page([tuple_(*_BOARD_KEY) < _AT], descending=True)
-_MINE = _page([ENTRIES.c.player_id == bindparam("player_id")], descending=False, limit=False)
-
-
-def _among(ids: Any, *, after: bool) -> tuple[Any, Any]:
-    """The board among a group of players (``ids``, a subquery of their ids, one column
-    ``id``), and how many of them are ranked. The ids are joined by key to
-    ``challenge_entries`` (challenge, player): one lookup each, never a scan of the board.
-    They are ranked among themselves by a window over those rows alone; the page is cut
-    after the cursor, and only its rows get their rank on the whole board (``_ranked``)."""
-    e = ENTRIES.c
-    group = (
-        select(
-            e.challenge_id,
-            e.kind,
-            e.player_id,
-            e.score,
-            e.moves,
-            e.finished_at,
-            e.rank_score,
-            *_MEASURE,
-            func.rank().over(order_by=(e.rank_score, e.moves)).label("local_rank"),
-            func.count().over().label("ranked"),
-        )
-        .select_from(
-            ids.join(
-                ENTRIES, and_(e.challenge_id == bindparam("challenge_id"), e.player_id == ids.c.id)
-            )
-        )
-        .where(e.kind == bindparam("kind"), e.rank_score.is_not(None))
-        .subquery("among")
-    )
-    g = group.c
-    key = (g.rank_score, g.moves, g.finished_at, g.player_id)
-    rows = select(group).order_by(*key).limit(bindparam("limit"))
-    if after:
-        rows = rows.where(tuple_(*key) > _AT)
-    page = rows.subquery("page")
-    return _ranked(page, page.c.local_rank, page.c.ranked), select(func.count()).select_from(group)
-
-
-def _group_statements(ids: Any) -> tuple[Any, Any, Any]:
-    first, count = _among(ids, after=False)
-    return first, _among(ids, after=True)[0], count
-
-
-# The player (bound as ``me``) and a primary-key range of whom they follow.
-_FOLLOWING = _group_statements(
-    union(
-        select(bindparam("me", type_=ENTRIES.c.player_id.type).label("id")),
-        select(FOLLOWS.c.followed_id.label("id")).where(FOLLOWS.c.follower_id == bindparam("me")),
-    ).subquery("ids")
-)
-# An edition's cohort (bound as ``cohort``), by its index.
-_COHORT_IDS = ENTRIES.alias("cohort_entries")
-_COHORT = _group_statements(
-    select(_COHORT_IDS.c.player_id.label("id"))
-    .where(
-        _COHORT_IDS.c.challenge_id == bindparam("challenge_id"),
-        _COHORT_IDS.c.cohort == bindparam("cohort"),
-    )
-    .subquery("ids")
-)
-
-
-def _among_place(r: Any) -> Place:
-    return replace(_place_of(r), rank=int(r.local_rank))
-
-
-def _scores_ahead(rank_score: int) -> Any:
-    """The ranked results of a board (bound as challenge_id, kind) with a better score."""
-    return (
-        select(func.coalesce(func.sum(SCORES.c.entries), 0))
-        .where(
-            SCORES.c.challenge_id == bindparam("challenge_id"),
-            SCORES.c.kind == bindparam("kind"),
-            SCORES.c.rank_score < rank_score,
-        )
-        .scalar_subquery()
-    )
-
-
-def _moves_ahead(rank_score: int, moves: int) -> Any:
-    """Those with the same score and fewer moves."""
-    return (
-        select(func.coalesce(func.sum(BUCKETS.c.entries), 0))
-        .where(
-            BUCKETS.c.challenge_id == bindparam("challenge_id"),
-            BUCKETS.c.kind == bindparam("kind"),
-            BUCKETS.c.rank_score == rank_score,
-            BUCKETS.c.moves < moves,
-        )
-        .scalar_subquery()
-    )
-
-
-def _aware(moment: datetime) -> datetime:
+def aware(moment: datetime) -> datetime:
     """Core rows skip the ORM's type: SQLite gives back naive UTC."""
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
-
-
-def _apart(side: Side, *, after: bool) -> tuple[Any, Any]:
-    """A board's results ranked apart on ``side`` (by their index: a range of it, few
-    rows), ranked among themselves by a window, in the board's order; and their count."""
-    e = ENTRIES.c
-    rank_score = e.provisional_rank_score if side is Side.PROVISIONAL else e.flagged_rank_score
-    group = (
-        select(
-            e.player_id,
-            e.score,
-            e.moves,
-            e.finished_at,
-            rank_score.label("rank_score"),
-            *_MEASURE,
-            func.rank().over(order_by=(rank_score, e.moves)).label("rank"),
-            func.count().over().label("ranked"),
-        )
-        .where(
-            e.challenge_id == bindparam("challenge_id"),
-            e.kind == bindparam("kind"),
-            rank_score.is_not(None),
-        )
-        .subquery(side.value)
-    )
-    g = group.c
-    key = (g.rank_score, g.moves, g.finished_at, g.player_id)
-    rows = (
-        select(group, PLAYERS.c.name, PLAYERS.c.deleted_at)
-        .select_from(group.outerjoin(PLAYERS, PLAYERS.c.id == g.player_id))
-        .order_by(*key)
-        .limit(bindparam("limit"))
-    )
-    if after:
-        rows = rows.where(tuple_(*key) > _AT)
-    return rows, select(func.count()).select_from(group)
-
-
-def _apart_statements(side: Side) -> tuple[Any, Any, Any]:
-    first, count = _apart(side, after=False)
-    return first, _apart(side, after=True)[0], count
-
-
-# Each side's statements: from the top, after a place, and the count.
-_APART = {side: _apart_statements(side) for side in (Side.PROVISIONAL, Side.FLAGGED)}

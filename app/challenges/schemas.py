@@ -8,13 +8,17 @@ from typing import Annotated, Any, Final
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StrictBool
 
-from app.challenges.models import ChallengeKind, FairPlay, Side
+from app.challenges.board_repository import Board
+from app.challenges.models import Challenge, ChallengeEntry, ChallengeKind, FairPlay, Side
+from app.challenges.repository import Measure, MyChallenge, measure_of, standing
+from app.challenges.windows import is_closed, is_public
 from app.engine.difficulty import Tier
 from app.engine.fairplay import PLAYER_LEAN
 from app.games.service import RulesCreate
 from app.kit.models import PlayerKind
 from app.kit.schemas import DEFAULT_LAYOUT, DifficultyRead, LayoutName, RulesRead, Strict
 from app.players.service import DisplayName
+from app.settings import Settings
 
 MAX_ATTEMPTS = 3
 
@@ -438,3 +442,226 @@ class MyChallengesRead(BaseModel):
 
     challenges: list[MyChallengeRead] = Field(description="This page, newest first")
     next: str | None = Field(description="The cursor of the next page (also in Link), or null")
+
+
+# -- what a player sees of a challenge and a board ---------------------------------------
+# -- what a player sees of a challenge and a board ---------------------------------------
+def _status(challenge: Challenge, now: datetime) -> ChallengeStatus:
+    if now >= challenge.closes_at:
+        return ChallengeStatus.CLOSED
+    return ChallengeStatus.OPEN if now >= challenge.opens_at else ChallengeStatus.UPCOMING
+
+
+def challenge_out(challenge: Challenge, now: datetime) -> ChallengeRead:
+    """The challenge as anyone sees it at ``now``: its deal and best score once closed."""
+    over = now >= challenge.closes_at
+    return ChallengeRead(
+        id=challenge.id,
+        kind=challenge.kind,
+        name=challenge.name,
+        date=challenge.day,
+        layout=challenge.layout,
+        rules=RulesRead.model_validate(challenge.rules),
+        status=_status(challenge, now),
+        opens_at=challenge.opens_at,
+        closes_at=challenge.closes_at,
+        commitment=challenge.commitment,
+        entries=challenge.entries,
+        attempts=challenge.attempts,
+        max_entries=challenge.max_entries,
+        winnable_only=challenge.winnable_only,
+        creator_id=challenge.creator_id,
+        invite_code=challenge.invite_code,
+        reveal=ChallengeRevealRead(deal=challenge.deal.split(), salt=challenge.salt)
+        if over and challenge.deal
+        else None,
+        best_score=challenge.best_score if over else None,
+        best_score_bound=challenge.best_score_bound if over else None,
+        best_score_exact=over and challenge.best_score_exact,
+        best_score_searched=over and challenge.best_searched_at is not None,
+        tier=challenge.tier,
+        difficulty=DifficultyRead.model_validate(challenge.difficulty)
+        if over and challenge.difficulty is not None
+        else None,
+    )
+
+
+def fair_play_out(status: FairPlay, measure: Measure | None, *, closed: bool) -> FairPlayRead:
+    """A result's fair-play status, and its measure's figures once its challenge has
+    closed: before, they would tell which of the player's moves the hidden cards made
+    best (of a deal still in play)."""
+    if measure is None or not closed:
+        return FairPlayRead(
+            status=status,
+            telling=None,
+            resolved=None,
+            expected=None,
+            p_value=None,
+            measured_at=measure.measured_at if measure is not None else None,
+            stock_z=None,
+            stock_decisions=None,
+            player_stock_z=None,
+            player_stock_results=None,
+            player_p_value=None,
+            player_p_results=None,
+        )
+    return FairPlayRead(
+        status=status,
+        telling=measure.telling,
+        resolved=measure.resolved,
+        expected=round(measure.expected, 3),
+        p_value=measure.p_value,
+        measured_at=measure.measured_at,
+        stock_z=None if measure.stock_z is None else round(measure.stock_z, 3),
+        stock_decisions=measure.stock_decisions,
+        player_stock_z=None if measure.player_z is None else round(measure.player_z, 3),
+        player_stock_results=measure.player_results,
+        player_p_value=measure.player_p,
+        player_p_results=measure.player_p_results,
+    )
+
+
+def fair_play_reason(measure: Measure | None, settings: Settings, *, closed: bool) -> str:
+    """Why a flagged result is ranked apart, for its player: the game's own measure, its
+    measures of their last results combined, the stock's evidence of their last results
+    (against the server's thresholds); once its challenge has closed (``fair_play_out``)."""
+    if measure is None:
+        return "one of the rounds of this total was flagged"
+    if not closed:
+        return (
+            "the fair-play measure found that your moves chose as only a player seeing the "
+            "hidden cards would; its figures are shown once the challenge closes. The "
+            "result is kept, ranked on the flagged side of the board."
+        )
+    reasons = []
+    game = (
+        f"at {measure.telling} decisions of the game, the move best with every card known "
+        "was not the one a player seeing only their cards would choose, and you chose it "
+        f"{measure.resolved} times where honest play does about {measure.expected:.1f}"
+    )
+    if measure.by_game(settings.fair_play_threshold):
+        reasons.append(
+            f"{game}: honest play does so that often with a probability of {measure.p_value:.2g}"
+        )
+    elif measure.by_player(settings.fair_play_threshold):
+        reasons.append(
+            f"{game}; over your last {measure.player_p_results} results together, honest "
+            f"play does what you did with a probability of {measure.player_p:.2g}"
+        )
+    if measure.by_stock(settings.fair_play_stock_z):
+        reasons.append(
+            f"over your last {measure.player_results} results, your moves did better with "
+            "the stock's true order than with the orders you could not tell from it, by "
+            f"{measure.player_z:.1f} standard deviations where honest play stays within "
+            f"{settings.fair_play_stock_z:g}"
+        )
+    if not reasons:  # flagged under thresholds since changed
+        reasons.append("the result was flagged under the server's thresholds of that time")
+    return "; and ".join(reasons) + ". The result is kept, ranked on the flagged side of the board."
+
+
+def provisional_note(entry: ChallengeEntry, challenge: Challenge, settings: Settings) -> str | None:
+    """What being provisional means for the entry's result, and until when; None for an
+    entry that is not provisional."""
+    if not entry.provisional:
+        return None
+    why = (
+        "Your account is newer than this challenge, or younger than "
+        f"{settings.challenge_account_min_hours} hours: your result is provisional."
+    )
+    place = standing(entry)
+    if not is_public(challenge):
+        if entry.fair_play is FairPlay.OK:
+            return f"{why} Its fair-play measure said ok: it stands as any other."
+        return (
+            f"{why} It ranks with the others, marked provisional until its fair-play "
+            "measure, within minutes of its end, says ok."
+        )
+    if place is None:
+        return (
+            f"{why} Once your game ends it is ranked apart from the established results "
+            "until its fair-play measure, within minutes, says ok; then it takes its place "
+            "on the board."
+        )
+    if place[0] is Side.PROVISIONAL:
+        return (
+            f"{why} It is ranked apart (fair_play=provisional) until its fair-play measure, "
+            "within minutes of its end, says ok; then it takes its place on the board."
+        )
+    if place[0] is Side.BOARD:
+        return f"{why} Its fair-play measure said ok: it has taken its place on the board."
+    return f"{why} Its fair-play measure flagged it: it is ranked on the flagged side."
+
+
+def my_entry_out(
+    entry: ChallengeEntry | None, challenge: Challenge, settings: Settings, now: datetime
+) -> MyEntryRead | None:
+    """The caller's entry in ``challenge`` as they see it at ``now``."""
+    if entry is None:
+        return None
+    place = standing(entry)
+    measure = measure_of(entry)
+    closed = is_closed(challenge, now)
+    return MyEntryRead(
+        attempts=entry.attempts,
+        game_id=entry.game_id,
+        score=entry.score,
+        moves=entry.moves,
+        ranked=entry.rank_score is not None,
+        side=place[0] if place is not None else None,
+        provisional=entry.provisional,
+        provisional_note=provisional_note(entry, challenge, settings),
+        number=entry.number,
+        cohort=entry.cohort,
+        fair_play=fair_play_out(entry.fair_play, measure, closed=closed)
+        if place is not None
+        else None,
+        fair_play_reason=(
+            fair_play_reason(measure, settings, closed=closed)
+            if entry.fair_play is FairPlay.FLAGGED
+            else None
+        ),
+    )
+
+
+def leaderboard_out(
+    challenge_id: str, board: Board, next_cursor: str | None, *, closed: bool
+) -> LeaderboardRead:
+    return LeaderboardRead(
+        challenge_id=challenge_id,
+        kind=board.kind,
+        ranked=board.ranked,
+        entries=[
+            LeaderboardEntryRead(
+                rank=p.rank,
+                global_rank=p.global_rank,
+                player_id=p.player_id,
+                name=p.name,
+                deleted=p.deleted,
+                score=p.score,
+                moves=p.moves,
+                finished_at=p.finished_at,
+                provisional=p.provisional,
+                fair_play=fair_play_out(p.fair_play, p.measure, closed=closed),
+            )
+            for p in board.places
+        ],
+        next=next_cursor,
+    )
+
+
+def my_challenges_out(
+    rows: list[MyChallenge], settings: Settings, now: datetime, next_cursor: str | None
+) -> MyChallengesRead:
+    """A page of the challenges a player set or entered, with their entries, at ``now``."""
+    return MyChallengesRead(
+        challenges=[
+            MyChallengeRead(
+                challenge=challenge_out(r.challenge, now),
+                created=r.created,
+                entry=my_entry_out(r.entry, r.challenge, settings, now),
+            )
+            for r in rows
+        ],
+        next=next_cursor,
+    )

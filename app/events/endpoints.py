@@ -4,7 +4,6 @@ OPERATOR_TOKEN set they answer 404, as a path the server does not have)."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from enum import StrEnum
 from typing import Annotated, Any
 
@@ -16,14 +15,10 @@ from app.challenges.service import (
     START_PROBLEMS,
     Among,
     Around,
-    ChallengeService,
     CohortOf,
     FairPlayView,
     LeaderboardRead,
-    board_page,
     board_view,
-    challenge_out,
-    is_closed,
     needs_player,
 )
 from app.events.errors import (
@@ -34,28 +29,23 @@ from app.events.errors import (
     NotJoinedProblem,
     OperatorTokenRefusedProblem,
 )
-from app.events.models import Event
 from app.events.schemas import (
     EditionList,
     EditionRead,
     EntrantRead,
-    EventChangeRead,
     EventChangesRead,
     EventCreate,
     EventList,
     EventRead,
     EventUpdate,
-    FieldChangeRead,
-    RoundRead,
+    edition_out,
+    entrant_out,
+    event_changes_out,
+    event_out,
 )
 from app.events.service import (
-    EditionView,
     EventService,
-    current_edition,
-    edition_state,
-    edition_to_use,
-    event_state,
-    next_opens_at,
+    EventUseCases,
 )
 from app.games.service import (
     CREATED_HEADERS,
@@ -78,7 +68,6 @@ from app.kit.ids import is_id
 from app.kit.models import PlayerKind
 from app.kit.paging import (
     PAGE_HEADERS,
-    Count32,
     CursorParam,
     RowId,
     UtcTime,
@@ -96,7 +85,7 @@ from app.kit.ratelimit import (
     spend,
     verified,
 )
-from app.kit.schemas import LayoutName, RulesRead
+from app.kit.schemas import LayoutName
 from app.kit.workload import SolverDep
 from app.players.service import PLAYER_PROBLEMS, PlayerForRead, player_when_needed
 
@@ -105,7 +94,6 @@ operator_router = APIRouter(prefix="/v1/operator/events", tags=["operators"])
 
 OK_HEADERS = {"headers": RATE_LIMIT_HEADERS}
 EVENTS_CURSOR = TypeAdapter(tuple[UtcTime, RowId])
-EDITIONS_CURSOR = TypeAdapter(tuple[Count32])
 
 
 async def event_of_path(
@@ -149,8 +137,25 @@ async def get_read_events(session: ReadSessionDep, request: Request) -> EventSer
     return EventService(session, request.app.state.settings)
 
 
+async def get_use_cases(
+    reading: ReadSessionDep,
+    writing: SessionDep,
+    solver: SolverDep,
+    database: DatabaseDep,
+    request: Request,
+) -> EventUseCases:
+    settings = request.app.state.settings
+    return EventUseCases(
+        EventService(reading, settings),
+        EventService(writing, settings),
+        solver.pool,
+        database.sessions,
+    )
+
+
 EventsDep = Annotated[EventService, Depends(get_events)]
 ReadEventsDep = Annotated[EventService, Depends(get_read_events)]
+UseCasesDep = Annotated[EventUseCases, Depends(get_use_cases)]
 
 
 def operator(budget: Budget) -> Any:
@@ -172,92 +177,6 @@ def operator(budget: Budget) -> Any:
         verified(request)
 
     return Depends(check)
-
-
-def event_out(event: Event, now: datetime) -> EventRead:
-    return EventRead(
-        id=event.id,
-        key=event.key,
-        name=event.name,
-        description=event.description,
-        layout=event.layout,
-        rules=RulesRead.model_validate(event.rules),
-        entrants=event.entrants,
-        rounds=event.rounds,
-        round_opening=event.round_opening,
-        attempts=event.attempts,
-        max_size=event.max_size,
-        join_required=event.join_required,
-        cohort_size=event.cohort_size,
-        winnable_only=event.winnable_only,
-        tier=event.tier,
-        schedule=event.schedule,
-        starts_at=event.starts_at,
-        ends_at=event.ends_at,
-        state=event_state(event, now),
-        current_edition=current_edition(event, now),
-        next_opens_at=next_opens_at(event, now),
-        created_at=event.created_at,
-        updated_at=event.updated_at,
-    )
-
-
-def edition_out(view: EditionView, now: datetime) -> EditionRead:
-    rounds = []
-    for number, challenge in enumerate(view.rounds, start=1):
-        seen = challenge_out(challenge, now)
-        rounds.append(
-            RoundRead(
-                round=number,
-                challenge_id=challenge.id,
-                opens_at=challenge.opens_at,
-                closes_at=challenge.closes_at,
-                commitment=challenge.commitment,
-                entries=challenge.entries,
-                reveal=seen.reveal,
-                best_score=seen.best_score,
-                best_score_bound=seen.best_score_bound,
-                best_score_exact=seen.best_score_exact,
-                best_score_searched=seen.best_score_searched,
-                difficulty=seen.difficulty,
-            )
-        )
-    return EditionRead(
-        id=view.edition.id,
-        event_id=view.edition.event_id,
-        number=view.edition.number,
-        state=edition_state(view.board, now),
-        opens_at=view.board.opens_at,
-        closes_at=view.board.closes_at,
-        entrants=view.board.entries,
-        rounds=rounds,
-    )
-
-
-async def _edition_view(
-    event: Event,
-    number: int | None,
-    reader: EventService,
-    writer: EventService,
-    solver: SolverDep,
-    database: DatabaseDep,
-    now: datetime,
-) -> EditionView:
-    """The edition (made first if it is open and nobody needed it yet), its closed
-    rounds' best scores and difficulties searched once (no transaction open, no connection
-    held), then kept through the writer."""
-    view = await edition_to_use(event, number, reader, writer, solver.pool, database.sessions, now)
-    if now < view.board.closes_at:
-        return view
-    # Closed: read by the reader, whose connection is given back (a closed edition is not
-    # made), so no connection is held while the solver searches.
-    found = [(c.id, await reader.challenges.look_back(c, solver.pool)) for c in view.rounds]
-    for challenge_id, looked in found:
-        if looked:
-            await writer.challenges.keep_look_back(challenge_id, looked)
-    if any(looked for _, looked in found):
-        view = await writer.view(view.edition, event.rounds)
-    return view
 
 
 # -- what players see ------------------------------------------------------------------
@@ -335,14 +254,10 @@ async def list_editions(
     cursor: CursorParam = None,
 ) -> EditionList:
     now = clock()
-    event = await events.get(event_id)
-    before = decode_cursor(cursor, EDITIONS_CURSOR)[0] if cursor is not None else None
-    rows = await events.opened_editions(event, before, limit + 1, now)
-    more = len(rows) > limit
-    views = [await events.view(e, event.rounds) for e in rows[:limit]]
-    next_cursor = encode_cursor([views[-1].edition.number]) if more else None
+    views, next_cursor = await events.edition_page(event_id, cursor, limit, now)
     link_next(request, response, next_cursor)
-    return EditionList(editions=[edition_out(v, now) for v in views], next=next_cursor)
+    editions = [edition_out(v.edition, v.board, v.rounds, now) for v in views]
+    return EditionList(editions=editions, next=next_cursor)
 
 
 @router.get(
@@ -366,16 +281,12 @@ async def list_editions(
 async def get_edition(
     event_id: EventIdPath,
     number: NumberPath,
-    reader: ReadEventsDep,
-    writer: EventsDep,
-    solver: SolverDep,
-    database: DatabaseDep,
+    events: UseCasesDep,
     clock: ClockDep,
 ) -> EditionRead:
     now = clock()
-    event = await reader.get(event_id)
-    view = await _edition_view(event, number, reader, writer, solver, database, now)
-    return edition_out(view, now)
+    view = await events.edition(event_id, number, now)
+    return edition_out(view.edition, view.board, view.rounds, now)
 
 
 @router.post(
@@ -408,23 +319,11 @@ async def get_edition(
 async def join_event(
     event_id: EventIdPath,
     player: PlayerForRead,
-    reader: ReadEventsDep,
-    writer: EventsDep,
-    solver: SolverDep,
-    database: DatabaseDep,
+    events: UseCasesDep,
     clock: ClockDep,
 ) -> EntrantRead:
-    now = clock()
-    event = await reader.get(event_id)
-    edition = await edition_to_use(event, None, reader, writer, solver.pool, database.sessions, now)
-    entrant = await writer.join(event, edition, player, now)
-    return EntrantRead(
-        edition_id=edition.board.id,
-        player_id=player.id,
-        kind=player.kind,
-        number=entrant.number,
-        cohort=entrant.cohort,
-    )
+    board_id, entrant = await events.join(event_id, player, clock())
+    return entrant_out(board_id, player.id, player.kind, entrant)
 
 
 @router.post(
@@ -460,18 +359,13 @@ async def start_event_round(
     event_id: EventIdPath,
     round_: Annotated[int, Path(alias="round", ge=1, le=31, description="The round, from 1")],
     player: PlayerForRead,
-    reader: ReadEventsDep,
-    writer: EventsDep,
-    solver: SolverDep,
-    database: DatabaseDep,
+    events: UseCasesDep,
     clock: ClockDep,
     request: Request,
     response: Response,
 ) -> GameCreated:
     now = clock()
-    event = await reader.get(event_id)
-    edition = await edition_to_use(event, None, reader, writer, solver.pool, database.sessions, now)
-    game, token = await writer.start_round(event, edition, round_, player, now)
+    game, token = await events.start_round(event_id, round_, player, now)
     issued(request, token)
     response.headers.update(created_headers(game))
     return game_created(game, token, now)
@@ -526,24 +420,14 @@ async def get_event_leaderboard(
         ),
     ] = None,
 ) -> LeaderboardRead:
-    event = await reader.get(event_id)
-    opens_at = reader.window(event, number)[0]
-    edition = await reader.stored_edition(event, number) if clock() >= opens_at else None
-    if edition is None:
-        raise EventNotOpenProblem(
-            f"edition {number} of event {event.id} has not been played",
-            next_opens_at=None,
-        )
     view = board_view(around, among, cohort, fair_play)
     player = (
         await player_when_needed(credential, reader.session, request)
         if needs_player(view)
         else None
     )
-    boards = ChallengeService(reader.session, reader.settings)
-    closed = is_closed(await boards.get(edition.id), clock())
-    page, next_cursor = await board_page(
-        boards, edition.id, kind, limit, cursor, view, player, closed=closed
+    page, next_cursor = await reader.leaderboard(
+        event_id, number, kind, limit, cursor, view, player, clock()
     )
     link_next(request, response, next_cursor)
     return page
@@ -627,14 +511,4 @@ async def cancel_event(event_id: EventIdPath, events: EventsDep, clock: ClockDep
 )
 async def list_event_changes(event_id: EventIdPath, events: ReadEventsDep) -> EventChangesRead:
     """Who changed what and when: the operator's API, or the events file."""
-    return EventChangesRead(
-        changes=[
-            EventChangeRead(
-                at=c.at,
-                action=c.action,
-                source=c.source,
-                changes=[FieldChangeRead(field=k, value=v) for k, v in c.changes.items()],
-            )
-            for c in await events.changes(event_id)
-        ]
-    )
+    return event_changes_out(await events.changes(event_id))

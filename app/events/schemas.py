@@ -8,9 +8,19 @@ from typing import Annotated, Any, Final
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StrictBool
 
-from app.challenges.service import ChallengeRevealRead
+from app.challenges.service import Challenge, ChallengeRevealRead, challenge_out
 from app.engine.difficulty import Tier
-from app.events.models import Entrants, RoundOpening, Schedule
+from app.events.models import (
+    Edition,
+    Entrants,
+    Event,
+    EventChange,
+    EventStatus,
+    RoundOpening,
+    Schedule,
+)
+from app.events.rounds import Entrant
+from app.events.schedule import next_opening, open_edition
 from app.games.service import RulesCreate
 from app.kit.models import PlayerKind
 from app.kit.schemas import DEFAULT_LAYOUT, DifficultyRead, LayoutName, RulesRead, Strict
@@ -283,3 +293,126 @@ class EventChangeRead(BaseModel):
 
 class EventChangesRead(BaseModel):
     changes: list[EventChangeRead] = Field(description="Every change, the oldest first")
+
+
+# -- what anyone sees of an event -------------------------------------------------------
+def event_state(event: Event, now: datetime) -> EventState:
+    if event.status is EventStatus.CANCELLED:
+        return EventState.CANCELLED
+    if now < event.starts_at:
+        return EventState.UPCOMING
+    if event.finishes_at is not None and now >= event.finishes_at:
+        return EventState.FINISHED
+    return EventState.RUNNING
+
+
+def edition_state(board: Challenge, now: datetime) -> EditionState:
+    """An edition's state, by its board's window (which cancelling closes)."""
+    if now < board.opens_at:
+        return EditionState.UPCOMING
+    return EditionState.OPEN if now < board.closes_at else EditionState.CLOSED
+
+
+def current_edition(event: Event, now: datetime) -> int | None:
+    if event.status is EventStatus.CANCELLED:
+        return None
+    return open_edition(event.schedule, event.starts_at, event.ends_at, now)
+
+
+def next_opens_at(event: Event, now: datetime) -> datetime | None:
+    if event.status is EventStatus.CANCELLED:
+        return None
+    if now < event.starts_at:
+        return event.starts_at
+    return next_opening(event.schedule, event.starts_at, event.ends_at, now)
+
+
+def event_out(event: Event, now: datetime) -> EventRead:
+    """An event as anyone sees it at ``now``."""
+    return EventRead(
+        id=event.id,
+        key=event.key,
+        name=event.name,
+        description=event.description,
+        layout=event.layout,
+        rules=RulesRead.model_validate(event.rules),
+        entrants=event.entrants,
+        rounds=event.rounds,
+        round_opening=event.round_opening,
+        attempts=event.attempts,
+        max_size=event.max_size,
+        join_required=event.join_required,
+        cohort_size=event.cohort_size,
+        winnable_only=event.winnable_only,
+        tier=event.tier,
+        schedule=event.schedule,
+        starts_at=event.starts_at,
+        ends_at=event.ends_at,
+        state=event_state(event, now),
+        current_edition=current_edition(event, now),
+        next_opens_at=next_opens_at(event, now),
+        created_at=event.created_at,
+        updated_at=event.updated_at,
+    )
+
+
+def edition_out(
+    edition: Edition, board: Challenge, rounds: list[Challenge], now: datetime
+) -> EditionRead:
+    """An edition as anyone sees it at ``now``: each round's deal and best score once
+    it has closed."""
+    shown = []
+    for number, challenge in enumerate(rounds, start=1):
+        seen = challenge_out(challenge, now)
+        shown.append(
+            RoundRead(
+                round=number,
+                challenge_id=challenge.id,
+                opens_at=challenge.opens_at,
+                closes_at=challenge.closes_at,
+                commitment=challenge.commitment,
+                entries=challenge.entries,
+                reveal=seen.reveal,
+                best_score=seen.best_score,
+                best_score_bound=seen.best_score_bound,
+                best_score_exact=seen.best_score_exact,
+                best_score_searched=seen.best_score_searched,
+                difficulty=seen.difficulty,
+            )
+        )
+    return EditionRead(
+        id=edition.id,
+        event_id=edition.event_id,
+        number=edition.number,
+        state=edition_state(board, now),
+        opens_at=board.opens_at,
+        closes_at=board.closes_at,
+        entrants=board.entries,
+        rounds=shown,
+    )
+
+
+def entrant_out(board_id: str, player_id: str, kind: PlayerKind, entrant: Entrant) -> EntrantRead:
+    """A player's place in an edition, as they see it when they join."""
+    return EntrantRead(
+        edition_id=board_id,
+        player_id=player_id,
+        kind=kind,
+        number=entrant.number,
+        cohort=entrant.cohort,
+    )
+
+
+def event_changes_out(changes: list[EventChange]) -> EventChangesRead:
+    """An event's log of changes, as its operator reads it."""
+    return EventChangesRead(
+        changes=[
+            EventChangeRead(
+                at=c.at,
+                action=c.action,
+                source=c.source,
+                changes=[FieldChangeRead(field=k, value=v) for k, v in c.changes.items()],
+            )
+            for c in changes
+        ]
+    )

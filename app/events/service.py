@@ -28,18 +28,19 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app import engine
 from app.challenges.service import (
     DERIVATIONS,
+    BoardService,
+    BoardView,
     Challenge,
     ChallengeKind,
     ChallengeService,
-    Entrant,
+    LeaderboardRead,
     challenge_secret,
-    total_rounds,
 )
 from app.events.errors import (
     EventCancelledProblem,
@@ -50,6 +51,7 @@ from app.events.errors import (
 )
 from app.events.models import Edition, Entrants, Event, EventChange, EventStatus, Schedule
 from app.events.repository import EventRepository
+from app.events.rounds import Entrant, RoundService, total_rounds
 from app.events.schedule import (
     WEEKDAYS,
     aligned_start,
@@ -57,22 +59,28 @@ from app.events.schedule import (
     edition_number,
     edition_window,
     last_close,
-    next_opening,
-    open_edition,
     round_window,
 )
-from app.events.schemas import EditionState, EventCreate, EventState, EventUpdate
+from app.events.schemas import (
+    EventCreate,
+    EventUpdate,
+    current_edition,
+    next_opens_at,
+)
 from app.games.service import LoadedGame, rules_of
 from app.kit.database import Database, Sessions
 from app.kit.errors import NotFoundProblem, ServiceUnavailableProblem, ValidationProblem
 from app.kit.events import GameEnded
 from app.kit.ids import is_id, new_id
 from app.kit.models import PlayerKind, utcnow
+from app.kit.paging import Count32, decode_cursor, encode_cursor
 from app.kit.workload import SolverPool
 from app.players.service import Player
 from app.settings import Settings
 
 log = logging.getLogger("app.events")
+# list_editions' cursor: the last edition's number.
+EDITIONS_CURSOR = TypeAdapter(tuple[Count32])
 
 _EDITION_ID = re.compile(r"([A-Za-z0-9_-]{1,32})\.(\d{1,6})")
 _ROUND_ID = re.compile(r"([A-Za-z0-9_-]{1,32})\.(\d{1,6})\.(\d{1,2})")
@@ -120,41 +128,10 @@ def admits(event: Event, kind: PlayerKind) -> bool:
     )
 
 
-def event_state(event: Event, now: datetime) -> EventState:
-    if event.status is EventStatus.CANCELLED:
-        return EventState.CANCELLED
-    if now < event.starts_at:
-        return EventState.UPCOMING
-    if event.finishes_at is not None and now >= event.finishes_at:
-        return EventState.FINISHED
-    return EventState.RUNNING
-
-
-def edition_state(board: Challenge, now: datetime) -> EditionState:
-    """An edition's state, by its board's window (which cancelling closes)."""
-    if now < board.opens_at:
-        return EditionState.UPCOMING
-    return EditionState.OPEN if now < board.closes_at else EditionState.CLOSED
-
-
 def check_not_cancelled(event: Event) -> None:
     """Refuse (409) to join, play or change a cancelled event."""
     if event.status is EventStatus.CANCELLED:
         raise EventCancelledProblem(f"event {event.id} was cancelled")
-
-
-def current_edition(event: Event, now: datetime) -> int | None:
-    if event.status is EventStatus.CANCELLED:
-        return None
-    return open_edition(event.schedule, event.starts_at, event.ends_at, now)
-
-
-def next_opens_at(event: Event, now: datetime) -> datetime | None:
-    if event.status is EventStatus.CANCELLED:
-        return None
-    if now < event.starts_at:
-        return event.starts_at
-    return next_opening(event.schedule, event.starts_at, event.ends_at, now)
 
 
 def _edition_commitment(round_commitments: list[str]) -> str:
@@ -266,6 +243,7 @@ class EventService:
         self.settings = settings
         self.events = EventRepository(session)
         self.challenges = ChallengeService(session, settings)
+        self.rounds = RoundService(session, settings)
 
     # -- events -------------------------------------------------------------------------
     async def get(self, event_id: str, *, for_update: bool = False) -> Event:
@@ -366,9 +344,7 @@ class EventService:
         event.finishes_at = now
         event.updated_at = now
         if open_number is not None:  # (an edition never made has nothing to close)
-            await self.challenges.close_edition(
-                edition_id(event.id, open_number), event.rounds, now
-            )
+            await self.rounds.close_edition(edition_id(event.id, open_number), event.rounds, now)
         await self.session.flush()
         await self.events.log(event.id, "cancelled", source, {"status": "cancelled"})
         log.info("event cancelled", extra={"event_id": event.id, "source": source})
@@ -438,7 +414,7 @@ class EventService:
         rounds = []
         for r in range(1, event.rounds + 1):
             rounds.append(
-                await self.challenges.derive_round(
+                await self.rounds.derive_round(
                     round_id(edition, r),
                     event.rules,
                     event.winnable_only,
@@ -487,6 +463,43 @@ class EventService:
         assert stored is not None
         return stored
 
+    async def edition_page(
+        self, event_id: str, cursor: str | None, limit: int, now: datetime
+    ) -> tuple[list[EditionView], str | None]:
+        """A page of the event's editions that have opened by ``now``, the newest first,
+        and its next cursor (a 422 for a cursor this server did not give)."""
+        event = await self.get(event_id)
+        before = decode_cursor(cursor, EDITIONS_CURSOR)[0] if cursor is not None else None
+        rows = await self.opened_editions(event, before, limit + 1, now)
+        more = len(rows) > limit
+        views = [await self.view(e, event.rounds) for e in rows[:limit]]
+        next_cursor = encode_cursor([views[-1].edition.number]) if more else None
+        return views, next_cursor
+
+    async def leaderboard(
+        self,
+        event_id: str,
+        number: int,
+        kind: PlayerKind,
+        limit: int,
+        cursor: str | None,
+        view: BoardView | None,
+        player: Player | None,
+        now: datetime,
+    ) -> tuple[LeaderboardRead, str | None]:
+        """A page of the edition's board and its next cursor; a 409 before it opens, or
+        for an edition nobody played."""
+        event = await self.get(event_id)
+        opens_at = self.window(event, number)[0]
+        edition = await self.stored_edition(event, number) if now >= opens_at else None
+        if edition is None:
+            raise EventNotOpenProblem(
+                f"edition {number} of event {event.id} has not been played",
+                next_opens_at=None,
+            )
+        boards = BoardService(self.session, self.settings)
+        return await boards.edition_board(edition.id, kind, limit, cursor, view, player, now)
+
     # -- entrants -----------------------------------------------------------------------
     async def join(
         self, event: Event, edition: EditionView, player: Player, now: datetime
@@ -494,7 +507,7 @@ class EventService:
         """The player's place in the edition (made if they had none: refused when the
         edition is full or not open, or the event does not admit their kind)."""
         self._admit(event, player)
-        return await self.challenges.enter(edition.board, player, now, event.cohort_size)
+        return await self.rounds.enter(edition.board, player, now, event.cohort_size)
 
     async def start_round(
         self, event: Event, edition: EditionView, number: int, player: Player, now: datetime
@@ -504,13 +517,13 @@ class EventService:
         self._admit(event, player)
         if not 1 <= number <= len(edition.rounds):
             raise NotFoundProblem(f"event {event.id} has rounds 1 to {len(edition.rounds)}")
-        if await self.challenges.entrant(edition.board.id, player.id) is None:
+        if await self.rounds.entrant(edition.board.id, player.id) is None:
             if event.join_required:
                 raise NotJoinedProblem(
                     f"event {event.id} needs a player to join (join_event) before playing"
                 )
-            await self.challenges.enter(edition.board, player, now, event.cohort_size)
-        return await self.challenges.start(edition.rounds[number - 1], player, now)
+            await self.rounds.enter(edition.board, player, now, event.cohort_size)
+        return await self.rounds.start(edition.rounds[number - 1], player, now)
 
     @staticmethod
     def _admit(event: Event, player: Player) -> None:
@@ -573,6 +586,58 @@ async def edition_to_use(
             f"event {event.id} changed while its edition was made; retry", retry_after=1
         )
     return await writer.view(stored, event.rounds)
+
+
+@dataclass(frozen=True, slots=True)
+class EventUseCases:
+    """A request's use cases that may make an edition: ``reader`` on the request's read
+    session (closed before a search), ``writer`` on its write session, ``solver`` the
+    server's pool (an edition's deals are the server's searches, not the caller's),
+    ``sessions`` for the server's own secret."""
+
+    reader: EventService
+    writer: EventService
+    solver: SolverPool
+    sessions: Sessions
+
+    async def edition(self, event_id: str, number: int, now: datetime) -> EditionView:
+        """The edition (made first if it is open and nobody needed it yet), its closed
+        rounds' best scores and difficulties searched once (no transaction open, no
+        connection held), then kept through the writer."""
+        event = await self.reader.get(event_id)
+        view = await self._edition(event, number, now)
+        if now < view.board.closes_at:
+            return view
+        # Closed: read by the reader, whose connection is given back (a closed edition is
+        # not made), so no connection is held while the solver searches.
+        looks = self.reader.challenges
+        found = [(c.id, await looks.look_back(c, self.solver)) for c in view.rounds]
+        for challenge_id, looked in found:
+            if looked:
+                await self.writer.challenges.keep_look_back(challenge_id, looked)
+        if any(looked for _, looked in found):
+            view = await self.writer.view(view.edition, event.rounds)
+        return view
+
+    async def join(self, event_id: str, player: Player, now: datetime) -> tuple[str, Entrant]:
+        """The player's place in the edition open now (made first if need be): the
+        edition's id and their place."""
+        event = await self.reader.get(event_id)
+        edition = await self._edition(event, None, now)
+        return edition.board.id, await self.writer.join(event, edition, player, now)
+
+    async def start_round(
+        self, event_id: str, number: int, player: Player, now: datetime
+    ) -> tuple[LoadedGame, str]:
+        """An attempt of the player's at round ``number`` of the edition open now."""
+        event = await self.reader.get(event_id)
+        edition = await self._edition(event, None, now)
+        return await self.writer.start_round(event, edition, number, player, now)
+
+    async def _edition(self, event: Event, number: int | None, now: datetime) -> EditionView:
+        return await edition_to_use(
+            event, number, self.reader, self.writer, self.solver, self.sessions, now
+        )
 
 
 async def prepare_editions(

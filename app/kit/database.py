@@ -27,8 +27,8 @@ call a session makes (``BoundedSession``). The last is the one a stopped databas
 frozen host or VM, a SIGSTOP'ed server, a stalled proxy) meets: its kernel still accepts
 and acknowledges bytes, so neither TCP keepalives nor ``tcp_user_timeout`` ever fire.
 psycopg cancels a query whose task is cancelled and, when the server does not answer
-the cancellation either, closes the connection within 10 s more (psycopg 3.3.6 and
-later); SQLAlchemy invalidates a connection interrupted so, and the pool opens a new one
+the cancellation either, closes the connection within 10 s more (psycopg's floor in
+pyproject.toml); SQLAlchemy invalidates a connection interrupted so, and the pool opens a new one
 for the next request. The TCP options serve where the peer's kernel is gone too (a host
 down, a network cut): a pooled connection found dead by keepalives is replaced before a
 request meets it.

@@ -289,7 +289,8 @@ def _storage(url: str, key_prefix: str) -> Storage:
     return storage
 
 
-VERIFIED_REMEMBERED = 100_000  # credentials a process remembers as verified (17 MB, measured)
+# Credentials a process remembers as verified (what that holds: docs/research/memory.md).
+VERIFIED_REMEMBERED = 100_000
 
 
 class Verified:

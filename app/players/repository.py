@@ -148,6 +148,22 @@ class PlayerRepository:
             q = q.where(tuple_(f.created_at, f.followed_id) < tuple_(*at))
         return (await self.session.execute(q)).all()
 
+    async def followed_ids(self, follower_id: str) -> list[str]:
+        """The ids of whom ``follower_id`` follows (a primary-key range of ``follows``)."""
+        found = await self.session.scalars(
+            select(FOLLOWS.c.followed_id).where(FOLLOWS.c.follower_id == follower_id)
+        )
+        return list(found)
+
+    async def names(self, player_ids: list[str]) -> dict[str, tuple[str | None, bool]]:
+        """Each of these players' name and whether their account was deleted (by key)."""
+        if not player_ids:
+            return {}
+        rows = await self.session.execute(
+            select(Player.id, Player.name, Player.deleted_at).where(Player.id.in_(player_ids))
+        )
+        return {r.id: (r.name, r.deleted_at is not None) for r in rows}
+
     # -- the daily challenge's streaks and badges ------------------------------------------
     async def count_daily(self, player_id: str, layout: str, day: date, won: bool) -> None:
         """Count the daily of ``day`` (ended within it) in the player's runs of days, and

@@ -226,6 +226,15 @@ class PlayerService:
         last = (followed[-1].since, followed[-1].player_id) if more else None
         return FollowingPage(followed, await self.players.following_count(player.id), last)
 
+    async def followed_ids(self, player_id: str) -> list[str]:
+        """The ids of whom the player follows (at most FOLLOWING_MAX)."""
+        return await self.players.followed_ids(player_id)
+
+    async def names(self, player_ids: list[str]) -> dict[str, tuple[str | None, bool]]:
+        """Each of these players' display name and whether their account was deleted; a
+        player with no row is left out."""
+        return await self.players.names(sorted(set(player_ids)))
+
     # -- the daily challenge ----------------------------------------------------------------
     async def count_daily(self, player_id: str, layout: str, day: date, won: bool) -> None:
         """The daily of ``day`` on ``layout`` ended within its day: count it in the player's

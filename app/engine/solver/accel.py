@@ -44,7 +44,7 @@ def _load() -> ModuleType | None:
 # The C searches, None where they are not built or when TRIPEAKS_PURE_SOLVER is set: the
 # pure Python searches then answer, the same answers (the tests run both). Their keys hold
 # a mask in 56 bits. The best-score search's table does not grow past MAX_ENTRIES draw
-# positions (16 bytes a slot, at most 2^23 slots: 128 MB, 192 MB while it grows); a search
+# positions (16 bytes a slot, at most 2^23 slots: docs/research/memory.md); a search
 # that needs more is unknown, as when the budget runs out (a budget of seconds alone would
 # let it grow by millions a second).
 BUILT: Final = _load()

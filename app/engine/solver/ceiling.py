@@ -21,9 +21,10 @@ from app.engine.solver.tables import Start
 
 # Of the budget left after the layered search's probe, the share that proves how many
 # cards no streak passes (``streak_ceiling``), and the (mask, top) states that proof keeps
-# at most: in C 16 bytes each, a table of 2**24 slots at the most (256 MiB, and the one it
-# grew from while it grows); in Python many times that each, so a tenth as many. Freed
-# before the layered search (its memory, measured: docs/research/best-score.md, "Memory").
+# at most: in C 16 bytes each, a table of 2**24 slots at the most (and the one it grew
+# from while it grows: docs/research/memory.md); in Python many times that each, so a
+# tenth as many. Freed before the layered search (its memory, measured:
+# docs/research/best-score.md, "Memory").
 _CEILING_SHARE = 0.2
 _CEILING_MAX_ENTRIES: Final = 12_000_000
 _CEILING_MAX_ENTRIES_PY: Final = 1_200_000
