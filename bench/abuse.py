@@ -356,7 +356,7 @@ def history_figures(base: str, database_url: str, pairs: int) -> tuple[float, fl
 def lengthen(database_url: str, game_id: str, moves: int) -> None:
     """Draw and undo in turn until the game holds ``moves`` moves: untimed setup, in this
     process through the service the server runs (one transaction), much quicker than HTTP."""
-    from app.games.service import GameService, rehydrate
+    from app.games.service import GameService, MoveAsked, rehydrate
     from app.kit.database import make_database
 
     settings = Settings(database_url=database_url, max_moves_per_game=moves + 100)
@@ -369,7 +369,7 @@ def lengthen(database_url: str, game_id: str, moves: int) -> None:
                 row = await service.get(game_id)
                 assert row is not None
                 for i in range(moves - row.version):
-                    await service.move(rehydrate(row), "draw" if i % 2 == 0 else "undo")
+                    await service.move(rehydrate(row), MoveAsked("draw" if i % 2 == 0 else "undo"))
                 await session.commit()
         finally:
             await database.dispose()

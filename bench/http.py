@@ -239,6 +239,18 @@ def _proc_cpu_seconds(pid: int) -> float | None:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+# An old checkout's server (uvicorn's ``run`` with its app named by a string) serving
+# the app factory of its argument instead: ``Checkout.serve_command``.
+OLD_SERVE = """\
+import sys
+import uvicorn
+from app.ops import serve
+run = uvicorn.run
+uvicorn.run = lambda _app, **options: run(sys.argv[1], **options)
+sys.exit(serve.main())
+"""
+
+
 @dataclass(frozen=True)
 class Checkout:
     """A checkout of this repository whose own code a server runs (``--baseline``): its
@@ -289,6 +301,16 @@ class Checkout:
                 f"{self.name}: {' '.join(command)} (in {self.root}) failed:"
                 f" {(done.stdout + done.stderr)[-2000:]}"
             )
+
+    def serve_command(self, factory: str) -> list[str]:
+        """The checkout's own production server serving ``factory``. A checkout whose
+        server takes no factory (it serves ``app.main:create_app`` alone, as 22ca695's
+        uvicorn did) is started by its own ``app.ops.serve.main`` with ``uvicorn.run``
+        handed ``factory`` in place of that app: every other option is its own."""
+        serve = (self.root / "app" / "ops" / "serve.py").read_text()
+        if "def main(argv" in serve:
+            return [str(self.python), "-m", "app.ops.serve", factory]
+        return [str(self.python), "-c", OLD_SERVE, factory]
 
     def describe(self) -> str:
         """Where it is and which commit, and whether its work tree has changes."""
@@ -344,8 +366,7 @@ def bench_server(
     else:
         checkout.migrate(database_url)
         env = checkout.env(database_url)
-        assert command[0] == sys.executable
-        command[0] = str(checkout.python)
+        command = checkout.serve_command("bench._app:create_bench_app")
     env.update(served_on(port, workers))
     wrapper = os.environ.get("BENCH_SERVER_WRAPPER")  # e.g. "py-spy record -o x.svg --"
     if wrapper:

@@ -34,7 +34,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from app.kit.database import Database, make_database, sessions_of
+from app.kit.database import Database, make_database, read_sessions_of, sessions_of
 from app.main import create_app
 from app.ops.migrations import upgrade
 from app.settings import Settings
@@ -176,7 +176,7 @@ def client(served: TestClient, isolation_database: Database) -> Iterator[TestCli
     # Reading sessions begin no savepoint (in production they begin nothing at all):
     # a request's reading and writing sessions are open at once, and savepoints of two
     # sessions on one connection would not nest.
-    database.read_sessions = sessions_of(
+    database.read_sessions = read_sessions_of(
         connection, database.timeout_s, join_transaction_mode="rollback_only"
     )
     try:

@@ -55,7 +55,7 @@ from app.engine.moves import (
 )
 from app.engine.rules import OPTIONS, Rules, Scoring
 from app.engine.scoring import Score
-from app.engine.view import player_view
+from app.engine.view import PlayerView, Slot, player_view, view_of
 
 __all__ = [
     "CONCEDE",
@@ -85,12 +85,14 @@ __all__ = [
     "Move",
     "MoveSyntaxError",
     "Play",
+    "PlayerView",
     "Position",
     "Redeal",
     "Rules",
     "RulesError",
     "Score",
     "Scoring",
+    "Slot",
     "TriPeaksError",
     "Undo",
     "apply",
@@ -114,4 +116,5 @@ __all__ = [
     "replay",
     "restore",
     "validate_deal",
+    "view_of",
 ]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from datetime import datetime
 from typing import Annotated, Any
 
@@ -51,12 +50,11 @@ from app.games.schemas import (
     MoveRead,
     PlayCreate,
     game_links,
-    legal_moves_read,
     ok_with_links,
 )
 from app.games.service import (
     GameService,
-    MoveResult,
+    MoveAsked,
     created_headers,
     deal_secret,
     game_created,
@@ -191,36 +189,20 @@ MOVE_RESPONSES = {
 }
 
 
-def legal_move_objects(
-    state: GameState, moves: Iterable[engine.Move] | None = None
-) -> list[LegalMoveRead]:
-    """``moves`` (by default the state's legal moves) as make_move accepts them."""
-    return [LegalMoveRead.model_validate(m) for m in legal_moves_read(state, moves)]
+def legal_move_objects(state: GameState) -> list[LegalMoveRead]:
+    """The state's legal moves as make_move accepts them."""
+    view = engine.view_of(state)
+    return [LegalMoveRead.present(view, move) for move in view.legal_moves]
 
 
-def move_answer(result: MoveResult, response: Response, now: datetime) -> GameRead:
-    """The answer to a move, at ``now``."""
+async def answer_move(moving: GameToMove, asked: MoveAsked, response: Response) -> GameRead:
+    """Every move route's one way: the checked game moved by its service, and the answer
+    (the new state, its ETag; a replay says so)."""
+    result = await moving.service.move(moving.game, asked)
     response.headers["ETag"] = etag(result.game.state.moves_made)
     if result.replayed:
         response.headers["Idempotent-Replayed"] = "true"
-    return game_read(result.game, now)
-
-
-async def moved(
-    moving: GameToMove,
-    move: str,
-    response: Response,
-    *,
-    if_match: str | None,
-    idempotency_key: str | None,
-    expect: dict[str, Any] | None = None,
-) -> GameRead:
-    """``move`` applied to the route's game: every move route's one way."""
-    service = moving.service
-    result = await service.move(
-        moving.game, move, if_match=if_match, idempotency_key=idempotency_key, expect=expect
-    )
-    return move_answer(result, response, service.clock())
+    return game_read(result.game, moving.service.clock())
 
 
 @router.post(
@@ -344,15 +326,15 @@ async def make_move(
     `Idempotency-Key` to retry safely. An illegal move is a 400 illegal-move problem; a finished
     game's, 409 game-over.
     """
-    expect = body.model_dump(exclude={"move"}, exclude_none=True)
-    return await moved(
-        moving,
+    asked = MoveAsked(
         body.move,
-        response,
-        if_match=if_match,
-        idempotency_key=idempotency_key,
-        expect=expect,
+        if_match,
+        idempotency_key,
+        kind=body.kind,
+        position=body.position,
+        card=body.card,
     )
+    return await answer_move(moving, asked, response)
 
 
 @router.post(
@@ -374,15 +356,8 @@ async def play_card(
     refused (422 validation) unless that card is there. `If-Match` and `Idempotency-Key` work as
     in make_move.
     """
-    expect = {"card": body.card} if body.card is not None else None
-    return await moved(
-        moving,
-        f"play {body.position}",
-        response,
-        if_match=if_match,
-        idempotency_key=idempotency_key,
-        expect=expect,
-    )
+    asked = MoveAsked(f"play {body.position}", if_match, idempotency_key, card=body.card)
+    return await answer_move(moving, asked, response)
 
 
 def _simple_move(move: str, operation_id: str, summary: str, description: str) -> None:
@@ -392,9 +367,7 @@ def _simple_move(move: str, operation_id: str, summary: str, description: str) -
         if_match: IfMatchHeader = None,
         idempotency_key: IdempotencyKeyHeader = None,
     ) -> GameRead:
-        return await moved(
-            moving, move, response, if_match=if_match, idempotency_key=idempotency_key
-        )
+        return await answer_move(moving, MoveAsked(move, if_match, idempotency_key), response)
 
     endpoint.__name__ = operation_id
     router.add_api_route(

@@ -3,13 +3,12 @@
 A move's statements are built once (building a statement and its cache key costs more
 than running it): plain Core on the tables, the SET and VALUES columns named by
 parameters. The ORM loads a game's row (a mapped instance the service reads and whose
-new values ``MoveWrite.took_effect`` sets as loaded, without a query); the writes are Core.
+new values ``record_move`` sets as loaded, without a query); the writes are Core.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
 
 from psycopg.errors import ForeignKeyViolation
@@ -105,68 +104,6 @@ def _move_and_bump(ended: bool) -> Select[int, int]:
 _MOVE_AND_BUMP = {False: _move_and_bump(False), True: _move_and_bump(True)}
 
 
-@dataclass(frozen=True, slots=True)
-class MoveWrite:
-    """What recording a move writes: the move's row, and the game's new values checked
-    against the version it was read at."""
-
-    game: Game
-    expected_version: int
-    row: dict[str, object]
-    values: dict[str, object]
-    ended: bool
-
-    @property
-    def bump(self) -> dict[str, object]:
-        return {"b_id": self.game.id, "b_version": self.expected_version, **self.values}
-
-    @property
-    def one_statement_params(self) -> dict[str, object]:
-        """PostgreSQL: the parameters of ``_MOVE_AND_BUMP`` (the move's, renamed apart)."""
-        return {**{f"m_{name}": value for name, value in self.row.items()}, **self.bump}
-
-    def took_effect(self) -> None:
-        """The loaded row takes the values just written, as if refreshed, without a
-        query."""
-        for key, value in self.values.items():
-            set_committed_value(self.game, key, value)
-
-
-def move_write(
-    game: Game,
-    expected_version: int,
-    move: str,
-    *,
-    now: datetime,
-    line: str,
-    status: GameStatus,
-    score: int,
-    cards_left: int,
-    idempotency_key: str | None = None,
-    request_hash: str | None = None,
-) -> MoveWrite:
-    row: dict[str, object] = {
-        "game_id": game.id,
-        "seq": expected_version + 1,
-        "move": move,
-        "idempotency_key": idempotency_key,
-        "request_hash": request_hash,
-        "created_at": now,
-    }
-    values: dict[str, object] = {
-        "version": expected_version + 1,
-        "line": line,
-        "status": status,
-        "score": score,
-        "cards_left": cards_left,
-        "updated_at": now,
-    }
-    ended = status is not GameStatus.IN_PROGRESS
-    if ended:
-        values["ended_at"] = now
-    return MoveWrite(game, expected_version, row, values, ended)
-
-
 def _deleted_meanwhile(game: Game, error: IntegrityError) -> None:
     if isinstance(error.orig, ForeignKeyViolation):
         # The game's row was deleted (a purge) after this request read it: the statement
@@ -195,7 +132,7 @@ class GameRepository:
 
     async def get(self, game_id: str) -> Game | None:
         """The game's row. A move takes no lock on it: its write is checked against the
-        version read (``append_move``), and a racing move, or a purge, waits for that
+        version read (``record_move``), and a racing move, or a purge, waits for that
         write's lock, then finds the row changed."""
         result = await self.session.scalars(_GAME, {"game_id": game_id})
         return result.one_or_none()
@@ -241,42 +178,74 @@ class GameRepository:
         q = select(Move).where(Move.game_id == game_id, Move.idempotency_key == key)
         return (await self.session.scalars(q)).first()
 
-    async def append_move(self, write: MoveWrite) -> bool:
-        """Record ``write``'s move as number ``expected_version + 1`` and bump the game's
-        version, in the session's transaction.
+    async def record_move(
+        self,
+        game: Game,
+        version: int,
+        move: str,
+        *,
+        line: str,
+        status: GameStatus,
+        score: int,
+        cards_left: int,
+        now: datetime,
+        idempotency_key: str | None = None,
+        request_hash: str | None = None,
+    ) -> bool:
+        """A move's one write, in the session's transaction: ``move`` recorded as number
+        ``version + 1`` of ``game`` (read at ``version``), and the game's summary bumped
+        to it (its line, status, score, cards left; its end when ``status`` ends it).
 
         Returns False, writing nothing, when another request got there first: its move
         holds that number, or this idempotency key (on PostgreSQL the insert waits for
         the other request's transaction, then finds its row). The move goes in first so
         that the constraints, not a check made earlier, decide the race. On PostgreSQL
         both writes are one statement (``_move_and_bump``, one round trip); SQLite has no
-        INSERT in a WITH, and its round trips cost little.
+        INSERT in a WITH, and its round trips cost little. Once written, the loaded row
+        holds the new values, as if refreshed, without a query.
         """
-        game, ended = write.game, write.ended
+        row: dict[str, object] = {
+            "game_id": game.id,
+            "seq": version + 1,
+            "move": move,
+            "idempotency_key": idempotency_key,
+            "request_hash": request_hash,
+            "created_at": now,
+        }
+        values: dict[str, object] = {
+            "version": version + 1,
+            "line": line,
+            "status": status,
+            "score": score,
+            "cards_left": cards_left,
+            "updated_at": now,
+        }
+        ended = status is not GameStatus.IN_PROGRESS
+        if ended:
+            values["ended_at"] = now
+        bump = {"b_id": game.id, "b_version": version, **values}
         try:
             if self._dialect == "postgresql":
-                result = await self.session.execute(
-                    _MOVE_AND_BUMP[ended], write.one_statement_params
-                )
+                moved = {f"m_{name}": value for name, value in row.items()}
+                result = await self.session.execute(_MOVE_AND_BUMP[ended], {**moved, **bump})
                 inserted, bumped = result.one()
             else:
-                inserted = len(
-                    (await self.session.execute(_INSERT_MOVE["sqlite"], write.row)).all()
-                )
+                inserted = len((await self.session.execute(_INSERT_MOVE["sqlite"], row)).all())
                 if not inserted:
                     return False
-                bumped = len((await self.session.execute(_BUMPED[ended], write.bump)).all())
+                bumped = len((await self.session.execute(_BUMPED[ended], bump)).all())
         except IntegrityError as e:
             _deleted_meanwhile(game, e)
             raise
         if not inserted:
             return False
         if bumped != 1:
-            # The game holds no move number expected_version + 1, yet is not at that
-            # version: its row changed outside the server. Raised, so that the request's
-            # transaction (and the move inserted above) is rolled back.
+            # The game holds no move number version + 1, yet is not at that version: its
+            # row changed outside the server. Raised, so that the request's transaction
+            # (and the move inserted above) is rolled back.
             raise _changed_outside()
-        write.took_effect()
+        for name, value in values.items():
+            set_committed_value(game, name, value)
         return True
 
     async def _deleted(self, statement: Delete) -> int:

@@ -7,10 +7,9 @@ list ``<Thing>List``; none is named like an engine class. The enums (``GameStatu
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from datetime import datetime
+from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Annotated, Any, Final
+from typing import Annotated, Any, Final, Self
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictInt
 
@@ -41,71 +40,33 @@ CardCode = Annotated[
 ]
 
 
-def legal_moves_read(
-    state: engine.GameState, moves: Iterable[engine.Move] | None = None
-) -> list[dict[str, Any]]:
-    """``moves`` (by default the state's legal moves) as make_move accepts them: a play
-    names its position and its card (face up, since the play is legal)."""
-    out: list[dict[str, Any]] = []
-    for m in engine.legal_moves(state) if moves is None else moves:
-        position = m.position if isinstance(m, engine.Play) else None
-        card = state.tableau[position] if position is not None else None
-        out.append(
-            {
-                "move": str(m),
-                "kind": m.kind,
-                "position": position,
-                "card": card.code if card is not None else None,
-            }
-        )
-    return out
-
-
-def state_read(state: engine.GameState) -> dict[str, Any]:
-    """What a game's answer holds that its state alone gives, as its player may see it
-    (get_game's answers and the contract's examples alike)."""
-    view = engine.player_view(state)
-    return {
-        "version": state.moves_made,
-        "status": view["status"],
-        "layout": view["layout"],
-        "rules": view["rules"],
-        "tableau": view["tableau"],
-        "waste": view["waste"],
-        "waste_top": view["waste_top"],
-        "stock_count": view["stock_count"],
-        "redeals_left": view["redeals_left"],
-        "cards_left": view["cards_left"],
-        "score": view["score"],
-        "can_undo": "undo" in view["legal_moves"],
-        # The view already holds the legal moves: not computed a second time.
-        "legal_moves": legal_moves_read(state, map(engine.parse_move, view["legal_moves"])),
-    }
-
-
 def _game_example() -> dict[str, Any]:
     """A real game's state for the contract's examples: numbered deal 7 under the default
     rules, after its first legal play, as get_game answers it (so it cannot drift from
-    the rules: the engine computes it)."""
+    the rules or the presenter: the engine computes it, ``GameRead.present`` shows it)."""
     state = engine.new_game(engine.numbered_deal(7), engine.Rules.for_layout("tripeaks"))
     state = engine.apply(state, engine.legal_moves(state)[0])
     salt = "5d1f0c7a9b3e4f2a8c6d0e1b2a3f4c5d"
-    return {
-        "id": "hV3kq9X0b1LrT2mYp8dQzw",
-        **state_read(state),
-        "deal_number": 7,
-        "commitment": engine.commitment(state.deal, salt),
-        "reveal": None,
-        "player_id": None,
-        "challenge": None,
-        "practice": None,
-        "created_at": "2026-12-01T09:30:00Z",
-        "updated_at": "2026-12-01T09:30:04Z",
-    }
+    example = GameRead.present(
+        engine.view_of(state),
+        id="hV3kq9X0b1LrT2mYp8dQzw",
+        deal_number=7,
+        commitment=engine.commitment(state.deal, salt),
+        reveal=None,
+        player_id=None,
+        challenge=None,
+        practice=None,
+        created_at=datetime(2026, 12, 1, 9, 30, tzinfo=UTC),
+        updated_at=datetime(2026, 12, 1, 9, 30, 4, tzinfo=UTC),
+    )
+    return example.model_dump(mode="json")
 
 
-GAME_EXAMPLE: Final = _game_example()
-SCORE_EXAMPLE: Final = GAME_EXAMPLE["score"]
+# The contract's examples of a game, its score and a new game: the schemas below hold
+# these dicts, filled once ``GameRead`` can present the example (at the end of the module).
+GAME_EXAMPLE: Final[dict[str, Any]] = {}
+SCORE_EXAMPLE: Final[dict[str, Any]] = {}
+CREATED_EXAMPLE: Final[dict[str, Any]] = {}
 TOKEN_EXAMPLE: Final = "Zr8m2Q0xk7TfW1cVbN4pLs9aYd3HgE6uJ5oRiK2tXqA"
 
 
@@ -304,6 +265,15 @@ class LegalMoveRead(BaseModel):
         description="The card a play moves (it is face up); null for the others"
     )
 
+    @classmethod
+    def present(cls, view: engine.PlayerView, move: engine.Move) -> LegalMoveRead:
+        """``move`` (legal in ``view``) as make_move accepts it: a play names its position
+        and its card (face up, since the play is legal)."""
+        position = move.position if isinstance(move, engine.Play) else None
+        return cls(
+            move=str(move), kind=MoveKind(move.kind), position=position, card=view.card_of(move)
+        )
+
 
 class ScoreRead(BaseModel):
     """The score and how it was made (docs/rules.md#scoring). Classic and msc:
@@ -421,18 +391,65 @@ class GameRead(BaseModel):
     created_at: datetime = Field(description="When the game was created")
     updated_at: datetime = Field(description="When its last move was applied")
 
+    @classmethod
+    def present(
+        cls,
+        view: engine.PlayerView,
+        *,
+        id: str,
+        deal_number: int | None,
+        commitment: str,
+        reveal: RevealRead | None,
+        player_id: str | None,
+        challenge: ChallengeLinkRead | None,
+        practice: PracticeLinkRead | None,
+        created_at: datetime,
+        updated_at: datetime,
+        **more: Any,
+    ) -> Self:
+        """The answer: the player's ``view`` of the state, and what the game's row adds
+        to it (``more``: a subclass's fields)."""
+        return cls(
+            id=id,
+            version=view.moves_made,
+            status=view.status,
+            layout=view.layout,
+            rules=RulesRead.model_validate(view.rules, from_attributes=True),
+            tableau=[SlotRead.model_validate(slot, from_attributes=True) for slot in view.tableau],
+            waste=list(view.waste),
+            waste_top=view.waste_top,
+            stock_count=view.stock_count,
+            redeals_left=view.redeals_left,
+            cards_left=view.cards_left,
+            score=ScoreRead.model_validate(view.score, from_attributes=True),
+            can_undo=view.can_undo,
+            legal_moves=[LegalMoveRead.present(view, move) for move in view.legal_moves],
+            deal_number=deal_number,
+            commitment=commitment,
+            reveal=reveal,
+            player_id=player_id,
+            challenge=challenge,
+            practice=practice,
+            created_at=created_at,
+            updated_at=updated_at,
+            **more,
+        )
+
 
 class GameCreated(GameRead):
     """The new game's state and its player token."""
 
-    model_config = ConfigDict(
-        json_schema_extra={"examples": [{**GAME_EXAMPLE, "token": TOKEN_EXAMPLE}]}
-    )
+    model_config = ConfigDict(json_schema_extra={"examples": [CREATED_EXAMPLE]})
 
     token: str = Field(
         description="The player token: send it as 'Authorization: Bearer'. "
         "It is shown once and stored only as a hash."
     )
+
+
+GAME_EXAMPLE.update(_game_example())
+SCORE_EXAMPLE.update(GAME_EXAMPLE["score"])
+CREATED_EXAMPLE.update({**GAME_EXAMPLE, "token": TOKEN_EXAMPLE})
 
 
 class MoveCreate(Strict):

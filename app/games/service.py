@@ -7,10 +7,13 @@ replay is remembered (``REHYDRATED``): the state is a pure function of the row's
 rules, deal, line and version, so a row read again with the same five gets the state
 already computed for them (states are immutable); any other row is replayed. The service
 adds and flushes; the request's session commits once, at the boundary, so a move and
-whatever other domains record with it land together or not at all. On PostgreSQL a move
-whose writes are its one statement needs no transaction around it: its statements commit
-alone (the read, then the write), and the one that ends a game, which the player's
-statistics and a challenge's board follow, is one transaction with theirs.
+whatever other domains record with it (the move that ends a game: the player's
+statistics, a challenge's board) land together or not at all.
+
+A move is one use case: the route (``app.games.endpoints``) receives the game from the
+dependency that opened and checked it (``app.games.access``), asks ``GameService.move``
+with a ``MoveAsked``, and the service checks it (``checked_move``) and writes it with the
+repository's one write (``GameRepository.record_move``).
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -41,7 +44,7 @@ from app.games.errors import (
     PreconditionFailedProblem,
 )
 from app.games.models import Analysis, Game, Move
-from app.games.repository import GameRepository, MoveWrite, move_write
+from app.games.repository import GameRepository
 from app.games.schemas import (
     CREATED_HEADERS,
     ChallengeLinkRead,
@@ -53,7 +56,6 @@ from app.games.schemas import (
     RulesCreate,
     game_links,
     ok_with_links,
-    state_read,
 )
 from app.games.solving import difficulty_settings, rate, winnable_deal
 from app.kit import headers as entity_tags
@@ -67,6 +69,7 @@ from app.kit.workload import Searches
 from app.settings import Settings
 
 StateKey = tuple[str, str, str, str, int]
+G = TypeVar("G", bound=GameRead)
 
 
 def state_key(row: Game) -> StateKey:
@@ -153,87 +156,52 @@ def rehydrate(row: Game) -> LoadedGame:
 
 
 @dataclass(frozen=True, slots=True)
-class PlannedMove:
-    """A move checked and applied to its game's state, not yet written: the state after
-    it, and the game's line with it."""
+class MoveAsked:
+    """A move as a request asks for it: its text, the conditions it is sent with, and
+    what a posted legal-move object says of it (each checked against the move)."""
 
-    game: LoadedGame
-    move: engine.Move
-    new: GameState
-    line: str
-
-    def write(
-        self, now: datetime, idempotency_key: str | None = None, request_hash: str | None = None
-    ) -> MoveWrite:
-        """What recording it writes, at ``now``: the move, and the game's new summary."""
-        row, new = self.game.row, self.new
-        return move_write(
-            row,
-            row.version,
-            str(self.move),
-            now=now,
-            line=self.line,
-            status=new.outcome,
-            score=new.score.total,
-            cards_left=new.cards_left,
-            idempotency_key=idempotency_key,
-            request_hash=request_hash,
-        )
+    text: str
+    if_match: str | None = None  # the ETags the game must still be at (412 otherwise)
+    idempotency_key: str | None = None  # the same key again answers the first answer
+    kind: str | None = None  # a legal-move object's other fields: they must agree
+    position: int | None = None
+    card: str | None = None  # checked once the move is legal (then it names a free card)
 
 
-def plan_move(
-    game: LoadedGame,
-    move_text: str,
-    *,
-    if_match: str | None,
-    expect: dict[str, Any] | None,
-    limit: int,
-) -> PlannedMove:
-    """``move_text`` checked against ``game`` (If-Match, legality, the other fields of a
-    posted legal-move object, the game's move limit) and applied; the problem to answer
-    when it is refused."""
+def checked_move(game: LoadedGame, asked: MoveAsked, limit: int) -> tuple[engine.Move, GameState]:
+    """``asked`` checked against ``game`` (If-Match, syntax, what a posted legal-move
+    object says, legality, the game's move limit): the move and the state after it, or
+    the problem to answer."""
     row, state = game.row, game.state
-    if if_match is not None and not entity_tags.if_match(if_match, row.version):
+    if asked.if_match is not None and not entity_tags.if_match(asked.if_match, row.version):
         raise _counted(
             PreconditionFailedProblem(
                 f"the game has moved on: it is at {entity_tags.etag(row.version)}, "
-                f"which If-Match {if_match} does not name",
+                f"which If-Match {asked.if_match} does not name",
                 current_version=row.version,
             )
         )
     try:
-        move = engine.parse_move(move_text)
+        move = engine.parse_move(asked.text)
     except engine.MoveSyntaxError as e:
         raise ValidationProblem(str(e), loc=("body", "move")) from None
     # A legal-move object whose fields disagree with its move is refused as such (422),
     # whether or not the move is legal; the card is checked once the move is (it then
     # names a free card, nothing hidden).
-    _check_agreement(move, expect)
+    _check_agreement(move, asked)
     try:
         new = engine.apply(state, move)
     except engine.GameOverError as e:
         raise GameOverProblem(str(e), move=e.move, game_status=state.outcome.value) from None
     except engine.IllegalMoveError as e:
         raise IllegalMoveProblem(str(e), move=e.move, reason=e.reason) from None
-    _check_card(state, move, expect)
+    _check_card(state, move, asked.card)
     if row.version >= limit and not isinstance(move, engine.Concede):
         raise MoveLimitProblem(
             f"this game has reached the limit of {limit} moves; it can only be conceded",
             limit=limit,
         )
-    line = ",".join(engine.line_after(row.line.split(",") if row.line else (), move))
-    return PlannedMove(game, move, new, line)
-
-
-def moved(planned: PlannedMove) -> MoveResult:
-    """What follows a move written: it is counted, and its state remembered for the next
-    request that reads its row (which now holds what was written)."""
-    row, new, before = planned.game.row, planned.new, planned.game.key
-    metrics.move_applied(planned.move.kind, new.outcome.value)
-    # The key of the row as written: the key it was read by, with its new line and version.
-    key = state_key(row) if before is None else (*before[:3], row.line, row.version)
-    REHYDRATED.put(key, new)
-    return MoveResult(LoadedGame(row, new, key), replayed=False)
+    return move, new
 
 
 @dataclass(frozen=True, slots=True)
@@ -441,66 +409,68 @@ class GameService:
         return await self.games.add_analysis(analysis)
 
     # -- moves ------------------------------------------------------------------------
-    async def move(
-        self,
-        game: LoadedGame,
-        move_text: str,
-        *,
-        if_match: str | None = None,
-        idempotency_key: str | None = None,
-        expect: dict[str, Any] | None = None,
-    ) -> MoveResult:
-        """Apply one move to ``game`` (loaded in this session, which writes).
-        ``expect`` holds the other fields of a posted legal-move object (kind, position,
-        card), which must agree with the move.
-
-        The move that ends the game is followed by the listeners' writes (a player's
-        statistics, a challenge's entry), in the same transaction."""
+    async def move(self, game: LoadedGame, asked: MoveAsked) -> MoveResult:
+        """Apply the move ``asked`` to ``game`` (loaded in this session, which writes): the
+        Idempotency-Key's first answer if it has one; else the move checked, then written
+        by the repository's one write, which the version it was read at guards (a racing
+        move that landed first makes it a 409). The move that ends the game is followed by
+        the listeners' writes (a player's statistics, a challenge's entry), in the same
+        transaction."""
+        row, key = game.row, asked.idempotency_key
         # What a retry with the same key must match: needed only with a key.
-        canonical = _canonical_move(move_text) if idempotency_key is not None else ""
-        request_hash = _request_hash(canonical) if idempotency_key is not None else ""
-        if idempotency_key is not None:
-            first = await self._replay_idempotent(
-                game.row, idempotency_key, request_hash, canonical
-            )
+        canonical = _canonical_move(asked.text) if key is not None else ""
+        request_hash = _request_hash(canonical) if key is not None else None
+        if key is not None and request_hash is not None:
+            first = await self._replay_idempotent(row, key, request_hash, canonical)
             if first is not None:
                 return first
-        planned = plan_move(
-            game,
-            move_text,
-            if_match=if_match,
-            expect=expect,
-            limit=self.settings.max_moves_per_game,
+        move, new = checked_move(game, asked, self.settings.max_moves_per_game)
+        line = ",".join(engine.line_after(row.line.split(",") if row.line else (), move))
+        recorded = await self.games.record_move(
+            row,
+            row.version,
+            str(move),
+            line=line,
+            status=new.outcome,
+            score=new.score.total,
+            cards_left=new.cards_left,
+            now=self.clock(),
+            idempotency_key=key,
+            request_hash=request_hash,
         )
-        row, new = game.row, planned.new
-        appended = await self.games.append_move(
-            planned.write(self.clock(), idempotency_key, request_hash if idempotency_key else None)
-        )
-        if not appended:
+        if not recorded:
             # Another request's move landed first. When it was this one, sent again with
             # the same key (a retry racing the first try), its answer is the answer.
-            if idempotency_key is not None:
-                first = await self._replay_idempotent(row, idempotency_key, request_hash, canonical)
+            if key is not None and request_hash is not None:
+                first = await self._replay_idempotent(row, key, request_hash, canonical)
                 if first is not None:
                     return first
             raise raced()
-        result = moved(planned)
+        metrics.move_applied(move.kind, new.outcome.value)
+        # The row now holds what was written: its state is remembered by the key it was
+        # read by, with its new line and version.
+        moved_key = state_key(row) if game.key is None else (*game.key[:3], row.line, row.version)
+        REHYDRATED.put(moved_key, new)
         if new.is_over:
-            ended = GameEnded(
-                game_id=row.id,
-                player_id=row.player_id,
-                challenge_id=row.challenge_id,
-                practice_of=row.practice_of,
-                layout=row.layout,
-                scoring=new.rules.scoring,
-                status=new.outcome,
-                score=new.score.total,
-                moves=row.version,
-                ended_at=row.updated_at,
-            )
-            for listener in self.on_end:
-                await listener(self.session, ended)
-        return result
+            await self._ended(row, new)
+        return MoveResult(LoadedGame(row, new, moved_key), replayed=False)
+
+    async def _ended(self, row: Game, final: GameState) -> None:
+        """The game ended: the listeners record it, in this transaction."""
+        ended = GameEnded(
+            game_id=row.id,
+            player_id=row.player_id,
+            challenge_id=row.challenge_id,
+            practice_of=row.practice_of,
+            layout=row.layout,
+            scoring=final.rules.scoring,
+            status=final.outcome,
+            score=final.score.total,
+            moves=row.version,
+            ended_at=row.updated_at,
+        )
+        for listener in self.on_end:
+            await listener(self.session, ended)
 
     async def _replay_idempotent(
         self, row: Game, key: str, request_hash: str, canonical: str
@@ -557,9 +527,20 @@ def deal_secret(row: Game, now: datetime) -> bool:
     return row.reveal_after is not None and now < row.reveal_after
 
 
-def game_out(game: LoadedGame, now: datetime) -> dict[str, Any]:
-    """The game as its player may see it; the deal only once the game has ended (and a
-    challenge's game only once its day is over too)."""
+def game_read(game: LoadedGame, now: datetime) -> GameRead:
+    """The game as its player may see it, at ``now``."""
+    return _presented(GameRead, game, now)
+
+
+def game_created(game: LoadedGame, token: str, now: datetime) -> GameCreated:
+    """A new game's answer: the game, and its token (shown once)."""
+    return _presented(GameCreated, game, now, token=token)
+
+
+def _presented(model: type[G], game: LoadedGame, now: datetime, **more: str) -> G:
+    """``model`` built once from the player's view of the state and the row: the deal
+    only once the game has ended (and a challenge's game only once its day is over
+    too)."""
     row, state = game.row, game.state
     reveal = None
     if state.is_over and not deal_secret(row, now):
@@ -577,27 +558,19 @@ def game_out(game: LoadedGame, now: datetime) -> dict[str, Any]:
         practice = PracticeLinkRead(
             challenge_id=row.practice_of, rank=row.practice_rank, ranked=row.practice_ranked
         )
-    return {
-        "id": row.id,
-        **state_read(state),
-        "deal_number": row.deal_number if row.deal_chosen else None,
-        "commitment": row.commitment,
-        "reveal": reveal,
-        "player_id": row.player_id,
-        "challenge": challenge,
-        "practice": practice,
-        "created_at": row.created_at,
-        "updated_at": row.updated_at,
-    }
-
-
-def game_read(game: LoadedGame, now: datetime) -> GameRead:
-    return GameRead.model_validate(game_out(game, now))
-
-
-def game_created(game: LoadedGame, token: str, now: datetime) -> GameCreated:
-    """A new game's answer: the game, and its token (shown once)."""
-    return GameCreated.model_validate({**game_out(game, now), "token": token})
+    return model.present(
+        engine.view_of(state),
+        id=row.id,
+        deal_number=row.deal_number if row.deal_chosen else None,
+        commitment=row.commitment,
+        reveal=reveal,
+        player_id=row.player_id,
+        challenge=challenge,
+        practice=practice,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+        **more,
+    )
 
 
 def created_headers(game: LoadedGame) -> dict[str, str]:
@@ -639,45 +612,41 @@ def _request_hash(canonical: str) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-def _check_agreement(move: engine.Move, expect: dict[str, Any] | None) -> None:
+def _check_agreement(move: engine.Move, asked: MoveAsked) -> None:
     """The kind and position a legal-move object gives agree with its move."""
-    if not expect:
-        return
-    kind = expect.get("kind")
-    if kind is not None and kind != move.kind:
-        said = getattr(kind, "value", kind)
-        raise ValidationProblem(f"kind '{said}' does not match move '{move}'", loc=("body", "kind"))
-    position = expect.get("position")
+    if asked.kind is not None and asked.kind != move.kind:
+        raise ValidationProblem(
+            f"kind '{asked.kind}' does not match move '{move}'", loc=("body", "kind")
+        )
+    position = asked.position
     if position is not None and (not isinstance(move, Play) or move.position != position):
         raise ValidationProblem(
             f"position {position} does not match move '{move}'", loc=("body", "position")
         )
 
 
-def _check_card(state: GameState, move: engine.Move, expect: dict[str, Any] | None) -> None:
+def _check_card(state: GameState, move: engine.Move, card: str | None) -> None:
     """The card a legal-move object names is the one its (legal) move plays."""
-    if not expect:
+    if card is None:
         return
-    card = expect.get("card")
-    if card is not None:
-        if not isinstance(move, Play):
-            raise ValidationProblem(
-                f"card {card!r} given for move {str(move)!r}, which plays none",
-                loc=("body", "card"),
-            )
-        # The move was legal, so the card at the position is free and face up: naming it
-        # here reveals nothing hidden.
-        placed = state.tableau[move.position]
-        try:
-            wanted = engine.parse_card(card)
-        except engine.CardError as e:
-            raise ValidationProblem(str(e), loc=("body", "card")) from None
-        if placed != wanted:
-            raise ValidationProblem(
-                f"position {move.position} holds {placed}, not {wanted.code}",
-                position=move.position,
-                loc=("body", "card"),
-            )
+    if not isinstance(move, Play):
+        raise ValidationProblem(
+            f"card {card!r} given for move {str(move)!r}, which plays none",
+            loc=("body", "card"),
+        )
+    # The move was legal, so the card at the position is free and face up: naming it
+    # here reveals nothing hidden.
+    placed = state.tableau[move.position]
+    try:
+        wanted = engine.parse_card(card)
+    except engine.CardError as e:
+        raise ValidationProblem(str(e), loc=("body", "card")) from None
+    if placed != wanted:
+        raise ValidationProblem(
+            f"position {move.position} holds {placed}, not {wanted.code}",
+            position=move.position,
+            loc=("body", "card"),
+        )
 
 
 async def unlink_deleted_player(session: AsyncSession, deleted: PlayerDeleted) -> None:
@@ -692,6 +661,7 @@ __all__ = [
     "GameCreated",
     "GameService",
     "LoadedGame",
+    "MoveAsked",
     "MoveResult",
     "RulesCreate",
     "created_headers",

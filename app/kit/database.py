@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import asyncio
 import select
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,6 +62,7 @@ from sqlalchemy.ext.asyncio import (
     create_async_engine,
 )
 from sqlalchemy.pool import AsyncAdaptedQueuePool
+from typing_extensions import deprecated
 
 from app.settings import Settings
 
@@ -122,7 +123,46 @@ class BoundedSession(AsyncSession):
         await self._within(super().close())
 
 
+READ_ONLY = "a reading session writes nothing: write in the request's writing session"
+# (mypy reads a deprecation's message only when it is written out: a literal each time.)
+
+
+class ReadOnlySessionError(TypeError):
+    """A write was asked of a reading session (the type checker refuses it first)."""
+
+
+class AsyncReadSession(BoundedSession):
+    """A session of the reading engine: a type of its own, as Polar's ``AsyncReadSession``
+    beside its ``AsyncSession``, so that a write on it is caught before it runs. Its
+    writing methods are marked with PEP 702's ``deprecated``, which mypy reports as an
+    error here (``enable_error_code = ["deprecated"]``): ``reading.add(row)`` does not
+    type-check. Should one run all the same, it raises ``ReadOnlySessionError``, and the
+    engine refuses a statement that writes (``default_transaction_read_only``,
+    ``query_only``). It reads wherever an ``AsyncSession`` reads."""
+
+    @deprecated("a reading session writes nothing: write in the request's writing session")
+    def add(self, instance: object, _warn: bool = True) -> None:
+        raise ReadOnlySessionError(READ_ONLY)
+
+    @deprecated("a reading session writes nothing: write in the request's writing session")
+    def add_all(self, instances: Iterable[object]) -> None:
+        raise ReadOnlySessionError(READ_ONLY)
+
+    @deprecated("a reading session writes nothing: write in the request's writing session")
+    async def delete(self, instance: object) -> None:
+        raise ReadOnlySessionError(READ_ONLY)
+
+    @deprecated("a reading session writes nothing: write in the request's writing session")
+    async def merge(self, *args: Any, **kwargs: Any) -> Any:
+        raise ReadOnlySessionError(READ_ONLY)
+
+    @deprecated("a reading session writes nothing: write in the request's writing session")
+    async def flush(self, *args: Any, **kwargs: Any) -> None:
+        raise ReadOnlySessionError(READ_ONLY)
+
+
 Sessions = async_sessionmaker[AsyncSession]
+ReadSessions = async_sessionmaker[AsyncReadSession]
 
 
 @dataclass
@@ -132,7 +172,7 @@ class Database:
     writer: AsyncEngine
     reader: AsyncEngine
     sessions: Sessions  # that write: a transaction each
-    read_sessions: Sessions  # that only read: autocommit, writes refused
+    read_sessions: ReadSessions  # that only read: autocommit, writes refused
     timeout_s: float
 
     @property
@@ -170,22 +210,32 @@ def make_database(settings: Settings) -> Database:
     return Database(
         writer=writer,
         reader=reader,
-        sessions=_sessionmaker(writer, settings),
-        read_sessions=_sessionmaker(reader, settings),
+        sessions=sessions_of(writer, float(settings.db_timeout_s)),
+        read_sessions=read_sessions_of(reader, float(settings.db_timeout_s)),
         timeout_s=float(settings.db_timeout_s),
     )
 
 
-def _sessionmaker(engine: AsyncEngine, settings: Settings) -> Sessions:
-    return sessions_of(engine, float(settings.db_timeout_s))
-
-
 def sessions_of(bind: AsyncEngine | AsyncConnection, timeout_s: float, **options: Any) -> Sessions:
-    """Bounded sessions on ``bind``, as every request's are (``options``: the
+    """Bounded writing sessions on ``bind``, as every request's are (``options``: the
     sessionmaker's own, such as ``join_transaction_mode`` for a test's connection)."""
     return async_sessionmaker(
         bind,
         class_=BoundedSession,
+        expire_on_commit=False,
+        autoflush=False,
+        timeout_s=timeout_s,
+        **options,
+    )
+
+
+def read_sessions_of(
+    bind: AsyncEngine | AsyncConnection, timeout_s: float, **options: Any
+) -> ReadSessions:
+    """Bounded reading sessions on ``bind`` (``AsyncReadSession``), as ``sessions_of``."""
+    return async_sessionmaker(
+        bind,
+        class_=AsyncReadSession,
         expire_on_commit=False,
         autoflush=False,
         timeout_s=timeout_s,

@@ -7,11 +7,12 @@ raised, it rolls back. Both happen before the answer is sent (FastAPI's
 so an answer never announces what failed to land, and a move, the player's statistics
 and a leaderboard entry are one transaction. Nothing below this commits.
 
-``ReadSessionDep`` is for reads: a session of the reading engine (no write lock, writes
-refused, each statement committed as it returns: ``app.kit.database``), closed at the same
-boundary. A route that reads, then searches with the solver, then writes holds no
-transaction and no connection while it searches: its reads have returned, and its
-writing session begins at its first statement.
+``ReadSessionDep`` is for reads: an ``AsyncReadSession`` of the reading engine (no write
+lock, each statement committed as it returns: ``app.kit.database``; a write on it is a
+type error, and refused when it runs), closed at the same boundary. A route that reads,
+then searches with the solver, then writes holds no transaction and no connection while
+it searches: its reads have returned, and its writing session begins at its first
+statement.
 
 Both sessions come from ``app.state.database`` (``app.kit.database.Database``), so that a
 test binds them to a connection of its own.
@@ -26,7 +27,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.kit.database import Database
+from app.kit.database import AsyncReadSession, Database
 
 log = logging.getLogger("app.db")
 
@@ -48,8 +49,8 @@ async def get_session(request: Request) -> AsyncIterator[AsyncSession]:
         await _quietly(session.close, "close")
 
 
-async def get_read_session(request: Request) -> AsyncIterator[AsyncSession]:
-    session: AsyncSession = request.app.state.database.read_sessions()
+async def get_read_session(request: Request) -> AsyncIterator[AsyncReadSession]:
+    session: AsyncReadSession = request.app.state.database.read_sessions()
     try:
         yield session
     finally:
@@ -69,4 +70,4 @@ async def _quietly(end: Callable[[], Awaitable[None]], what: str) -> None:
 
 DatabaseDep = Annotated[Database, Depends(get_database)]
 SessionDep = Annotated[AsyncSession, Depends(get_session, scope="function")]
-ReadSessionDep = Annotated[AsyncSession, Depends(get_read_session, scope="function")]
+ReadSessionDep = Annotated[AsyncReadSession, Depends(get_read_session, scope="function")]

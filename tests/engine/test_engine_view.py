@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
-from app.engine import Rules, new_game, numbered_deal, player_view
+import pytest
+
+from app.engine import Play, Rules, new_game, numbered_deal, player_view, view_of
 from tests.engine.engine_helpers import play_all, start
 
 DEAL_0 = numbered_deal(0)
@@ -70,3 +73,31 @@ def test_free_start_view_has_no_waste() -> None:
     assert view["waste_top"] is None
     assert view["stock_count"] == 24
     assert f'"{DEAL_0[28].code}"' not in json.dumps(view)
+
+
+def test_the_view_is_a_frozen_value_that_holds_nothing_hidden() -> None:
+    state = new_game(DEAL_0, Rules())
+    view = view_of(state)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        view.stock_count = 0  # type: ignore[misc]
+    # Everything it holds, printed: no face-down tableau card, no stock card.
+    shown = repr(view)
+    for card in (*DEAL_0[:18], *DEAL_0[29:]):
+        assert f"'{card.code}'" not in shown
+    assert view.to_dict() == player_view(state)
+    assert [str(m) for m in view.legal_moves] == view.to_dict()["legal_moves"]
+    assert view.can_undo is False
+
+
+def test_a_legal_play_in_the_view_names_its_face_up_card() -> None:
+    state = new_game(DEAL_0, Rules())
+    while not any(isinstance(m, Play) for m in view_of(state).legal_moves):
+        state = play_all(state, ["draw"])
+    view = view_of(state)
+    for move in view.legal_moves:
+        if isinstance(move, Play):
+            card = state.tableau[move.position]
+            assert card is not None and view.card_of(move) == card.code
+            assert view.tableau[move.position].face_up
+        else:
+            assert view.card_of(move) is None

@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.engine import GameStatus
 from app.games.errors import ConflictProblem
 from app.games.models import Game, Move
-from app.games.repository import GameRepository, move_write
+from app.games.repository import GameRepository
 from app.kit.database import Database, make_database
 from app.kit.errors import NotFoundProblem
 from app.settings import Settings
@@ -61,19 +61,17 @@ async def _game(session: AsyncSession, game_id: str) -> Game:
 
 
 async def _append(repo: GameRepository, row: Game, version: int, key: str | None) -> bool:
-    return await repo.append_move(
-        move_write(
-            row,
-            version,
-            "draw",
-            now=datetime.now(UTC),
-            line="draw",
-            status=GameStatus.IN_PROGRESS,
-            score=0,
-            cards_left=28,
-            idempotency_key=key,
-            request_hash="h" if key else None,
-        )
+    return await repo.record_move(
+        row,
+        version,
+        "draw",
+        line="draw",
+        status=GameStatus.IN_PROGRESS,
+        score=0,
+        cards_left=28,
+        now=datetime.now(UTC),
+        idempotency_key=key,
+        request_hash="h" if key else None,
     )
 
 
@@ -94,7 +92,7 @@ def test_a_move_that_meets_a_constraint_writes_nothing_and_raises_nothing(
     database_url: str, taken: str, request: pytest.FixtureRequest
 ) -> None:
     """The unique constraints on (game, seq) and (game, idempotency key) refuse the second
-    move where the insert is made: append_move answers False, the game keeps its version,
+    move where the insert is made: record_move answers False, the game keeps its version,
     and the transaction can go on (no error aborted it)."""
     game_id = f"repo-{request.node.callspec.id.replace(' ', '-')}"[:32]
 
@@ -152,11 +150,9 @@ def test_the_move_that_ends_a_game_stamps_its_end(database_url: str) -> None:
         game_id = f"repo-ended-{database.dialect}"
         async with committed(database) as session:
             row = await _game(session, game_id)
-            assert await GameRepository(session).append_move(
-                move_write(
-                    row, 0, "concede", now=now, line="concede", status=GameStatus.CONCEDED,
-                    score=0, cards_left=28,
-                )
+            assert await GameRepository(session).record_move(
+                row, 0, "concede", line="concede", status=GameStatus.CONCEDED, score=0,
+                cards_left=28, now=now,
             )  # fmt: skip
             assert row.version == 1  # the loaded row took the values written
         async with database.read_sessions() as session:

@@ -20,18 +20,26 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import TypeVar
 
 import pytest
+from mypy import api as mypy_api
 from psycopg.conninfo import conninfo_to_dict
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 from sqlalchemy.ext.asyncio import AsyncConnection, create_async_engine
 
-from app.kit.database import Database, DatabaseTimeoutError, make_database
+from app.kit.database import (
+    Database,
+    DatabaseTimeoutError,
+    ReadOnlySessionError,
+    make_database,
+)
 from app.settings import Settings
 
+ROOT = Path(__file__).resolve().parents[2]
 T = TypeVar("T")
 
 
@@ -95,6 +103,41 @@ def test_a_reading_session_refuses_to_write(database_url: str) -> None:
                 await session.execute(text("CREATE TABLE never_made (n INTEGER)"))
 
     run(work)
+
+
+def test_a_reading_session_refuses_the_orm_s_writes_before_any_statement(
+    database_url: str,
+) -> None:
+    async def work() -> None:
+        async with database_of(database_url) as database, database.read_sessions() as session:
+            # What mypy refuses (the next test), run all the same.
+            with pytest.warns(DeprecationWarning), pytest.raises(ReadOnlySessionError):
+                session.add(object())  # type: ignore[deprecated]
+            with pytest.warns(DeprecationWarning), pytest.raises(ReadOnlySessionError):
+                await session.flush()  # type: ignore[deprecated]
+
+    run(work)
+
+
+@pytest.mark.slow
+def test_a_write_on_a_reading_session_does_not_type_check(tmp_path: Path) -> None:
+    """The guarantee is the type checker's: mypy, with the project's settings, refuses
+    ``add`` and ``flush`` on an ``AsyncReadSession`` and accepts its reads."""
+    source = tmp_path / "reads.py"
+    source.write_text(
+        "from sqlalchemy import text\n"
+        "from app.kit.database import AsyncReadSession\n\n\n"
+        "async def reads(session: AsyncReadSession) -> None:\n"
+        "    await session.execute(text('SELECT 1'))\n"
+        "    session.add(object())\n"
+        "    await session.flush()\n"
+    )
+    out, _, status = mypy_api.run(
+        ["--config-file", str(ROOT / "pyproject.toml"), "--no-incremental", str(source)]
+    )
+    refused = [line for line in out.splitlines() if "[deprecated]" in line]
+    assert status == 1, out
+    assert [line.split(":")[1] for line in refused] == ["7", "8"], out
 
 
 def test_an_answer_past_the_timeout_is_a_timeout_and_its_connection_is_discarded(
