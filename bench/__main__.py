@@ -19,6 +19,7 @@ MODULES = (
     "difficulty",
     "fairplay",
     "http",
+    "servers",
     "abuse",
     "leaderboard",
     "ratelimit",

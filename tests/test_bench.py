@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -154,3 +155,17 @@ def test_the_hints_tried_and_not_taken_play_and_never_peek(
             ]
             assert chosen[0] == chosen[1] and chosen[0] in va["legal_moves"]
         a, b = apply(a, "draw"), apply(b, "draw")
+
+
+@pytest.mark.slow
+def test_servers_sets_the_production_server_against_uvicorn(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from bench import servers
+
+    servers.run(["--rounds", "2", "--bare", "20", "--moves", "10"])
+    out = capsys.readouterr().out
+    rows = re.findall(r"^\| (granian|uvicorn) \| (\d+\.\d+) \| (\d+\.\d+) \|", out, re.M)
+    assert [name for name, _, _ in rows] == ["granian", "uvicorn"], out
+    assert all(float(bare) > 0 and float(move) > float(bare) for _, bare, move in rows), out
+    assert re.search(r"uvicorn over granian, move: \d+\.\d+x", out), out
