@@ -66,6 +66,9 @@ def test_every_answer_carries_the_request_id(client: TestClient) -> None:
 
 
 def test_one_json_line_a_request(client: TestClient, capsys: pytest.CaptureFixture[str]) -> None:
+    # Logging as the served app set it up: an earlier test in this process may have made
+    # an app (or run a command) that set another level.
+    configure_logging("info", "json")
     capsys.readouterr()
     r = client.post("/v1/games", json={}, headers={"X-Request-ID": "create-1"})
     game = r.json()
