@@ -35,7 +35,7 @@ of its entries; the first page against a window ``rank()`` over the whole board 
 order, each rank one plus the results strictly better among them, each global rank the
 window's.
 
-Goals: the first page, ``around=me`` and ``cohort=mine`` each <= 5 bare requests.
+Goals: ``around=me`` and ``cohort=mine`` each <= 2 one-row reads (get_game, same run).
 """
 
 from __future__ import annotations
@@ -55,7 +55,9 @@ from bench.http import Game, next_move
 ENTRANTS = 100_000
 ROUNDS = 7
 COHORT = 100
-GOAL = 5.0
+# Issue 49's goals, against a one-row read of the same run (get_game).
+GOAL = 2.0
+ONE_ROW = "get_game (one row)"
 PLAYED_MOVES = 12  # the real player's round: this many moves, then a concession
 # The bench server's: the operator's routes, and deals derived from a known secret.
 OPERATOR_TOKEN = "bench-operator-token-0123456789-abcdefgh"
@@ -228,6 +230,18 @@ class Row:
     rank: int
 
 
+def established(database_url: str, player_id: str) -> None:
+    """The account made a month ago, as the loaded entrants' are: its results rank on the
+    board itself rather than apart with new accounts' (issue 47's provisional results)."""
+    engine = create_engine(database_url)
+    with engine.begin() as conn:
+        conn.execute(
+            text("UPDATE players SET created_at = created_at - interval '30 days' WHERE id = :p"),
+            {"p": player_id},
+        )
+    engine.dispose()
+
+
 def board_in_sql(database_url: str, board: str) -> list[Row]:
     """The whole board in its order, each with its ``rank()``: the slow way, to check the
     answers against."""
@@ -323,6 +337,8 @@ def measure(
     event, edition = open_edition(c)
     key = ok(c.post("/v1/players", json={"name": "entrant"}), 201)
     me = {"Authorization": f"Bearer {key['key']}"}
+    # A player of long standing: a new account's result is provisional, ranked apart.
+    established(database_url, key["id"])
     place = ok(c.post(f"/v1/events/{event}/join", headers=me))
     assert (place["number"], place["cohort"]) == (1, 0), place
     seconds = load(database_url, edition, entrants, joined=place["number"])
@@ -337,8 +353,11 @@ def measure(
     assert (mine.score, mine.rank_score, mine.moves) == (score, -score, moves), (mine, ended)
     totals, buckets = count_rows(database_url, board)
     url = f"/v1/events/{event}/editions/0/leaderboard"
+    game = ok(c.post("/v1/games", json={}), 201)
+    token = {"Authorization": f"Bearer {game['token']}"}
     calls: dict[str, Callable[[], httpx.Response]] = {
         BARE: lambda: c.get("/bench/bare"),
+        ONE_ROW: lambda: c.get(f"/v1/games/{game['id']}", headers=token),
         FIRST: lambda: c.get(url),
         AROUND: lambda: c.get(url, params={"around": "me", "limit": 10}, headers=me),
         COHORT_PAGE: lambda: c.get(url, params={"cohort": "mine", "limit": 20}, headers=me),
@@ -372,15 +391,14 @@ def report(f: EventFigures) -> None:
         f"{f.rank:,} of {f.ranked:,} (answers checked)"
     )
     bare = statistics.median(f.times[BARE])
-    print(f"  {'call':<28} {'median ms':>10} {'x bare':>7}")
+    one_row = statistics.median(f.times[ONE_ROW])
+    print(f"  {'call':<28} {'median ms':>10} {'x bare':>7} {'x one row':>10}")
     for name, values in f.times.items():
         median = statistics.median(values)
-        print(f"  {name:<28} {1000 * median:>10.2f} {median / bare:>6.2f}x")
-    for label, name in (
-        ("edition first page", FIRST),
-        ("edition around=me", AROUND),
-        ("edition cohort=mine", COHORT_PAGE),
-    ):
-        ratio = statistics.median(f.times[name]) / bare
+        print(
+            f"  {name:<28} {1000 * median:>10.2f} {median / bare:>6.2f}x {median / one_row:>9.2f}x"
+        )
+    for label, name in (("edition around=me", AROUND), ("edition cohort=mine", COHORT_PAGE)):
+        ratio = statistics.median(f.times[name]) / one_row
         verdict = "met" if ratio <= GOAL else "MISSED"
-        print(f"goal: {label} <= {GOAL:g}x bare: {ratio:.2f}x {verdict}")
+        print(f"goal: {label} <= {GOAL:g}x a one-row read: {ratio:.2f}x {verdict}")
