@@ -50,7 +50,7 @@ from typing import Any
 import httpx
 from sqlalchemy import create_engine, text
 
-from bench.http import Game, next_move
+from bench.http.load import Game, next_move
 
 ENTRANTS = 100_000
 ROUNDS = 7
