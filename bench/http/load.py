@@ -43,6 +43,7 @@ class Game:
 
 
 def checked(response: httpx.Response, status: int = 200) -> dict[str, Any]:
+    """The answer's body, or an error saying what answered instead of ``status``."""
     if response.status_code != status:
         raise RuntimeError(
             f"{response.request.method} {response.request.url.path}: "

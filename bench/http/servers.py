@@ -14,8 +14,8 @@ from pathlib import Path
 import httpx
 
 from tests.fixtures.postgres import (
-    DEFAULT_PG,
     PostgresUnavailableError,
+    admin_url,
     scratch_postgres_database,
 )
 from tests.fixtures.servers import (
@@ -203,9 +203,7 @@ def bench_server(
 @contextmanager
 def postgres_database_or_none() -> Iterator[str | None]:
     """A fresh PostgreSQL database dropped afterwards, or None (said why) if unreachable."""
-    admin = (
-        os.environ.get("BENCH_POSTGRES_URL") or os.environ.get("TEST_POSTGRES_URL") or DEFAULT_PG
-    )
+    admin = os.environ.get("BENCH_POSTGRES_URL") or admin_url()
     try:
         with scratch_postgres_database(admin, "tripeaks_bench") as url:
             yield url
