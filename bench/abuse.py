@@ -63,7 +63,8 @@ from typing import Any
 import httpx
 
 from app.settings import Settings
-from bench.http import Server, migrate, new_postgres_database, percentile
+from bench.http.figures import percentile
+from bench.http.servers import Server, migrate, postgres_database_or_none
 from tests.fixtures.servers import (
     ROOMY_RATE_LIMITS,
     free_port,
@@ -459,7 +460,7 @@ def run(argv: Sequence[str]) -> None:
         with abuse_server(url) as server:
             report("SQLite", server.base, url, seconds, pairs, phases)
     if "--sqlite-only" not in argv:
-        with new_postgres_database() as pg:
+        with postgres_database_or_none() as pg:
             if pg is not None:
                 with abuse_server(pg) as server:
                     report("PostgreSQL", server.base, pg, seconds, pairs, phases)

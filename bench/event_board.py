@@ -50,7 +50,7 @@ from typing import Any
 import httpx
 from sqlalchemy import create_engine, text
 
-from bench.http import Game, next_move
+from bench.http.load import Game, checked, next_move
 
 ENTRANTS = 100_000
 ROUNDS = 7
@@ -85,17 +85,6 @@ class EventFigures:
     times: dict[str, list[float]] = field(default_factory=dict)
 
 
-def ok(response: httpx.Response, status: int = 200) -> dict[str, Any]:
-    """The answer's body, or an error saying what answered instead of ``status``."""
-    if response.status_code != status:
-        raise RuntimeError(
-            f"{response.request.method} {response.request.url.path}: "
-            f"{response.status_code} {response.text[:300]}"
-        )
-    body: dict[str, Any] = response.json()
-    return body
-
-
 def iso(moment: datetime) -> str:
     return moment.isoformat().replace("+00:00", "Z")
 
@@ -111,8 +100,8 @@ def open_edition(c: httpx.Client) -> tuple[str, dict[str, Any]]:
         "ends_at": iso(now + timedelta(days=6)),
     }
     operator = {"Authorization": f"Bearer {OPERATOR_TOKEN}"}
-    event = ok(c.post("/v1/operator/events", json=body, headers=operator), 201)
-    edition = ok(c.get(f"/v1/events/{event['id']}/editions/0"))
+    event = checked(c.post("/v1/operator/events", json=body, headers=operator), 201)
+    edition = checked(c.get(f"/v1/events/{event['id']}/editions/0"))
     assert [r["round"] for r in edition["rounds"]] == list(range(1, ROUNDS + 1)), edition
     return str(event["id"]), edition
 
@@ -202,18 +191,18 @@ def play_round(c: httpx.Client, event: str, me: dict[str, str]) -> dict[str, Any
     """The real player's attempt at round 1, through the API: a play while there is one,
     else a draw, ``PLAYED_MOVES`` moves (fewer if it ends), then a concession unless it
     has ended; the game's last answer."""
-    created = ok(c.post(f"/v1/events/{event}/rounds/1/games", headers=me), 201)
+    created = checked(c.post(f"/v1/events/{event}/rounds/1/games", headers=me), 201)
     game = Game(created["id"], created["token"], created["legal_moves"])
     answer = created
     for _ in range(PLAYED_MOVES):
         if answer["status"] != "in_progress":
             break
-        answer = ok(
+        answer = checked(
             c.post(f"/v1/games/{game.id}/moves", json=next_move(game), headers=game.headers)
         )
         game.legal = answer["legal_moves"]
     if answer["status"] == "in_progress":
-        answer = ok(c.post(f"/v1/games/{game.id}/concede", headers=me))
+        answer = checked(c.post(f"/v1/games/{game.id}/concede", headers=me))
     assert answer["status"] != "in_progress", answer
     return answer
 
@@ -298,13 +287,13 @@ def check(
 ) -> tuple[Row, int]:
     """The three answers against ``rows`` (untimed): the first page; ``around=me``; every
     page of ``cohort=mine``. The real player's row and their position on the board."""
-    first = ok(c.get(url))
+    first = checked(c.get(url))
     assert first["ranked"] == len(rows), (first["ranked"], len(rows))
     got = [(e["player_id"], e["score"], e["rank"], e["global_rank"]) for e in first["entries"]]
     assert got == [(r.player_id, r.score, r.rank, r.rank) for r in rows[:20]], got
 
     at = next(k for k, r in enumerate(rows) if r.player_id == me_id)
-    around = ok(c.get(url, params={"around": "me", "limit": 10}, headers=me))
+    around = checked(c.get(url, params={"around": "me", "limit": 10}, headers=me))
     assert around["ranked"] == len(rows)
     seen = [(e["player_id"], e["rank"], e["global_rank"]) for e in around["entries"]]
     near = rows[max(0, at - 10) : at + 11]
@@ -316,7 +305,7 @@ def check(
     entries: list[dict[str, Any]] = []
     params: dict[str, Any] = {"cohort": "mine", "limit": 20}
     while True:
-        page = ok(c.get(url, params=params, headers=me))
+        page = checked(c.get(url, params=params, headers=me))
         assert page["ranked"] == COHORT, page["ranked"]
         entries += page["entries"]
         if page["next"] is None:
@@ -335,11 +324,11 @@ def measure(
     """The edition made and loaded, the real player's round played, the answers checked,
     then the calls timed."""
     event, edition = open_edition(c)
-    key = ok(c.post("/v1/players", json={"name": "entrant"}), 201)
+    key = checked(c.post("/v1/players", json={"name": "entrant"}), 201)
     me = {"Authorization": f"Bearer {key['key']}"}
     # A player of long standing: a new account's result is provisional, ranked apart.
     established(database_url, key["id"])
-    place = ok(c.post(f"/v1/events/{event}/join", headers=me))
+    place = checked(c.post(f"/v1/events/{event}/join", headers=me))
     assert (place["number"], place["cohort"]) == (1, 0), place
     seconds = load(database_url, edition, entrants, joined=place["number"])
     ended = play_round(c, event, me)
@@ -353,7 +342,7 @@ def measure(
     assert (mine.score, mine.rank_score, mine.moves) == (score, -score, moves), (mine, ended)
     totals, buckets = count_rows(database_url, board)
     url = f"/v1/events/{event}/editions/0/leaderboard"
-    game = ok(c.post("/v1/games", json={}), 201)
+    game = checked(c.post("/v1/games", json={}), 201)
     token = {"Authorization": f"Bearer {game['token']}"}
     calls: dict[str, Callable[[], httpx.Response]] = {
         BARE: lambda: c.get("/bench/bare"),

@@ -54,7 +54,7 @@ import httpx
 from sqlalchemy import create_engine, text
 
 from bench import event_board
-from bench.http import Server, migrate, new_postgres_database
+from bench.http.servers import Server, migrate, postgres_database_or_none
 from tests.fixtures.servers import (
     ROOMY_RATE_LIMITS,
     free_port,
@@ -270,7 +270,7 @@ def run(argv: Sequence[str]) -> None:
     rounds = 5 if "--quick" in argv else 10
     per_round = 20
     began = time.perf_counter()
-    with new_postgres_database() as url:
+    with postgres_database_or_none() as url:
         if url is None:
             return
         migrate(url)

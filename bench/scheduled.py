@@ -48,7 +48,7 @@ from app.engine.bots import STRATEGIES, HintSettings
 from app.engine.solver import solve_best
 from app.engine.view import player_view
 from app.players.models import Player
-from bench.http import migrate, new_postgres_database
+from bench.http.servers import migrate, postgres_database_or_none
 from tests.ops.servers import entrypoint_server
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -193,7 +193,7 @@ def run(argv: list[str]) -> None:
     kinds = ["cheater"] * args.cheaters + [
         "greedy" if i % 2 else "hint" for i in range(args.players)
     ]
-    with new_postgres_database() as url:
+    with postgres_database_or_none() as url:
         if url is None:
             return
         migrate(url)

@@ -169,3 +169,25 @@ def test_servers_sets_the_production_server_against_uvicorn(
     assert [name for name, _, _ in rows] == ["granian", "uvicorn"], out
     assert all(float(bare) > 0 and float(move) > float(bare) for _, bare, move in rows), out
     assert re.search(r"uvicorn over granian, move: \d+\.\d+x", out), out
+
+
+def test_http_lists_its_options_and_refuses_what_is_no_checkout(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bench import http
+
+    with pytest.raises(SystemExit) as listed:
+        http.run(["http", "--help"])
+    assert listed.value.code == 0
+    out = capsys.readouterr().out
+    for option in ("--quick", "--sqlite-only", "--baseline DIR", "--current DIR"):
+        assert option in out
+    # Refused before any server starts: a directory without its value, or no checkout.
+    with pytest.raises(SystemExit) as bare:
+        http.run(["http", "--baseline"])
+    assert bare.value.code == 2
+    assert "--baseline" in capsys.readouterr().err
+    with pytest.raises(SystemExit, match=r"--baseline .*: no .*\(a checkout, after make setup\)"):
+        http.run(["http", "--baseline", str(tmp_path)])
+    with pytest.raises(SystemExit, match=r"--current .*: no "):
+        http.run(["http", "--current", str(tmp_path)])
