@@ -33,6 +33,7 @@ from app.challenges.fairplay import measure_due
 from app.kit.clock import Clock
 from app.kit.database import Database
 from app.kit.logs import FIELDS_ATTR
+from app.kit.problems import database_unavailable
 from app.kit.schedule import take_turn
 from app.kit.workload import SolverPool
 from app.ops.purge import prepare, purge_and_log
@@ -46,6 +47,16 @@ MEASURE_BATCH = 10
 # what opens soon is made.
 TURN_CHECK_S = 60
 PREPARE_EVERY_S = 60
+
+
+def failed(error: Exception, what: str) -> None:
+    """Log a job's failure: a warning when the database was away (a lost connection, a
+    timeout: the job runs again, as a request gets a 503), an error with its traceback
+    for anything else (a bug)."""
+    if database_unavailable(error):
+        log.warning("%s (the database is unavailable: %s)", what, type(error).__name__)
+    else:
+        log.error("%s", what, exc_info=error)
 
 
 class ScheduledJobs:
@@ -84,8 +95,8 @@ class ScheduledJobs:
                 measured = await measure_due(
                     self.database, self.settings, self.solver, self.clock, MEASURE_BATCH
                 )
-            except Exception:
-                log.exception("the fair-play measure failed: it goes on in %d s", interval)
+            except Exception as e:
+                failed(e, f"the fair-play measure failed: it goes on in {interval} s")
                 measured = None
             if measured is None or not measured.kept:
                 await asyncio.sleep(interval)
@@ -102,8 +113,8 @@ class ScheduledJobs:
                     await session.commit()
                 if mine:
                     await run(now)
-            except Exception:
-                log.exception("the %s job failed: it runs again at its next turn", name)
+            except Exception as e:
+                failed(e, f"the {name} job failed: it runs again at its next turn")
             await asyncio.sleep(min(every, TURN_CHECK_S))
 
     async def _purge(self, now: datetime) -> None:
