@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -25,6 +24,7 @@ from pathlib import Path
 import httpx
 
 from app.ops.migrations import upgrade
+from bench.http.servers import tree_cpu_seconds
 from tests.fixtures.servers import ROOMY_RATE_LIMITS, free_port, served_on, server_process
 
 FACTORY = "bench._app:create_bench_app"
@@ -41,18 +41,10 @@ COMMANDS = {
 
 
 def cpu_seconds(pid: int) -> float:
-    """The CPU time of ``pid`` and of its children (a server's workers), from /proc."""
-    children = subprocess.run(
-        ["pgrep", "-P", str(pid)], capture_output=True, text=True, check=False
-    ).stdout.split()
-    total = 0.0
-    for process in [pid, *map(int, children)]:
-        try:
-            fields = Path(f"/proc/{process}/stat").read_text().rsplit(")", 1)[1].split()
-        except FileNotFoundError:
-            continue
-        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return total
+    """The CPU time of the server ``pid`` and its workers (it runs throughout)."""
+    seconds = tree_cpu_seconds(pid)
+    assert seconds is not None, f"server {pid} is gone"
+    return seconds
 
 
 @contextmanager

@@ -62,6 +62,13 @@ def _proc_cpu_seconds(pid: int) -> float | None:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def tree_cpu_seconds(pid: int) -> float | None:
+    """The user + system CPU time of ``pid`` and its descendants (a server and its
+    workers) from /proc, in 10 ms ticks; None once ``pid`` is gone."""
+    seconds = [_proc_cpu_seconds(p) for p in _process_tree(pid)]
+    return sum(s for s in seconds if s is not None) if seconds[0] is not None else None
+
+
 # An old checkout's server (uvicorn's ``run`` with its app named by a string) serving
 # the app factory of its argument instead: ``Checkout.serve_command``.
 OLD_SERVE = """\
@@ -167,8 +174,7 @@ class Server:
             return None
         if self.workers == 1:
             return float(httpx.get(f"{self.base}/bench/cpu", timeout=30).json()["seconds"])
-        seconds = [_proc_cpu_seconds(pid) for pid in _process_tree(self.pid)]
-        return sum(s for s in seconds if s is not None) if seconds[0] is not None else None
+        return tree_cpu_seconds(self.pid)
 
 
 @contextmanager
