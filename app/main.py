@@ -14,6 +14,8 @@ from app import (
 )
 from app.challenges import endpoints as challenges
 from app.challenges.service import enter_ended_game
+from app.duels import endpoints as duels
+from app.duels.service import duel_game_ended, leave_duels
 from app.events import endpoints as events
 from app.events.service import apply_events_file, total_round_result
 from app.games import endpoints as games
@@ -118,6 +120,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             },
             {"name": "events", "description": "Events operators run: editions, rounds, cohorts"},
             {
+                "name": "duels",
+                "description": "Ranked duels on one server-drawn deal, ratings and their boards",
+            },
+            {
                 "name": "operators",
                 "description": "Running events (the operator's token; 404 without one set)",
             },
@@ -134,8 +140,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     # What follows a game's end, and a player's deletion, in the same transaction.
     app.state.listeners = Listeners(
-        game_ended=(count_ended_game, enter_ended_game, total_round_result),
-        player_deleted=(unlink_deleted_player,),
+        game_ended=(count_ended_game, enter_ended_game, total_round_result, duel_game_ended),
+        player_deleted=(unlink_deleted_player, leave_duels),
     )
     app.state.rate_limiter = limiter_from(
         settings.rate_limits_enabled,
@@ -163,6 +169,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         challenges.router,
         events.router,
         events.operator_router,
+        duels.router,
+        duels.player_duels_router,
+        duels.ratings_router,
         health.router,
         metrics.router,
     )

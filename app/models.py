@@ -8,6 +8,7 @@ from app.challenges.models import (
     LeaderboardBucket,
     LeaderboardScore,
 )
+from app.duels.models import Duel, Rating, RatingChange, RatingCount
 from app.events.models import Edition, Event, EventChange
 from app.games.models import Analysis, Game, Move
 from app.kit.models import Base
@@ -21,6 +22,7 @@ __all__ = [
     "Challenge",
     "ChallengeEntry",
     "DailyStreak",
+    "Duel",
     "Edition",
     "Event",
     "EventChange",
@@ -32,6 +34,9 @@ __all__ = [
     "Move",
     "Player",
     "PlayerStats",
+    "Rating",
+    "RatingChange",
+    "RatingCount",
     "ScheduledJob",
     "ServerSecret",
 ]

@@ -201,6 +201,51 @@ class Settings(BaseSettings):
         le=1000000,
         description="Entrants a challenge a player sets may take",
     )
+    duel_match_hours: int = Field(
+        default=168,
+        ge=1,
+        le=2160,
+        description="A ranked duel nobody was matched to within this many hours expires: no "
+        "rating changes (its host's game stays theirs)",
+    )
+    duel_play_hours: int = Field(
+        default=24,
+        ge=1,
+        le=720,
+        description="Each player of a ranked duel has this many hours from getting its deal "
+        "to finish their game; one who has not loses the duel",
+    )
+    duel_range_start: int = Field(
+        default=100,
+        ge=0,
+        le=5000,
+        description="A waiting duel takes a challenger whose rating is this close to its "
+        "host's at once",
+    )
+    duel_range_per_minute: int = Field(
+        default=10,
+        ge=0,
+        le=5000,
+        description="And the range widens by this much each minute it waits",
+    )
+    duel_range_max: int = Field(
+        default=1000,
+        ge=0,
+        le=5000,
+        description="Up to this (ratings further apart are never matched)",
+    )
+    duel_waiting_per_player: int = Field(
+        default=3,
+        ge=1,
+        le=100,
+        description="Duels a player may have waiting for a challenger at once",
+    )
+    rating_provisional_games: int = Field(
+        default=10,
+        ge=0,
+        le=1000,
+        description="A rating is provisional (marked) for its player's first duels in its pool",
+    )
     challenge_account_min_hours: int = Field(
         default=24,
         ge=0,

@@ -145,12 +145,20 @@ async def challenge_to_play(
         return await ensure_challenge(day, layout, reader, writer, solver, sessions)
     stored = await reader.get(challenge_id)
     await reader.session.close()
+    if stored.kind is ChallengeKind.DUEL:
+        raise _duels_own(challenge_id)
     if stored.kind is not ChallengeKind.SET:
         raise NotFoundProblem(
             f"challenge {challenge_id[:48]!r} is an event's: its rounds start with "
             "start_event_round"
         )
     return stored
+
+
+def _duels_own(challenge_id: str) -> NotFoundProblem:
+    """A duel's deal is the duel's: its two players play it through the duels' routes,
+    and nobody reads its board (a challenger would see the score to beat)."""
+    return NotFoundProblem(f"no challenge {challenge_id[:48]!r}")
 
 
 async def challenge_to_read(
@@ -176,6 +184,8 @@ async def challenge_to_read(
         check_challenge_id(challenge_id)
         challenge = await reader.get(challenge_id)
         await reader.session.close()  # before the best score is searched for
+        if challenge.kind is ChallengeKind.DUEL:
+            raise _duels_own(challenge_id)
     # (An edition's board has no deal of its own: its rounds have theirs.)
     if is_closed(challenge, now) and challenge.deal:
         found = await writer.look_back(challenge, solver)  # no transaction is open yet

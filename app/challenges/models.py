@@ -54,6 +54,7 @@ class ChallengeKind(StrEnum):
     SET = "set"  # set by a player for whoever they give its id
     ROUND = "round"  # a round of an event's edition (its id "<edition>.<round>")
     EDITION = "edition"  # an event's edition: no deal, its entrants ranked by their totals
+    DUEL = "duel"  # a ranked duel's deal and its two entries (app.duels): read through it
 
 
 class Challenge(Base):

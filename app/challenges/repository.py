@@ -224,6 +224,7 @@ class ChallengeRepository:
                     ChallengeEntry.player_id == player_id,
                 ),
             )
+            .where(Challenge.kind != ChallengeKind.DUEL)  # a duel is listed as one
             .order_by(Challenge.created_at.desc(), Challenge.id.desc())
             .limit(limit)
         )

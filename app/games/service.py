@@ -46,6 +46,7 @@ from app.games.errors import (
 from app.games.models import Analysis, Game, Move
 from app.games.repository import GameRepository
 from app.games.schemas import (
+    CREATED_EXAMPLE,
     CREATED_HEADERS,
     ChallengeLinkRead,
     GameCreate,
@@ -657,6 +658,7 @@ async def unlink_deleted_player(session: AsyncSession, deleted: PlayerDeleted) -
 
 # What other domains use of this one (they import this module alone).
 __all__ = [
+    "CREATED_EXAMPLE",
     "CREATED_HEADERS",
     "GameCreated",
     "GameService",

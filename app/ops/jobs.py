@@ -10,6 +10,9 @@ them with nothing else to set up (``make run``, the container, compose, Kubernet
 - **the purge** (``app.ops.purge.purge_and_log``): every ``PURGE_INTERVAL_S``, run by
   the one process that takes the turn (``app.kit.schedule.take_turn``); the others see
   it taken;
+- **the duels** (``app.duels.service.run_duels``): every minute, taken in turn the same
+  way: a duel nobody took in time expires, a player who has not finished in time loses,
+  and the fair-play measure's verdicts on duel results are applied;
 - **what opens soon** (``app.ops.purge.prepare``: the next day's challenges, the events'
   editions that open within the hour): every minute, taken in turn the same way, so that
   no request waits on a search for them.
@@ -30,6 +33,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from app.challenges.fairplay import measure_due
+from app.duels.service import run_duels
 from app.kit.clock import Clock
 from app.kit.database import Database
 from app.kit.logs import FIELDS_ATTR
@@ -47,6 +51,7 @@ MEASURE_BATCH = 10
 # what opens soon is made.
 TURN_CHECK_S = 60
 PREPARE_EVERY_S = 60
+DUELS_EVERY_S = 60
 
 
 def failed(error: Exception, what: str) -> None:
@@ -77,6 +82,7 @@ class ScheduledJobs:
             self._measure(),
             self._in_turn("purge", self.settings.purge_interval_s, self._purge),
             self._in_turn("prepare", PREPARE_EVERY_S, self._prepare),
+            self._in_turn("duels", DUELS_EVERY_S, self._duels),
         ]
         self._tasks = [asyncio.create_task(job) for job in jobs]
 
@@ -119,6 +125,11 @@ class ScheduledJobs:
 
     async def _purge(self, now: datetime) -> None:
         await purge_and_log(self.database, self.settings, now)
+
+    async def _duels(self, now: datetime) -> None:
+        # Duels past a deadline decided, and the fair-play measure's verdicts applied.
+        changed = await run_duels(self.database, self.settings, now)
+        log.debug("duels", extra={FIELDS_ATTR: {"changed": changed, "as_of": now.isoformat()}})
 
     async def _prepare(self, now: datetime) -> None:
         # What opens soon, made or found made (a search that ran out is a warning).
