@@ -36,6 +36,14 @@ GAME_OPERATIONS = {
     "get_score",
     "list_moves",
 }
+DUEL_OPERATIONS = {
+    "request_duel",
+    "get_duel",
+    "list_my_duels",
+    "get_player_ratings",
+    "list_rating_history",
+    "get_rating_board",
+}
 
 
 @pytest.fixture(scope="module")
@@ -67,6 +75,7 @@ def test_operations_become_readable_modules(sdk: Any) -> None:
     assert {p.stem for p in (root / "games").glob("*.py")} >= GAME_OPERATIONS
     assert {"list_layouts", "get_layout", "get_health", "get_readiness"} <= modules
     assert {p.stem for p in (root / "layouts").glob("*.py")} >= {"list_layouts", "get_layout"}
+    assert {p.stem for p in (root / "duels").glob("*.py")} - {"__init__"} == DUEL_OPERATIONS
     # Every problem response is parsed into its problem type's model (409 into the one
     # its type names).
     make_move = (root / "games" / "make_move.py").read_text(encoding="utf-8")
@@ -410,3 +419,133 @@ def test_players_set_a_challenge_join_it_practise_it_and_follow(sdk: Any, client
     assert mine.challenges[0].challenge.id == challenge.id and mine.challenges[0].created
     profile = _api(sdk, "players", "get_player").sync(guest_id, client=clients.anonymous)
     assert isinstance(profile, models.PlayerRead) and profile.badges == []
+
+
+def _draw_and_concede(sdk: Any, game_id: str, player: Any, draws: int) -> Any:
+    """A duel's game played to its end: ``draws`` draws, then a concession; its last state."""
+    models = _models(sdk)
+    for _ in range(draws):
+        state = _api(sdk, "games", "draw_card").sync(game_id, client=player)
+        assert isinstance(state, models.GameRead) and state.status == models.GameStatus.IN_PROGRESS
+    ended = _api(sdk, "games", "concede_game").sync(game_id, client=player)
+    assert isinstance(ended, models.GameRead) and ended.status == models.GameStatus.CONCEDED
+    return ended
+
+
+def test_two_players_play_a_ranked_duel(sdk: Any, duel_server: str) -> None:
+    """Through the generated client only, on a database of the test's own: the first of two
+    players asks for a ranked duel and opens one (the host, who plays at once), is refused
+    a second while that game is unfinished (a typed problem naming it), and plays to its
+    end; the second is matched to it (the challenger, on the same committed deal) and plays
+    better; both read the duel finished with opposite rating changes, the deal revealed as
+    committed, and the pool's board ranks them both."""
+    models = _models(sdk)
+    duels = {op: _api(sdk, "duels", op) for op in DUEL_OPERATIONS}
+    clients = Clients(sdk, duel_server)
+    try:
+        ids, players = {}, {}
+        for role in ("host", "challenger"):
+            made = _api(sdk, "players", "create_player").sync(
+                client=clients.anonymous, body=models.PlayerCreate(name=f"sdk {role}")
+            )
+            assert isinstance(made, models.PlayerCreated)
+            ids[role], players[role] = made.id, clients.player(made.key)
+
+        asked = duels["request_duel"].sync_detailed(
+            client=players["host"], body=models.DuelCreate()
+        )
+        assert asked.status_code == 201, asked.content
+        opened = asked.parsed
+        assert isinstance(opened, models.DuelCreated)
+        assert asked.headers["Location"] == f"/v1/duels/{opened.id}"
+        assert (opened.status, opened.role, opened.pool) == (
+            models.DuelStatus.WAITING,
+            "host",
+            "tripeaks.standard",
+        )
+        assert opened.opponent is None and opened.you.player_id == ids["host"]
+        assert opened.game.id == opened.game_id and opened.game.token
+        assert opened.game.commitment == opened.commitment
+        assert opened.game.reveal is None
+
+        again = duels["request_duel"].sync_detailed(
+            client=players["host"], body=models.DuelCreate()
+        )
+        assert again.status_code == 409
+        assert isinstance(again.parsed, models.DuelGameInProgressProblem)
+        assert again.parsed.type_ == "/problems/duel-game-in-progress"
+        assert (again.parsed.duel_id, again.parsed.game_id) == (opened.id, opened.game.id)
+
+        host_game = clients.player(opened.game.token)
+        host_end = _draw_and_concede(sdk, opened.game.id, host_game, draws=2)
+        assert host_end.reveal is None  # the duel has not ended
+        waiting = duels["get_duel"].sync(opened.id, client=players["host"])
+        assert isinstance(waiting, models.DuelRead)
+        assert waiting.status == models.DuelStatus.WAITING and waiting.you.finished
+        assert waiting.you.score == host_end.score.total
+
+        matched = duels["request_duel"].sync(client=players["challenger"], body=models.DuelCreate())
+        assert isinstance(matched, models.DuelCreated)
+        assert (matched.id, matched.status, matched.role) == (
+            opened.id,
+            models.DuelStatus.MATCHED,
+            "challenger",
+        )
+        assert matched.commitment == matched.game.commitment == opened.commitment
+        assert matched.opponent is not None and matched.opponent.player_id == ids["host"]
+        assert matched.opponent.score is None  # the host's score shows once the duel ends
+        challenger_end = _draw_and_concede(
+            sdk, matched.game.id, clients.player(matched.game.token), draws=1
+        )
+
+        seen = {
+            role: duels["get_duel"].sync(opened.id, client=players[role])
+            for role in ("host", "challenger")
+        }
+        host, challenger = seen["host"], seen["challenger"]
+        assert isinstance(host, models.DuelRead) and isinstance(challenger, models.DuelRead)
+        assert host.status == challenger.status == models.DuelStatus.FINISHED
+        assert (host.result, challenger.result) == (models.YourResult.LOST, models.YourResult.WON)
+        assert host.opponent is not None and challenger.opponent is not None
+        assert host.opponent.score == challenger.you.score == challenger_end.score.total
+        assert challenger.opponent.score == host.you.score == host_end.score.total
+        change = challenger.you.rating_change
+        assert isinstance(change, int) and change > 0
+        assert host.you.rating_change == -change == challenger.opponent.rating_change
+        revealed = _api(sdk, "games", "get_game").sync(opened.game.id, client=host_game)
+        assert isinstance(revealed, models.GameRead) and revealed.reveal is not None
+        assert verify_commitment(opened.commitment, revealed.reveal.deal, revealed.reveal.salt)
+
+        board = duels["get_rating_board"].sync(
+            "tripeaks.standard", client=players["host"], kind=models.PlayerKind.HUMAN
+        )
+        assert isinstance(board, models.RatingBoardRead) and board.rated == 2
+        assert [(e.rank, e.player_id, e.rating) for e in board.entries] == [
+            (1, ids["challenger"], 1500 + change),
+            (2, ids["host"], 1500 - change),
+        ]
+        assert all(e.provisional and e.games == 1 for e in board.entries)
+        rated = duels["get_player_ratings"].sync(ids["host"], client=clients.anonymous)
+        assert isinstance(rated, models.PlayerRatingsRead)
+        [rating] = rated.ratings
+        assert (rating.pool, rating.rating, rating.rank, rating.losses) == (
+            "tripeaks.standard",
+            1500 - change,
+            2,
+            1,
+        )
+        assert [(c.duel_id, c.before, c.after) for c in rating.recent] == [
+            (opened.id, 1500, 1500 - change)
+        ]
+        history = duels["list_rating_history"].sync(
+            ids["challenger"], "tripeaks.standard", client=clients.anonymous
+        )
+        assert isinstance(history, models.RatingHistoryRead)
+        assert [(c.duel_id, c.after - c.before, c.taken_back) for c in history.changes] == [
+            (opened.id, change, False)
+        ]
+        mine = duels["list_my_duels"].sync(client=players["challenger"])
+        assert isinstance(mine, models.MyDuelsRead)
+        assert [d.id for d in mine.duels] == [opened.id] and mine.next_ is None
+    finally:
+        clients.close()
