@@ -59,6 +59,8 @@ class Player:
         self.client = sdk.ApiClient(config)
         self.games = sdk.GamesApi(self.client)
         self.layouts = sdk.LayoutsApi(self.client)
+        self.players = sdk.PlayersApi(self.client)
+        self.duels = sdk.DuelsApi(self.client)
 
     def close(self) -> None:
         self.client.__exit__(None, None, None)
@@ -228,6 +230,95 @@ def test_every_error_comes_back_as_a_typed_problem(sdk: Any, players: Any) -> No
     assert over.game_status == sdk.GameStatus.CONCEDED and over.move == "draw"
 
 
+def _draw_and_concede(sdk: Any, games: Any, game_id: str, etag: str, draws: int) -> Any:
+    """A duel's game played to its end, each move sent with the ETag before it: ``draws``
+    draws, then a concession; its last state."""
+    for _ in range(draws):
+        answer = games.draw_card_with_http_info(game_id, if_match=etag)
+        assert answer.data.status == sdk.GameStatus.IN_PROGRESS
+        etag = _etag(answer)
+    ended = games.concede_game_with_http_info(game_id, if_match=etag).data
+    assert isinstance(ended, sdk.GameRead) and ended.status == sdk.GameStatus.CONCEDED
+    return ended
+
+
+def test_the_python_client_plays_a_ranked_duel(sdk: Any, duel_server: str) -> None:
+    """Two players made through the client, on a database of the test's own: the host
+    opens a duel and plays it (a second duel refused meanwhile, its problem read into its
+    model from the 409's oneOf), the challenger is matched to its deal and plays better;
+    each reads the duel finished with opposite rating changes, and the board ranks both."""
+    errors = importlib.import_module(f"{PACKAGE}.exceptions")
+    opened_players: list[Player] = []
+
+    def player(key: str | None = None) -> Player:
+        opened_players.append(Player(sdk, duel_server, key))
+        return opened_players[-1]
+
+    try:
+        anonymous = player()
+        made = {
+            role: anonymous.players.create_player(sdk.PlayerCreate(name=f"generated {role}"))
+            for role in ("host", "challenger")
+        }
+        host, challenger = (player(made[role].key) for role in ("host", "challenger"))
+
+        asked = host.duels.request_duel_with_http_info(sdk.DuelCreate())
+        assert asked.status_code == 201
+        opened = asked.data
+        assert isinstance(opened, sdk.DuelCreated)
+        assert (opened.status, opened.role) == (sdk.DuelStatus.WAITING, "host")
+        assert opened.game.commitment == opened.commitment and opened.opponent is None
+        busy = _problem(
+            sdk.DuelGameInProgressProblem,
+            errors.ConflictException,
+            host.duels.request_duel,
+            sdk.DuelCreate(),
+        )
+        assert busy.type == "/problems/duel-game-in-progress"
+        assert (busy.duel_id, busy.game_id) == (opened.id, opened.game.id)
+        # A duel's answer is no game's state: the ETag of its game is its version's.
+        version = f'"v{opened.game.version}"'
+        host_end = _draw_and_concede(sdk, host.games, opened.game.id, version, draws=2)
+
+        matched = challenger.duels.request_duel(sdk.DuelCreate())
+        assert isinstance(matched, sdk.DuelCreated)
+        assert (matched.id, matched.status, matched.role) == (
+            opened.id,
+            sdk.DuelStatus.MATCHED,
+            "challenger",
+        )
+        assert matched.commitment == matched.game.commitment == opened.commitment
+        # The challenger plays with their player key: it answers for the duel's game too.
+        start = challenger.games.get_game_with_http_info(matched.game.id)
+        challenger_end = _draw_and_concede(
+            sdk, challenger.games, matched.game.id, _etag(start), draws=1
+        )
+
+        seen = {who: who.duels.get_duel(opened.id) for who in (host, challenger)}
+        assert all(isinstance(d, sdk.DuelRead) for d in seen.values())
+        assert {d.status for d in seen.values()} == {sdk.DuelStatus.FINISHED}
+        assert (seen[host].result, seen[challenger].result) == (
+            sdk.YourResult.LOST,
+            sdk.YourResult.WON,
+        )
+        assert seen[host].you.score == host_end.score.total
+        assert seen[host].opponent.score == challenger_end.score.total
+        change = seen[challenger].you.rating_change
+        assert change > 0 and seen[host].you.rating_change == -change
+
+        board = host.duels.get_rating_board("tripeaks.standard", kind=sdk.PlayerKind.HUMAN)
+        assert isinstance(board, sdk.RatingBoardRead) and board.rated == 2
+        assert [(e.rank, e.player_id, e.rating) for e in board.entries] == [
+            (1, made["challenger"].id, 1500 + change),
+            (2, made["host"].id, 1500 - change),
+        ]
+        around = challenger.duels.get_rating_board("tripeaks.standard", around="me")
+        assert around.entries[0].player_id == made["challenger"].id
+    finally:
+        for opened_player in opened_players:
+            opened_player.close()
+
+
 def test_the_typescript_fetch_client_compiles_under_strict(tmp_path: Path) -> None:
     if not (generate.NODE_BIN / "tsc").exists():
         reason = "clients/ts/node_modules is needed: run `make node-setup`"
@@ -244,6 +335,7 @@ def test_the_typescript_fetch_client_compiles_under_strict(tmp_path: Path) -> No
         "EventsApi",
         "OperatorsApi",
         "OperationsApi",
+        "DuelsApi",
     }
     games_api = (out / "src" / "apis" / "GamesApi.ts").read_text(encoding="utf-8")
     for method in ("createGame", "makeMove", "playCard", "drawCard", "listLegalMoves"):
