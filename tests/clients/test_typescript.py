@@ -4,9 +4,10 @@ openapi-typescript turns openapi/openapi.json into types (clients/ts/src/generat
 committed), tsc type-checks clients/ts/src/play.ts against them (strict), and node runs it
 with openapi-fetch against a server process on 127.0.0.1: it wins a game, loses one, and
 gets typed problems for an illegal move, a wrong token and a move after the end, and
-polls a game with its ETag (304). The frontend guide (docs/guides/frontend.md) quotes it. The npm
-packages are pinned by clients/ts/package-lock.json and installed by `make node-setup`
-(`npm ci`), which the test targets run.
+polls a game with its ETag (304); then two new players play a whole ranked duel. The
+frontend guide (docs/guides/frontend.md) quotes it. The npm packages are pinned by
+clients/ts/package-lock.json and installed by `make node-setup` (`npm ci`), which the test
+targets run.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ import os
 import re
 import shutil
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,7 @@ import pytest
 
 from clients import generate
 from tests.fixtures.deals import TRIPEAKS_CLEAR_ORDER, chain_deal, losing_deal
-from tests.fixtures.servers import ROOT, live_server
+from tests.fixtures.servers import ROOT
 
 pytestmark = pytest.mark.slow
 
@@ -62,9 +62,10 @@ def compiled() -> Path:
 
 
 @pytest.fixture
-def base_url(database_url: str) -> Iterator[str]:
-    with live_server(database_url) as url:
-        yield url
+def base_url(duel_server: str) -> str:
+    """A live server on a database of the test's own (tests/clients/conftest.py): the
+    duel's matching and its board see the test's players alone."""
+    return duel_server
 
 
 def test_a_typescript_client_plays_whole_games(compiled: Path, base_url: str) -> None:
@@ -95,3 +96,39 @@ def test_a_typescript_client_plays_whole_games(compiled: Path, base_url: str) ->
     assert problems["forbidden"] == {"status": 403, "type": "/problems/forbidden"}
     assert problems["conceded"] == "conceded"
     assert problems["game_over"] == {"status": 409, "type": "/problems/game-over"}
+    # A ranked duel: the host opens it, is refused a second meanwhile, plays two draws
+    # and concedes; the challenger, matched to it, draws once and concedes: a better score.
+    duel = result["duel"]
+    assert duel["opened"] == {"status": "waiting", "role": "host", "committed": True}
+    assert duel["refused"] == {
+        "status": 409,
+        "type": "/problems/duel-game-in-progress",
+        "typed": True,
+        "names_the_game": True,
+    }
+    assert duel["matched"] == {
+        "same_duel": True,
+        "status": "matched",
+        "role": "challenger",
+        "same_deal": True,
+    }
+    change = duel["challenger"]["rating_change"]
+    assert change > 0
+    assert duel["host"] == {
+        "status": "finished",
+        "result": "lost",
+        "own_score": True,
+        "rating_change": -change,
+        "opponent_change": change,
+    }
+    assert duel["challenger"] == {
+        "status": "finished",
+        "result": "won",
+        "own_score": True,
+        "rating_change": change,
+        "opponent_change": -change,
+    }
+    assert duel["board"] == {
+        "rated": 2,
+        "entries": [[1, "ts challenger", 1500 + change], [2, "ts host", 1500 - change]],
+    }

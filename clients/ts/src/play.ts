@@ -4,8 +4,9 @@
 //
 //   node dist/play.js BASE_URL PLAN_JSON
 //
-// PLAN_JSON: {"win": {"deal": [...], "order": [...]}, "lose": {"deal": [...]}}. Prints one
-// JSON object describing what happened; exits non-zero when anything was not as expected.
+// PLAN_JSON: {"win": {"deal": [...], "order": [...]}, "lose": {"deal": [...]}}; then two new
+// players play a ranked duel. Prints one JSON object describing what happened; exits
+// non-zero when anything was not as expected.
 import createClient from "openapi-fetch";
 
 import type { components, paths } from "./generated/api.js";
@@ -14,6 +15,7 @@ type GameRead = components["schemas"]["GameRead"];
 type LegalMove = components["schemas"]["LegalMoveRead"];
 type IllegalMoveProblem = components["schemas"]["IllegalMoveProblem"];
 type ForbiddenProblem = components["schemas"]["ForbiddenProblem"];
+type DuelGameInProgressProblem = components["schemas"]["DuelGameInProgressProblem"];
 // What every problem type's schema has (RFC 9457).
 interface ProblemShape {
   type: string;
@@ -156,6 +158,90 @@ async function problems(deal: string[]) {
   };
 }
 
+async function newPlayer(name: string) {
+  const { data, error, response } = await anonymous.POST("/v1/players", { body: { name } });
+  if (data === undefined) fail(`create_player answered ${response.status}: ${error?.type}`);
+  return { id: data.id, client: playerClient(data.key) };
+}
+
+type Player = Awaited<ReturnType<typeof newPlayer>>;
+
+// A duel's game played to its end with its player's key: `draws` draws, then a concession.
+async function drawAndConcede(player: Player, gameId: string, draws: number): Promise<GameRead> {
+  const path = { game_id: gameId };
+  for (let i = 0; i < draws; i++) {
+    const drawn = await player.client.POST("/v1/games/{game_id}/draw", { params: { path } });
+    if (drawn.data?.status !== "in_progress") fail(`draw_card: ${drawn.error?.type}`);
+  }
+  const ended = await player.client.POST("/v1/games/{game_id}/concede", { params: { path } });
+  if (ended.data === undefined) fail(`concede_game: ${ended.error?.type}`);
+  return ended.data;
+}
+
+// A ranked duel between two new players: the host opens it and plays first (a second
+// duel refused meanwhile), the challenger is matched to its deal and plays better.
+async function duel() {
+  const host = await newPlayer("ts host");
+  const challenger = await newPlayer("ts challenger");
+  const opened = await host.client.POST("/v1/duels", { body: {} });
+  if (opened.data === undefined) fail(`request_duel: ${opened.error?.type}`);
+  const duelId = opened.data.id;
+
+  const refused = await host.client.POST("/v1/duels", { body: {} });
+  type RefusedError = NonNullable<typeof refused.error>;
+  const refusedTyped: Has<RefusedError, DuelGameInProgressProblem> = true;
+  const busy = refused.error?.type === "/problems/duel-game-in-progress" ? refused.error : null;
+  const hostEnd = await drawAndConcede(host, opened.data.game.id, 2);
+
+  const matched = await challenger.client.POST("/v1/duels", { body: {} });
+  if (matched.data === undefined) fail(`request_duel: ${matched.error?.type}`);
+  const challengerEnd = await drawAndConcede(challenger, matched.data.game.id, 1);
+
+  async function seenBy(player: Player, end: GameRead) {
+    const read = await player.client.GET("/v1/duels/{duel_id}", {
+      params: { path: { duel_id: duelId } },
+    });
+    if (read.data === undefined) fail(`get_duel: ${read.error?.type}`);
+    const { status, result, you, opponent } = read.data;
+    return {
+      status,
+      result,
+      own_score: you.score === end.score.total,
+      rating_change: you.rating_change,
+      opponent_change: opponent?.rating_change,
+    };
+  }
+  const board = await anonymous.GET("/v1/ratings/{pool}", {
+    params: { path: { pool: opened.data.pool }, query: { kind: "human" } },
+  });
+  if (board.data === undefined) fail(`get_rating_board: ${board.error?.type}`);
+  return {
+    opened: {
+      status: opened.data.status,
+      role: opened.data.role,
+      committed: opened.data.game.commitment === opened.data.commitment,
+    },
+    refused: {
+      status: refused.response.status,
+      type: refused.error?.type,
+      typed: refusedTyped,
+      names_the_game: busy?.duel_id === duelId && busy.game_id === opened.data.game.id,
+    },
+    matched: {
+      same_duel: matched.data.id === duelId,
+      status: matched.data.status,
+      role: matched.data.role,
+      same_deal: matched.data.game.commitment === opened.data.commitment,
+    },
+    host: await seenBy(host, hostEnd),
+    challenger: await seenBy(challenger, challengerEnd),
+    board: {
+      rated: board.data.rated,
+      entries: board.data.entries.map((e) => [e.rank, e.name, e.rating]),
+    },
+  };
+}
+
 async function main(): Promise<void> {
   const layouts = await anonymous.GET("/v1/layouts");
   const result = {
@@ -163,6 +249,7 @@ async function main(): Promise<void> {
     won: await play(plan.win.deal, plan.win.order),
     lost: await play(plan.lose.deal, []),
     problems: await problems(plan.win.deal),
+    duel: await duel(),
   };
   console.log(JSON.stringify(result));
 }
