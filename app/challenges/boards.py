@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.challenges.board_repository import Board, BoardKey, BoardRepository
 from app.challenges.core import ChallengeService
 from app.challenges.errors import ChallengeNotOpenProblem, NoRankedResultProblem
-from app.challenges.models import Side
+from app.challenges.models import ChallengeKind, Side
 from app.challenges.repository import standing
 from app.challenges.schemas import (
     Among,
@@ -30,7 +30,7 @@ from app.challenges.windows import (
     is_closed,
     opens_at,
 )
-from app.kit.errors import ValidationProblem
+from app.kit.errors import NotFoundProblem, ValidationProblem
 from app.kit.models import PlayerKind
 from app.kit.paging import Count32, Int32, RowId, UtcTime, decode_cursor, encode_cursor
 from app.players.service import Player, PlayerService
@@ -79,6 +79,9 @@ class BoardService(ChallengeService):
             closed = now >= closes_at(daily[0])
         else:
             challenge = await self.get(challenge_id)
+            if challenge.kind is ChallengeKind.DUEL:
+                # A duel's two results are the duel's to show (get_duel), once it ended.
+                raise NotFoundProblem(f"no challenge {challenge_id[:48]!r}")
             if now < challenge.opens_at:
                 raise ChallengeNotOpenProblem(
                     f"challenge {challenge_id} opens at {challenge.opens_at}"
