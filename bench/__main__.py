@@ -22,6 +22,7 @@ MODULES = (
     "servers",
     "abuse",
     "leaderboard",
+    "duels",
     "ratelimit",
 )
 

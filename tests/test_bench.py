@@ -191,3 +191,20 @@ def test_http_lists_its_options_and_refuses_what_is_no_checkout(
         http.run(["http", "--baseline", str(tmp_path)])
     with pytest.raises(SystemExit, match=r"--current .*: no "):
         http.run(["http", "--current", str(tmp_path)])
+
+
+def test_duels_matches_and_reads_the_board_small(capsys: pytest.CaptureFixture[str]) -> None:
+    """``python -m bench duels`` at a small size: every request_duel matched (the bench
+    refuses an opened one), the board's answers checked, both tables printed (SQLite, and
+    PostgreSQL when one answers)."""
+    from bench import duels
+
+    argv = ["duels", "--players", "2000", "--duels", "200", "--rounds", "1", "--per-round", "2"]
+    duels.run(argv)
+    out = capsys.readouterr().out
+    assert "### SQLite: 2,000 rated players loaded, 200 waiting duels" in out
+    for call in ("request_duel (matched)", "board: among=following (101)", "nearest_waiting"):
+        assert call in out
+    assert len(re.findall(r"^goal: .* a one-row read: \d+\.\d+x (met|MISSED)$", out, re.M)) >= 3
+    with pytest.raises(SystemExit, match="--duels 5000"):
+        duels.run(["duels", "--players", "2000", "--duels", "5000"])
