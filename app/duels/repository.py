@@ -331,13 +331,17 @@ class DuelRepository:
         return list(reversed(list((await self.session.execute(q)).scalars())))
 
     async def among(self, pool: str, kind: PlayerKind, player_ids: list[str]) -> list[Rating]:
+        """These players' ratings of the pool and kind, in the board's order: looked up by
+        primary key (player, pool), the kind kept after. With the kind in the statement,
+        SQLite's planner (no statistics) took the board's index for pool and kind and read
+        every rating of the pool."""
         r = Rating
         q = (
             select(r)
-            .where(r.pool == pool, r.kind == kind, r.player_id.in_(player_ids))
+            .where(r.pool == pool, r.player_id.in_(player_ids))
             .order_by(r.rating.desc(), r.player_id.desc())
         )
-        return list((await self.session.execute(q)).scalars())
+        return [row for row in (await self.session.execute(q)).scalars() if row.kind == kind]
 
     async def counts_from(
         self, pool: str, kind: PlayerKind, lowest: int, highest: int
