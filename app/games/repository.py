@@ -301,12 +301,14 @@ class GameRepository:
         return closes  # aware: the column is typed as UTCDateTime
 
     async def reveal_challenge_games(self, challenge_id: str, at: datetime) -> None:
-        """The attempts at ``challenge_id`` stay secret until ``at`` only."""
+        """The attempts at ``challenge_id`` stay secret until ``at`` only; the rows this
+        session holds say so too (a duel ends with the move of its last game, whose
+        answer then reveals the deal)."""
         await self.session.execute(
             update(Game)
             .where(Game.challenge_id == challenge_id, Game.reveal_after > at)
             .values(reveal_after=at),
-            execution_options={"synchronize_session": False},
+            execution_options={"synchronize_session": "fetch"},
         )
 
     async def delete_beyond_cap(self, cap: int, limit: int) -> int:

@@ -9,7 +9,9 @@
 - ``rating_changes``: each duel's change to a rating, and whether it was taken back.
 
 ``challenges.kind`` takes ``duel`` with no change (a string column without a check).
-Going back drops the four tables; the duels' challenges stay, as closed challenges.
+Going back drops the four tables and the duels' challenges (a kind the code before this
+revision cannot read), with their entries and counts; their games stay, as ordinary
+games with nothing kept secret.
 
 Revision ID: 0015
 Revises: 0014
@@ -230,7 +232,27 @@ def upgrade() -> None:
         )
 
 
+_CHALLENGES = sa.table("challenges", sa.column("id", sa.String()), sa.column("kind", sa.String()))
+_GAMES = sa.table(
+    "games",
+    sa.column("challenge_id", sa.String()),
+    sa.column("reveal_after", sa.DateTime(timezone=True)),
+)
+# What hangs from a challenge (their foreign keys cascade, but SQLite's are not enforced
+# on every connection): deleted first.
+_OF_A_CHALLENGE = ("challenge_entries", "leaderboard_buckets", "leaderboard_scores")
+
+
 def downgrade() -> None:
+    duels = sa.select(_CHALLENGES.c.id).where(_CHALLENGES.c.kind == "duel").scalar_subquery()
+    op.execute(
+        _GAMES.update()
+        .where(_GAMES.c.challenge_id.in_(duels))
+        .values(challenge_id=None, reveal_after=None)
+    )
+    for name in _OF_A_CHALLENGE:
+        hanging = sa.table(name, sa.column("challenge_id", sa.String()))
+        op.execute(hanging.delete().where(hanging.c.challenge_id.in_(duels)))
     with op.batch_alter_table("rating_changes", schema=None) as batch_op:
         batch_op.drop_index("ix_rating_changes_player")
         batch_op.drop_index("ix_rating_changes_duel_id")
@@ -262,3 +284,4 @@ def downgrade() -> None:
 
     op.drop_table("ratings")
     op.drop_table("rating_counts")
+    op.execute(_CHALLENGES.delete().where(_CHALLENGES.c.kind == "duel"))

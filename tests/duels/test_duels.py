@@ -93,7 +93,8 @@ def test_a_duel_is_one_deal_for_two_players_secret_until_it_ends(
     assert client.get(f"/v1/duels/{opened['id']}", headers=eve).status_code == 404
 
     set_clock(NOON + 9 * MINUTE)
-    finish(client, taken, bob, draws=3)
+    last = finish(client, taken, bob, draws=3)
+    assert last["reveal"] is not None, "the move that ends the duel reveals its deal"
     mine = get_duel(client, opened["id"], ada)
     theirs = get_duel(client, opened["id"], bob)
     assert mine["status"] == "finished" and mine["result"] == "won"

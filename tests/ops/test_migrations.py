@@ -6,12 +6,15 @@ from datetime import UTC, date, datetime
 
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
+from fastapi.testclient import TestClient
 from sqlalchemy import JSON, DateTime, column, create_engine, insert, inspect, table, text
 
 from app.engine import Rules, format_deal, get_layout, numbered_deal
 from app.engine.equivalence import game_key
+from app.main import create_app
 from app.models import Base
 from app.ops.migrations import downgrade, head_revision, upgrade
+from app.settings import Settings
 
 
 def tables(url: str) -> set[str]:
@@ -227,3 +230,31 @@ def test_0014_empties_the_window_of_a_challenge_closed_before_it_opened(
 
     windows = {challenge_id: [utc(o), utc(c)] for challenge_id, o, c in rows}
     assert windows == {"ev.0.1": [opened, cancelled], "ev.0.2": [cancelled, cancelled]}
+
+
+def test_0015_goes_back_without_the_duels_challenges(
+    empty_database_url: str, settings: Settings
+) -> None:
+    """Going back from 0015 deletes the duels' challenges (a kind the code before it
+    cannot read) with their entries; their games stay, ordinary and revealed."""
+    url = empty_database_url
+    upgrade(url)
+    app = create_app(settings.model_copy(update={"database_url": url}))
+    with TestClient(app) as client:
+        made = client.post("/v1/players", json={"name": "Host"})
+        auth = {"Authorization": f"Bearer {made.json()['key']}"}
+        duel = client.post("/v1/duels", json={}, headers=auth)
+        assert duel.status_code == 201, duel.text
+    game_id = duel.json()["game_id"]
+    downgrade(url, "0014")
+    engine = create_engine(url)
+    with engine.connect() as conn:
+        kinds = conn.execute(text("SELECT kind FROM challenges")).scalars().all()
+        entries = conn.execute(text("SELECT count(*) FROM challenge_entries")).scalar()
+        game = conn.execute(
+            text("SELECT challenge_id, reveal_after FROM games WHERE id = :g"), {"g": game_id}
+        ).one()
+    engine.dispose()
+    assert "duel" not in kinds and entries == 0
+    assert tuple(game) == (None, None)
+    upgrade(url)
