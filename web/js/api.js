@@ -29,8 +29,11 @@ export class Api {
     this.base = base.replace(/\/$/, "");
   }
 
-  async request(path, { method = "GET", token, body, headers = {}, retry = false } = {}) {
+  async request(path, { method = "GET", token, body, headers = {}, retry = false, fresh = false } = {}) {
     const init = { method, headers: { Accept: "application/json", ...headers } };
+    // Past the browser's cache: a game's ETag names its version, and a duel that ends
+    // reveals its deal without a move (the version is the same, the answer is not).
+    if (fresh) init.cache = "no-store";
     if (token) init.headers.Authorization = `Bearer ${token}`;
     if (body !== undefined) {
       init.headers["Content-Type"] = "application/json";
@@ -70,8 +73,8 @@ export class Api {
     return this.request("/v1/games", { method: "POST", body: request, token: key });
   }
 
-  getGame(id, token) {
-    return this.request(game(id), { token });
+  getGame(id, token, { fresh = false } = {}) {
+    return this.request(game(id), { token, fresh });
   }
 
   /** Post a legal-move object back unchanged. `version` goes in If-Match (a stale state
@@ -251,6 +254,39 @@ export class Api {
     const q = new URLSearchParams({ limit: "100" });
     if (cursor) q.set("cursor", cursor);
     return this.request(`/v1/players/me/following?${q}`, { token: key });
+  }
+
+  // Ranked duels: two players of a similar rating on one deal the server drew, played
+  // one after the other; a rating per player and pool (a layout and a rules preset).
+  /** POST /v1/duels: {layout, preset, with_bots}; answers the duel and the player's game
+   * of its deal (`game`, with its token), whether it matched a waiting duel or opened one. */
+  requestDuel(body, key) {
+    return this.request("/v1/duels", { method: "POST", body, token: key });
+  }
+
+  getDuel(id, key) {
+    return this.request(`/v1/duels/${encodeURIComponent(id)}`, { token: key });
+  }
+
+  listMyDuels(key, cursor = null, limit = 10) {
+    const q = new URLSearchParams({ limit: String(limit) });
+    if (cursor) q.set("cursor", cursor);
+    return this.request(`/v1/players/me/duels?${q}`, { token: key });
+  }
+
+  /** Any player's ratings, a pool each, with their latest changes (public). */
+  getPlayerRatings(id) {
+    return this.request(`/v1/players/${encodeURIComponent(id)}/ratings`);
+  }
+
+  /** A page of a pool's rating board: from the top (by `cursor`), `around` the caller, or
+   * `among` "following"; the last two need the player key. */
+  getRatingBoard(pool, { key = null, around = false, among = null, cursor = null, limit = 10 } = {}) {
+    const q = new URLSearchParams({ kind: "human", limit: String(limit) });
+    if (around) q.set("around", "me");
+    if (among) q.set("among", among);
+    if (cursor) q.set("cursor", cursor);
+    return this.request(`/v1/ratings/${encodeURIComponent(pool)}?${q}`, { token: around || among ? key : null });
   }
 
   /** Whether this server has GET /v1/games/{id}/hint: asked of its OpenAPI document;

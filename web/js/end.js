@@ -30,8 +30,8 @@ const ANALYSIS_TRIES = 18; // 1 + 2 + 4 + 8 × 15 s: about two minutes of a busy
 
 export class EndPanel {
   /** `eventOf(id)`: the event (a promise), for an event's round. */
-  constructor(api, { again, players, eventOf, layoutOf, sessionOf, shareLink }) {
-    Object.assign(this, { api, againAction: again, players, eventOf, layoutOf, sessionOf, shareLink });
+  constructor(api, { again, players, duels, duelOf, eventOf, layoutOf, sessionOf, shareLink }) {
+    Object.assign(this, { api, againAction: again, players, duels, duelOf, eventOf, layoutOf, sessionOf, shareLink });
     this.el = $("end");
     this.board = new Board($("ranking"), { api, players, following: players.following });
     this.shownFor = null; // the game whose extras (analysis, board, check) were asked for
@@ -75,7 +75,8 @@ export class EndPanel {
     $("end-detail").textContent = this.detail(game, layout);
     $("end-meaning").textContent = meaning(game, layout);
     this.breakdown(game);
-    $("again").textContent = !game.challenge ? "New deal, same rules" : isDaily(game.challenge.id) ? "New game" : roundOf(game.challenge.id) ? "Back to the event" : "Back to the challenge";
+    const duel = this.duelOf(game);
+    $("again").textContent = duel ? "Play another duel" : !game.challenge ? "New deal, same rules" : isDaily(game.challenge.id) ? "New game" : roundOf(game.challenge.id) ? "Back to the event" : "Back to the challenge";
     if (game.reveal) $("replay-link").href = this.shareLink({ deal: game.reveal.deal });
     $("replay-link").hidden = !game.reveal;
     if (!this.el.open) {
@@ -85,13 +86,17 @@ export class EndPanel {
       clearTimeout(this.armTimer);
       this.armTimer = setTimeout(() => (this.el.dataset.armed = ""), ARM_MS);
     }
-    if (this.shownFor !== `${game.id}:${game.status}`) {
-      this.shownFor = `${game.id}:${game.status}`;
-      countUp($("end-score"), game);
+    // (A duel found after the panel opened, or its deal revealed since, asks again.)
+    const shown = `${game.id}:${game.status}:${duel}:${!!game.reveal}`;
+    if (this.shownFor !== shown) {
+      const first = !this.shownFor?.startsWith(`${game.id}:${game.status}:`);
+      this.shownFor = shown;
+      if (first) countUp($("end-score"), game);
       this.verify(game, layout);
       this.analyse(game, layout);
       this.rank(game);
-      this.record(game);
+      if (first) this.record(game);
+      this.duels.showEnd(game.id, duel);
     }
   }
 
@@ -165,6 +170,10 @@ export class EndPanel {
   verify(game, layout) {
     const el = $("verify");
     el.className = "verify";
+    if (!game.reveal && this.duelOf(game)) {
+      el.textContent = "The deal is revealed when the duel ends; the page checks it against the commitment then.";
+      return;
+    }
     if (!game.reveal && game.challenge) {
       const when = new Date(game.challenge.reveal_after);
       el.textContent = isDaily(game.challenge.id)
@@ -190,7 +199,9 @@ export class EndPanel {
     $("replay-wrap").hidden = true;
     if (!game.reveal) {
       box.hidden = !game.challenge;
-      text.textContent = isDaily(game.challenge?.id)
+      text.textContent = this.duelOf(game)
+        ? "The analysis comes once the duel has ended."
+        : isDaily(game.challenge?.id)
         ? "The analysis of a daily challenge comes once its day is over."
         : `The analysis comes once the ${roundOf(game.challenge?.id) ? "edition" : "challenge"} has closed.`;
       return;
@@ -282,7 +293,7 @@ export class EndPanel {
    * and for a practice where its result would have ranked. An event's round: its
    * edition's board of totals, the player's cohort first where the event has cohorts. */
   rank(game) {
-    const id = game.challenge?.id ?? game.practice?.challenge_id;
+    const id = this.duelOf(game) ? null : game.challenge?.id ?? game.practice?.challenge_id;
     $("ranking").hidden = !id;
     $("practice-text").hidden = !game.practice;
     if (game.practice) $("practice-text").textContent = practiceText(game.practice);

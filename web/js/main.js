@@ -3,6 +3,7 @@
 import { Api, ApiError } from "./api.js";
 import { card, parseDealText, pretty, whyNot } from "./cards.js";
 import { Challenges, isDaily, titleOf } from "./challenges.js";
+import { Duels, duelLine, summary } from "./duels.js";
 import { EndPanel } from "./end.js";
 import { Events, roundOf } from "./events.js";
 import { chanceText, explain } from "./messages.js";
@@ -53,7 +54,7 @@ const UPRIGHT_STEP = 2.4; // half-widths between rows at most: a covered card sh
 const MIN_TAP = 36;
 const MESSAGE_LINE = 26; // px kept below the stock for the message line
 
-let session = null; // {id, token, chosenDeal, winnable, challengeName}
+let session = null; // {id, token, chosenDeal, winnable, challengeName, duel}
 let game = null; // the last state the server sent
 let layout = null; // its layout's geometry
 let hintAvailable = null; // true, false, or null while unknown
@@ -70,6 +71,9 @@ const players = new Players(api, {
   onChallenge: (id) => challenges.show(id),
   onSetChallenge: () => challenges.openSet(),
   onEvent: (id) => events.show(id),
+  onDuel: () => duels.openAsk(),
+  onMyDuels: () => duels.openMine(),
+  onRatingBoard: () => duels.openBoard(),
   eventName: (id) => events.get(id).then((e) => e.name),
   say,
 });
@@ -93,9 +97,25 @@ const events = new Events(api, {
   inPlay: () => !!game && game.status === "in_progress" && game.version > 0,
   say,
 });
+const duels = new Duels(api, {
+  players,
+  begin: (created, extra) => begin(created, extra),
+  resume: (id, duel) => resumeGame(id, duel),
+  patiently: (call) => patiently(call),
+  layouts: async () => {
+    await loadLayoutList();
+    return layoutList;
+  },
+  inPlay: () => !!game && game.status === "in_progress" && game.version > 0,
+  sessionOf: () => session,
+  ended: () => duelEnded(),
+  say,
+});
 const end = new EndPanel(api, {
   again: () => newDealSameRules(),
   players,
+  duels,
+  duelOf: (state) => (session?.duel && session.id === state.id ? session.duel.id : null),
   eventOf: (id) => events.get(id),
   layoutOf: () => layout,
   sessionOf: () => session,
@@ -149,6 +169,7 @@ function defaultsFor(name) {
 /** A ranked challenge game (the daily, or one set among friends) that has not closed:
  * no hints, no reveal yet. */
 function rankedNow(state = game) {
+  if (session?.duel && session.id === state?.id && !state.reveal) return true; // until the duel ends
   return !!state?.challenge && new Date(state.challenge.reveal_after) > new Date();
 }
 
@@ -220,6 +241,9 @@ function render() {
   // The header names the layout once; the line beside it says which deal.
   $("game-title").textContent = layout.title || layout.name;
   $("game-sub").textContent = dealName();
+  const duel = session?.duel && session.id === game.id ? session.duel : null;
+  $("duel-line").hidden = !duel;
+  $("duel-line").textContent = duel ? duelLine(duel) : "";
   document.title = `${layout.title || layout.name} · TriPeaks`;
 
   // Score, streak, cards left, status: one live region.
@@ -294,6 +318,7 @@ function render() {
 
 function dealName() {
   const ranked = rankedNow() ? " · ranked" : "";
+  if (session?.duel && session.id === game.id) return `Ranked duel${ranked}`;
   const round = roundOf(game.challenge?.id ?? game.practice?.challenge_id);
   if (round) return `${game.challenge ? "Event" : "Practice"} · ${session?.challengeName ?? "an event"} · round ${round.round}${ranked}`;
   if (game.challenge && isDaily(game.challenge.id)) return `Daily challenge · ${game.challenge.id.slice(0, 10)}${ranked}`;
@@ -467,10 +492,10 @@ async function finish() {
   render();
 }
 
-async function refresh() {
+async function refresh({ fresh = false } = {}) {
   if (!session) return;
   try {
-    const state = await api.getGame(session.id, session.token);
+    const state = await api.getGame(session.id, session.token, { fresh });
     if (!layout || layout.name !== state.layout) layout = await getLayout(state.layout);
     show(state); // and the end, if the game ended elsewhere
   } catch (e) {
@@ -593,7 +618,7 @@ function showHint(answer) {
 async function begin(created, extra = {}) {
   layout = await getLayout(created.layout);
   const { token, ...state } = created;
-  session = { id: created.id, token: extra.token ?? token, chosenDeal: extra.chosenDeal ?? null, winnable: !!extra.winnable, challengeName: extra.challengeName ?? null };
+  session = { id: created.id, token: extra.token ?? token, chosenDeal: extra.chosenDeal ?? null, winnable: !!extra.winnable, challengeName: extra.challengeName ?? null, duel: extra.duel ?? null };
   saveSession();
   nameChallenge(state);
   queue.clear();
@@ -613,9 +638,19 @@ async function begin(created, extra = {}) {
  * its name (from the games list). */
 function nameChallenge(state) {
   const id = state.challenge?.id ?? state.practice?.challenge_id;
-  if (!id || session.challengeName || (state.challenge && isDaily(id))) return;
+  if (!id || session.challengeName || session.duel || (state.challenge && isDaily(id))) return;
   const round = roundOf(id);
-  (round ? events.get(round.event) : api.getChallenge(id)).then(
+  // A duel's deal is held by a challenge nobody else may read: the player's duels say
+  // whether this is one.
+  const duel = round || !state.challenge ? Promise.resolve(null) : duels.find(state);
+  duel.then((d) => {
+    if (!d || session?.id !== state.id) return d;
+    session.duel = summary(d);
+    saveSession();
+    render();
+    if ($("end").open) end.open(game);
+    return d;
+  }).then((d) => (d ? Promise.reject(null) : round ? events.get(round.event) : api.getChallenge(id))).then(
     (c) => {
       if (session?.id !== state.id) return;
       session.challengeName = titleOf(c);
@@ -671,13 +706,27 @@ async function startDaily(layoutName = "tripeaks") {
 }
 
 /** Open one of the player's games (the key opens every game of theirs). */
-async function resumeGame(id) {
+async function resumeGame(id, duel = null) {
   const key = players.key;
   const state = await api.getGame(id, key);
-  await begin(state, { token: key });
+  await begin(state, { token: key, duel: duel ? summary(duel) : null });
+}
+
+/** The duel on the end panel was decided: its game's deal is revealed now, so the game is
+ * read again (the panel checks the deal and shows the analysis). */
+async function duelEnded() {
+  saveSession();
+  if (game?.reveal) return render();
+  await refresh({ fresh: true });
+  if ($("end").open && game) end.open(game);
 }
 
 function newDealSameRules() {
+  if (session?.duel) {
+    const { layout: l, preset, with_bots } = session.duel;
+    say("Finding your duel…");
+    return duels.play({ layout: l, preset, with_bots: !!with_bots }, $("again"));
+  }
   const rules = { ...game.rules };
   delete rules.layout;
   const request = { layout: game.layout, rules };
@@ -869,6 +918,10 @@ $("ng-events").addEventListener("click", () => {
   dialog.close();
   events.openList();
 });
+$("ng-duel").addEventListener("click", () => {
+  dialog.close();
+  duels.openAsk();
+});
 // Closed with no game on the table (a bad link, then Cancel): never leave a dead page.
 dialog.addEventListener("close", () => {
   if (!game) startAnyGame();
@@ -917,6 +970,9 @@ $("table-wrap").addEventListener("scroll", () => updatePan(), { passive: true })
 $("end").addEventListener("close", () => render());
 // A challenge's or an event's page closed: the address no longer names it, and the table
 // has a game.
+$("duel").addEventListener("close", () => {
+  if (!game) startAnyGame();
+});
 for (const [id, param] of [["challenge", "challenge"], ["events", "event"]]) {
   $(id).addEventListener("close", () => {
     if (new URLSearchParams(location.search).has(param)) history.replaceState(null, "", location.pathname);

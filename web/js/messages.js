@@ -62,7 +62,13 @@ export function explain(e) {
     case "unavailable":
       return "The server is busy: trying again in a moment.";
     case "ranked-game":
-      return "No hints or analysis in a ranked challenge game until the challenge closes.";
+      return "No hints or analysis in a ranked game until its challenge closes or its duel ends.";
+    case "duel-game-in-progress":
+      return "You have a ranked duel's game to finish first.";
+    case "too-many-waiting-duels":
+      return `You have as many duels waiting for an opponent as you may${e.problem.limit ? ` (${e.problem.limit})` : ""}: play again once one is matched or expires.`;
+    case "no-rating":
+      return "You have no rating in this pool yet: play a ranked duel first.";
     case "already-entered":
       return "You have no attempt left at that challenge, or one is in progress.";
     case "challenge-closed":

@@ -3,11 +3,14 @@
 // list of them (GET /v1/players/me/games, a page at a time by its cursor) resumes any of
 // them, here or on another device given the key; GET /v1/players/me has the statistics,
 // the daily challenge's streaks (days in a row played and won, a layout each) and the
-// monthly badges. The panel also lists the player's challenges and the editions of events
+// monthly badges. The panel shows the player's ratings in ranked duels (GET
+// /v1/players/{id}/ratings) and leads to their duels and the rating boards (duels.js). It
+// also lists the player's challenges and the editions of events
 // they entered (GET …/me/challenges) and the people they follow (following.js).
 
 import { ApiError } from "./api.js";
 import { isDaily, titleOf } from "./challenges.js";
+import { poolTitle, signed } from "./duels.js";
 import { editionOf, roundOf } from "./events.js";
 import { Following } from "./following.js";
 import { explain, sayAt } from "./messages.js";
@@ -42,7 +45,7 @@ function load() {
 
 export class Players {
   /** `onEvent(id)` opens an event's page; `eventName(id)` answers its name (a promise). */
-  constructor(api, { onResume, onChallenge, onSetChallenge, onEvent, eventName, say }) {
+  constructor(api, { onResume, onChallenge, onSetChallenge, onEvent, onDuel, onMyDuels, onRatingBoard, eventName, say }) {
     Object.assign(this, { api, onResume, onChallenge, onEvent, eventName, say });
     this.me = load();
     this.following = new Following(api, () => this.key);
@@ -55,6 +58,12 @@ export class Players {
       this.el.close();
       onSetChallenge();
     });
+    for (const [id, action] of [["pp-duel", onDuel], ["pp-my-duels", onMyDuels], ["pp-rating-board", onRatingBoard]]) {
+      $(id).addEventListener("click", () => {
+        this.el.close();
+        action();
+      });
+    }
     $("pp-show-key").addEventListener("click", () => {
       const code = $("pp-key");
       code.hidden = !code.hidden;
@@ -138,7 +147,35 @@ export class Players {
     if (!this.el.open) this.el.showModal();
     await this.ensure();
     await this.refresh();
-    await Promise.all([this.listGames(false), this.listChallenges(), this.listFollowing()]);
+    await Promise.all([this.listGames(false), this.listRatings(), this.listChallenges(), this.listFollowing()]);
+  }
+
+  /** The player's rating in each pool they have dueled in: rank, record, latest change. */
+  async listRatings() {
+    if (!this.me) return;
+    const list = $("pp-ratings");
+    try {
+      const { ratings } = await this.api.getPlayerRatings(this.me.id);
+      list.replaceChildren(
+        ...ratings.map((r) => {
+          const li = document.createElement("li");
+          li.dataset.pool = r.pool;
+          const last = r.recent[0];
+          const change = last ? ` · last duel ${last.taken_back ? "taken back" : signed(last.after - last.before)}` : "";
+          const text = document.createElement("span");
+          text.append(
+            Object.assign(document.createElement("b"), { textContent: `${poolTitle(r.pool)}: ${r.rating}` }),
+            r.provisional ? " (provisional)" : "",
+            Object.assign(document.createElement("span"), { className: "more", textContent: `#${r.rank} · ${r.games} duel${r.games === 1 ? "" : "s"}: ${r.wins} won, ${r.losses} lost, ${r.draws} drawn${change}` }),
+          );
+          li.append(text);
+          return li;
+        }),
+      );
+      if (!list.children.length) list.append(Object.assign(document.createElement("li"), { textContent: "No rating yet: play a ranked duel against a player of your level." }));
+    } catch (e) {
+      $("pp-error").textContent = explain(e);
+    }
   }
 
   async refresh() {
@@ -362,7 +399,7 @@ export class Players {
       localStorage.setItem(PLAYER_KEY, JSON.stringify(this.me));
       $("pp-key-input").value = "";
       await this.refresh();
-      await Promise.all([this.listGames(false), this.listChallenges(), this.listFollowing()]);
+      await Promise.all([this.listGames(false), this.listRatings(), this.listChallenges(), this.listFollowing()]);
     } catch (e) {
       sayAt($("pp-key-form"), e instanceof ApiError && e.status === 403 ? "That key opens no account." : explain(e));
     }
