@@ -1237,3 +1237,273 @@ export async function docs(run) {
   assert(unexpected.length === 0, `CSP violations: ${unexpected.join("; ")}`);
   run.seen.violations = unexpected;
 }
+
+// ------------------------------------------------------------------ ranked duels
+
+/** A dialog as a phone shows it: inside the screen, no sideways pan, every button big
+ * enough to tap and every text readable. Answers its size. */
+async function assertDialogFits(page, id, label) {
+  const g = await page.evaluate((id) => {
+    const d = document.getElementById(id);
+    const r = d.getBoundingClientRect();
+    const visible = (el) => el.getClientRects().length > 0 && getComputedStyle(el).visibility !== "hidden";
+    const buttons = [...d.querySelectorAll("button, select, input[type=checkbox]")].filter(visible).map((b) => {
+      const box = b.getBoundingClientRect();
+      return { id: b.id || b.textContent.trim().slice(0, 24), h: box.height, w: box.width, left: box.left, right: box.right };
+    });
+    const texts = [...d.querySelectorAll("p, li, span, b, button, label, h2, h3, dt, dd")].filter((el) => visible(el) && el.textContent.trim());
+    return {
+      W: innerWidth,
+      H: innerHeight,
+      page: document.documentElement.scrollWidth,
+      left: r.left,
+      right: r.right,
+      top: r.top,
+      bottom: r.bottom,
+      scrollWidth: d.scrollWidth,
+      clientWidth: d.clientWidth,
+      buttons,
+      smallest: Math.min(...texts.map((el) => parseFloat(getComputedStyle(el).fontSize))),
+    };
+  }, id);
+  const where = `${label} (${g.W}x${g.H})`;
+  assert(g.left >= 0 && g.right <= g.W + 0.5 && g.top >= 0 && g.bottom <= g.H + 0.5, `${where}: the dialog is off the screen: ${JSON.stringify(g)}`);
+  assert(g.page <= g.W && g.scrollWidth <= g.clientWidth, `${where}: a sideways pan (page ${g.page}, dialog ${g.scrollWidth} > ${g.clientWidth})`);
+  for (const b of g.buttons) {
+    assert(b.left >= g.left - 0.5 && b.right <= g.right + 0.5, `${where}: ${b.id} sticks out of the dialog`);
+    if (b.id !== "du-bots") assert(b.h >= 40, `${where}: ${b.id} is ${b.h.toFixed(0)} px tall`);
+  }
+  assert(g.smallest >= 12, `${where}: a text of ${g.smallest} px`);
+  return g;
+}
+
+/** The duel as the page shows it in a `.duel-state`. */
+async function duelShown(page, root) {
+  return page.evaluate((root) => {
+    const box = document.querySelector(`${root} .duel-state`);
+    const text = (sel) => box.querySelector(sel)?.textContent.trim() ?? null;
+    return {
+      status: box.dataset.status,
+      result: box.dataset.result,
+      title: text(".duel-title"),
+      text: text(".duel-text"),
+      vs: box.querySelector(".duel-vs")?.getAttribute("aria-label") ?? null,
+      rating: text(".duel-rating"),
+      provisional: !!box.querySelector(".duel-rating .mark"),
+    };
+  }, root);
+}
+
+/** The duel's end revealed the deal, and the page checked it against the commitment. */
+async function dealVerified(page) {
+  try {
+    await until(page, () => /verified ✓/.test(document.getElementById("verify").textContent), undefined, 20_000);
+  } catch {
+    const state = await apiState(page);
+    throw new Error(`the deal is not verified: '${await page.textContent("#verify")}'; the game's reveal ${JSON.stringify(state.reveal)}, ${JSON.stringify(state.challenge)}`);
+  }
+}
+
+const RESULT_TITLE = { won: "You won the duel!", lost: "You lost the duel", draw: "A draw", void: "No result" };
+const signed = (n) => (n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "±0");
+const scoreText = (n) => (n < 0 ? `−${-n}` : String(n));
+
+/** The decided duel on screen is the API's: result, both scores, the rating's change. */
+function assertResult(shownDuel, d, who) {
+  assert(d.status === "finished" && shownDuel.status === "finished", `${who}: the duel is decided: ${JSON.stringify(d)}`);
+  assert(shownDuel.title === RESULT_TITLE[d.result], `${who}: the result '${shownDuel.title}' for ${d.result}`);
+  assert(shownDuel.text === `Your score ${scoreText(d.you.score)} against ${d.opponent.name}'s ${scoreText(d.opponent.score)}.`, `${who}: the scores '${shownDuel.text}' for ${JSON.stringify([d.you.score, d.opponent.score])}`);
+  const change = d.you.rating_change;
+  assert(change !== null && shownDuel.rating.includes(`${d.you.rating} → ${d.you.rating + change} ${signed(change)}`), `${who}: the rating '${shownDuel.rating}' for ${d.you.rating} ${change}`);
+  assert(shownDuel.provisional === d.you.provisional, `${who}: the provisional mark`);
+}
+
+/** Ada asks for a ranked duel and plays at once (nobody to match yet: her score waits);
+ * Bea, another browser, is matched to it from her player page and plays the same deal;
+ * both see the result and their rating's change (Ada by looking again); the rating board
+ * shows both, from the top, around Ada and among the people she follows; her duels and
+ * her player page; Bea plays another duel. The screens are checked at the phone's size. */
+export async function duel(run) {
+  const { base, screen } = run.config;
+  const touch = screen !== "desktop";
+  const phone = screen === "portrait";
+  const act = (page, sel) => (touch ? page.tap(sel) : page.click(sel));
+  const dialogFits = (page, id, label) => (phone ? assertDialogFits(page, id, label) : null);
+  // A deal search the server is too busy for (the fair-play measure, an analysis) is
+  // answered 503 with Retry-After: the page asks again, as it says.
+  run.allowedErrors.push(/status of 503 .*\/v1\/duels\)$/);
+
+  // Ada: a first visit, then "Play a ranked duel…" in the new-game panel.
+  const adaContext = await run.context(screen);
+  const ada = await run.page(adaContext);
+  await ada.goto(base);
+  await until(ada, () => document.body.dataset.version === "0");
+  const adaMe = await player(ada);
+  await apiAs(base, adaMe.key, "/v1/players/me", { method: "PATCH", body: { name: "Ada" } });
+  await act(ada, "#new-game-button");
+  await ada.waitForSelector("dialog#new-game[open]");
+  await act(ada, "#ng-duel");
+  await ada.waitForSelector('dialog#duel[open][data-mode="ask"]');
+  await until(ada, () => document.getElementById("du-layout").options.length >= 3 && /starts at 1500/.test(document.getElementById("du-rating").textContent));
+  const form = await ada.evaluate(() => ({ layout: document.getElementById("du-layout").value, preset: document.getElementById("du-preset").value, bots: document.getElementById("du-bots").checked }));
+  assert(form.layout === "tripeaks" && form.preset === "standard" && !form.bots, `the default duel: ${JSON.stringify(form)}`);
+  await dialogFits(ada, "duel", "the duel's form");
+  await run.shot(ada, `${screen}-duel-ask.png`);
+  await axe(run, ada, `${screen}, the duel's form`);
+  await act(ada, "#du-play");
+  await ada.waitForSelector("dialog#duel", { state: "hidden", timeout: 90_000 });
+  await until(ada, () => !document.getElementById("duel-line").hidden && document.body.dataset.version === "0");
+  let adaState = await apiState(ada);
+  let mine = await apiAs(base, adaMe.key, "/v1/players/me/duels");
+  assert(mine.duels.length === 1, `Ada's duels: ${JSON.stringify(mine)}`);
+  let adaDuel = mine.duels[0];
+  assert(adaDuel.status === "waiting" && adaDuel.role === "host" && adaDuel.game_id === adaState.id && adaDuel.opponent === null, `Ada opened a duel and plays it: ${JSON.stringify(adaDuel)}`);
+  const line = await ada.textContent("#duel-line");
+  assert(line === `Ranked duel · waiting for an opponent · your rating ${adaDuel.you.rating} (provisional)`, `the line over Ada's game: ${line}`);
+  assert(adaState.challenge && !adaState.reveal && adaState.commitment === adaDuel.commitment, "the duel's deal, committed and secret");
+  assert(await ada.isHidden("#hint"), "no hint button in a duel's game");
+  if (phone) run.seen.geometry = assertGeometry(await geometry(ada), screen, "a duel's game");
+  await check(run, ada, "Ada's duel game");
+  await run.shot(ada, `${screen}-duel-playing.png`);
+  run.step(`Ada opened duel ${adaDuel.id}: ${line}`);
+
+  // She finishes first: her score is in, the opponent's to come.
+  await playThenConcede(ada, 3, touch);
+  await until(ada, () => !document.getElementById("end-duel").hidden && document.querySelector("#end-duel .duel-state").dataset.status === "waiting");
+  let seenDuel = await duelShown(ada, "#end-duel");
+  adaState = await apiState(ada);
+  assert(seenDuel.title === "Waiting for an opponent" && seenDuel.text.includes(`Your score ${scoreText(adaState.score.total)} is in`), `Ada waits: ${JSON.stringify(seenDuel)}`);
+  assert((await ada.textContent("#again")) === "Play another duel", "the end offers another duel");
+  assert(await ada.isHidden("#ranking"), "no challenge board for a duel");
+  assert(/revealed when the duel ends/.test(await ada.textContent("#verify")) && !adaState.reveal, "the deal stays secret until the duel ends");
+  if (phone) await dialogFits(ada, "end", "the end of a duel's game, waiting");
+  await run.shot(ada, `${screen}-duel-waiting.png`);
+  run.step(`Ada conceded: ${seenDuel.title}`);
+
+  // Bea: another browser, another player, asks from her player page: matched to Ada's.
+  const beaContext = await run.context(screen);
+  const bea = await run.page(beaContext);
+  await bea.goto(base);
+  await until(bea, () => document.body.dataset.version === "0");
+  const beaMe = await player(bea);
+  await apiAs(base, beaMe.key, "/v1/players/me", { method: "PATCH", body: { name: "Bea" } });
+  await act(bea, "#player-button");
+  await bea.waitForSelector("dialog#player-panel[open]");
+  await until(bea, () => /No rating yet/.test(document.getElementById("pp-ratings").textContent));
+  await act(bea, "#pp-duel");
+  await bea.waitForSelector('dialog#duel[open][data-mode="ask"]');
+  await until(bea, () => document.getElementById("du-layout").options.length >= 3);
+  await act(bea, "#du-play");
+  await bea.waitForSelector("dialog#duel", { state: "hidden", timeout: 90_000 });
+  await until(bea, () => /vs Ada/.test(document.getElementById("duel-line").textContent) && document.body.dataset.version === "0");
+  const beaState = await apiState(bea);
+  let beaDuel = await apiAs(base, beaMe.key, `/v1/duels/${adaDuel.id}`);
+  assert(beaDuel.status === "matched" && beaDuel.role === "challenger" && beaDuel.game_id === beaState.id && beaDuel.opponent.name === "Ada", `Bea is matched to Ada's duel: ${JSON.stringify(beaDuel)}`);
+  assert(beaDuel.opponent.score === null, "Ada's score is not shown to Bea before the duel ends");
+  assert(beaState.commitment === adaState.commitment, "the same deal for both");
+  const beaLine = await bea.textContent("#duel-line");
+  assert(beaLine === `Ranked duel vs Ada (${beaDuel.opponent.rating}) · your rating ${beaDuel.you.rating} (provisional)`, `the line over Bea's game: ${beaLine}`);
+  assert(await bea.isHidden("#hint"), "no hint button in a duel's game");
+  await check(run, bea, "Bea's duel game");
+  run.step(`Bea matched: ${beaLine}`);
+
+  // Bea finishes: the duel is decided at once, and her end shows the result.
+  await playThenConcede(bea, 1, touch);
+  await until(bea, () => document.querySelector("#end-duel .duel-state")?.dataset.status === "finished", undefined, 20_000);
+  beaDuel = await apiAs(base, beaMe.key, `/v1/duels/${adaDuel.id}`);
+  assertResult(await duelShown(bea, "#end-duel"), beaDuel, "Bea");
+  // Decided, the duel reveals its deal: the page checks it against the commitment.
+  await dealVerified(bea);
+  if (phone) await dialogFits(bea, "end", "the end of a duel's game, decided");
+  await run.shot(bea, `${screen}-duel-result.png`);
+  await axe(run, bea, `${screen}, a duel's result`);
+  run.step(`Bea's result: ${beaDuel.result}, ${signed(beaDuel.you.rating_change)}`);
+
+  // Ada looks again: her result, her rating's change.
+  if (await ada.isVisible("#end-duel-again")) await act(ada, "#end-duel-again");
+  await until(ada, () => document.querySelector("#end-duel .duel-state").dataset.status === "finished");
+  adaDuel = await apiAs(base, adaMe.key, `/v1/duels/${adaDuel.id}`);
+  assertResult(await duelShown(ada, "#end-duel"), adaDuel, "Ada");
+  const opposite = { won: "lost", lost: "won", draw: "draw" };
+  assert(opposite[adaDuel.result] === beaDuel.result, `one result each: ${adaDuel.result} and ${beaDuel.result}`);
+  assert(adaDuel.opponent.rating_change === beaDuel.you.rating_change, "both changes shown to both");
+  await dealVerified(ada);
+  await run.shot(ada, `${screen}-duel-result-host.png`);
+  run.step(`Ada's result: ${adaDuel.result}, ${signed(adaDuel.you.rating_change)}`);
+
+  // The rating board: both of them, as the API ranks them.
+  await until(ada, () => "armed" in document.getElementById("end").dataset);
+  await act(ada, "#end-duel-board");
+  await ada.waitForSelector('dialog#duel[open][data-mode="board"]');
+  await until(ada, () => document.querySelectorAll("#du-board .board-list li").length === 2 && /2 players rated/.test(document.querySelector("#du-board .board-text").textContent));
+  const board = await apiAs(base, null, "/v1/ratings/tripeaks.standard");
+  let lines = await boardLines(ada, "#du-board");
+  assert(board.rated === 2 && lines.length === 2, `the board: ${JSON.stringify(board)}`);
+  board.entries.forEach((e, i) => {
+    const name = e.player_id === adaMe.id ? "You" : e.name;
+    assert(lines[i].player === e.player_id && lines[i].text.startsWith(`#${e.rank} | ${name} | 1 duel`) && lines[i].text.includes(` | ${e.rating}`), `board line ${i}: ${lines[i].text} for ${JSON.stringify(e)}`);
+  });
+  assert(new Set(board.entries.map((e) => e.player_id)).size === 2 && board.entries.some((e) => e.player_id === beaMe.id), "both on the board");
+  const adaRating = board.entries.find((e) => e.player_id === adaMe.id).rating;
+  assert(adaRating === adaDuel.you.rating + adaDuel.you.rating_change, `Ada's rating on the board ${adaRating}`);
+  assert(/Your rating \d+ \(provisional\): #\d of 2/.test(await ada.textContent("#du-board .board-text")), "Ada's place said");
+  await dialogFits(ada, "duel", "the rating board");
+  await run.shot(ada, `${screen}-duel-board.png`);
+  await axe(run, ada, `${screen}, the rating board`);
+  run.step(`board: ${lines.map((l) => l.text).join(" / ")}`);
+
+  // Around Ada; then she follows Bea and reads it among the people she follows.
+  await act(ada, '#du-board .board-toggle button[data-view="around"]');
+  await until(ada, () => document.querySelector('#du-board .board-toggle button[data-view="around"]').getAttribute("aria-pressed") === "true" && document.querySelectorAll("#du-board .board-list li.me").length === 1 && !/Reading/.test(document.querySelector("#du-board .board-text").textContent));
+  const around = await apiAs(base, adaMe.key, "/v1/ratings/tripeaks.standard?around=me&limit=3");
+  lines = await boardLines(ada, "#du-board");
+  assert(lines.length === around.entries.length, `around Ada: ${JSON.stringify(lines)} for ${JSON.stringify(around)}`);
+  await act(ada, '#du-board .board-toggle button[data-view=""]');
+  await until(ada, (bea) => document.querySelector(`#du-board li[data-player="${bea}"] button.follow`)?.textContent === "Follow", beaMe.id);
+  await act(ada, `#du-board li[data-player="${beaMe.id}"] button.follow`);
+  await until(ada, (bea) => document.querySelector(`#du-board li[data-player="${bea}"] button.follow`)?.textContent === "Unfollow", beaMe.id);
+  await act(ada, '#du-board .board-toggle button[data-view="following"]');
+  await until(ada, () => /Among you and the 1 player you follow/.test(document.querySelector("#du-board .board-text").textContent) && document.querySelectorAll("#du-board .board-list li").length === 2);
+  const among = await apiAs(base, adaMe.key, "/v1/ratings/tripeaks.standard?among=following");
+  lines = await boardLines(ada, "#du-board");
+  among.entries.forEach((e, i) => assert(lines[i].player === e.player_id && lines[i].text.includes(`#${e.global_rank} overall`), `among line ${i}: ${lines[i].text}`));
+  run.step("the board around Ada and among the people she follows");
+
+  // Her duels: this one, decided; its page.
+  await act(ada, "#du-to-mine");
+  await until(ada, () => document.querySelectorAll("#du-list li[data-duel]").length === 1);
+  const item = await ada.textContent("#du-list li");
+  const word = { won: "won", lost: "lost", draw: "drawn" }[adaDuel.result];
+  assert(item.includes("TriPeaks · standard · vs Bea") && item.includes(`${word} ${scoreText(adaDuel.you.score)}–${scoreText(adaDuel.opponent.score)} · ${signed(adaDuel.you.rating_change)}`), `Ada's duels: ${item}`);
+  await dialogFits(ada, "duel", "my duels");
+  await run.shot(ada, `${screen}-my-duels.png`);
+  await act(ada, `#du-list li[data-duel="${adaDuel.id}"] button`);
+  await until(ada, () => document.getElementById("duel").dataset.mode === "view" && document.querySelector("#du-view .duel-state").dataset.status === "finished");
+  assertResult(await duelShown(ada, "#du-view"), adaDuel, "Ada's duel page");
+  assert((await ada.textContent("#du-title")) === "Ranked duel vs Bea", "the duel's page names the opponent");
+  await act(ada, "#du-done");
+
+  // Her player page: the pool's rating, its rank and record.
+  await act(ada, "#player-button");
+  await ada.waitForSelector("dialog#player-panel[open]");
+  await until(ada, () => document.querySelector('#pp-ratings li[data-pool="tripeaks.standard"]'));
+  const ratings = await apiAs(base, null, `/v1/players/${adaMe.id}/ratings`);
+  const r = ratings.ratings[0];
+  const shownRating = (await ada.textContent('#pp-ratings li[data-pool="tripeaks.standard"]')).replace(/\s+/g, " ");
+  assert(shownRating.includes(`TriPeaks · standard: ${r.rating} (provisional)`) && shownRating.includes(`#${r.rank} · 1 duel: ${r.wins} won, ${r.losses} lost, ${r.draws} drawn · last duel ${signed(adaDuel.you.rating_change)}`), `Ada's rating on her page: ${shownRating} for ${JSON.stringify(r)}`);
+  await dialogFits(ada, "player-panel", "the player page");
+  await run.shot(ada, `${screen}-player-ratings.png`);
+  run.step(`Ada's page: ${shownRating}`);
+  await adaContext.close();
+
+  // Bea plays another duel from the end of hers: nobody waits, so she opens one.
+  await until(bea, () => "armed" in document.getElementById("end").dataset);
+  await act(bea, "#again");
+  await until(bea, () => /waiting for an opponent/.test(document.getElementById("duel-line").textContent) && document.body.dataset.version === "0", undefined, 90_000);
+  const again = await apiAs(base, beaMe.key, "/v1/players/me/duels");
+  assert(again.duels.length === 2 && again.duels[0].status === "waiting" && again.duels[0].role === "host" && again.duels[0].game_id === (await apiState(bea)).id, `Bea's second duel: ${JSON.stringify(again.duels[0])}`);
+  run.step("Bea plays another duel");
+  run.seen.duel = adaDuel.id;
+  run.seen.players = { ada: adaMe, bea: beaMe };
+  await beaContext.close();
+}

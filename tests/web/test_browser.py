@@ -401,3 +401,43 @@ def test_the_docs_render_under_their_content_security_policy(server: str) -> Non
     opens, ReDoc's search answers) and the browser reports no violation."""
     seen = drive(server, "docs")
     assert seen["violations"] == []
+
+
+@pytest.fixture
+def duel_server(browser_ready: None, tmp_path: Path) -> Iterator[str]:
+    """A live server of its own for a duel scenario: a waiting duel another scenario left
+    would be matched instead of opened."""
+    url = f"sqlite:///{tmp_path / 'duels.sqlite3'}"
+    upgrade(url)
+    with live_server(
+        url,
+        SCHEDULED_JOBS="true",
+        DIFFICULTY_BUDGET_MS="25000",
+        FORWARDED_ALLOW_IPS="127.0.0.1",
+    ) as base:
+        yield base
+
+
+@pytest.mark.parametrize("screen", PHONE_AND_DESKTOP)
+def test_a_ranked_duel_is_played_by_two_players_to_their_ratings(
+    duel_server: str, screen: str
+) -> None:
+    """Ada asks for a ranked duel and plays at once; Bea, in another browser, is matched to
+    it and plays the same deal; both see the result and their rating's change; the rating
+    board shows both (from the top, around Ada, among the people she follows); Ada's duels
+    and her player page; Bea plays another. At the phone's size each screen's geometry."""
+    base = duel_server
+    seen = drive(base, "duel", screen=screen, timeout=480)
+    ada, bea = seen["players"]["ada"], seen["players"]["bea"]
+    duel = call(base, "GET", f"/v1/duels/{seen['duel']}", ada["key"])
+    assert duel["status"] == "finished" and duel["opponent"]["player_id"] == bea["id"]
+    assert duel["result"] in {"won", "lost", "draw"}
+    board = call(base, "GET", "/v1/ratings/tripeaks.standard")
+    assert {e["player_id"] for e in board["entries"]} == {ada["id"], bea["id"]}
+    for who in (ada, bea):
+        (rating,) = call(base, "GET", f"/v1/players/{who['id']}/ratings")["ratings"]
+        assert rating["pool"] == "tripeaks.standard" and rating["games"] == 1
+    mine = {e["player_id"]: e["rating"] for e in board["entries"]}
+    assert mine[ada["id"]] == duel["you"]["rating"] + duel["you"]["rating_change"]
+    if screen == "portrait":
+        assert seen["geometry"]["rank"] >= 16
