@@ -59,11 +59,8 @@ PlayerPath = Annotated[
 ]
 
 
-async def get_use_cases(
-    reading: ReadSessionDep, writing: SessionDep, solver: SolverDep, request: Request
-) -> DuelUseCases:
-    settings = request.app.state.settings
-    return DuelUseCases(DuelService(reading, settings), DuelService(writing, settings), solver)
+async def get_use_cases(writing: SessionDep, solver: SolverDep, request: Request) -> DuelUseCases:
+    return DuelUseCases(DuelService(writing, request.app.state.settings), solver)
 
 
 async def get_read_duels(session: ReadSessionDep, request: Request) -> DuelService:

@@ -115,13 +115,23 @@ class Duel(Base):
     settled: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
     __table_args__ = (
-        # Matching: the waiting duels of a pool, by their host's rating.
+        # Matching: the waiting duels of a pool and kind of host, by their host's rating;
+        # and those that take the other kind too (mixed), apart.
         Index(
             "ix_duels_waiting",
             "pool",
+            "host_kind",
             "match_rating",
             postgresql_where=text("status = 'waiting'"),
             sqlite_where=text("status = 'waiting'"),
+        ),
+        Index(
+            "ix_duels_waiting_mixed",
+            "pool",
+            "host_kind",
+            "match_rating",
+            postgresql_where=text("status = 'waiting' AND mixed"),
+            sqlite_where=text("status = 'waiting' AND mixed"),
         ),
         # The duels past a deadline (expiry, forfeits), and those still to settle.
         Index(

@@ -17,6 +17,7 @@ from sqlalchemy import (
     select,
     text,
     tuple_,
+    union_all,
     update,
 )
 from sqlalchemy.dialects import postgresql, sqlite
@@ -74,46 +75,69 @@ class DuelRepository:
         widening: tuple[int, int, int],
         excluded: Sequence[str],
     ) -> list[str]:
-        """The waiting duels ``player_id`` may take, nearest rating first: one above and
-        one below theirs, each the nearest whose range, widened by its wait, reaches
-        them; never their own, nor one of ``excluded`` hosts', nor one whose host last
-        played them (read from the host's rating). Two ranges of the waiting duels'
-        index."""
+        """The waiting duels ``player_id`` may take, nearest rating first: of each kind
+        of host they may meet (their own; the other's duels that take it, when they take
+        it too), one above and one below their rating, each the nearest whose range,
+        widened by its wait, reaches them; never their own, nor one of ``excluded``
+        hosts', nor one whose host last played them (read from the host's rating). Each
+        a range of a waiting duels' index (by pool, host's kind and rating; the mixed
+        ones' apart)."""
+        other = PlayerKind.BOT if kind is PlayerKind.HUMAN else PlayerKind.HUMAN
+        kinds = [(kind, False)] + ([(other, True)] if mixes else [])
+        found: list[tuple[int, datetime, str]] = []
+        for host_kind, mixed_only in kinds:
+            for above in (True, False):
+                q = self._nearest(
+                    pool, rating, player_id, host_kind, mixed_only, above, now, widening
+                )
+                if excluded:
+                    q = q.where(DUELS.c.host_id.not_in(list(excluded)))
+                row = (await self.session.execute(q)).first()
+                if row is not None:
+                    found.append((abs(row.match_rating - rating), row.created_at, row.id))
+        # The nearest rating first, then the longest waiting.
+        return [duel_id for _, _, duel_id in sorted(found)]
+
+    @staticmethod
+    def _nearest(
+        pool: str,
+        rating: int,
+        player_id: str,
+        host_kind: PlayerKind,
+        mixed_only: bool,
+        above: bool,
+        now: datetime,
+        widening: tuple[int, int, int],
+    ) -> Any:
         start, per_minute, most = widening
         d = DUELS.c
         r = RATINGS.c
-        distance = func.abs(d.match_rating - rating)
-        kinds = d.host_kind == kind
-        if mixes:
-            kinds = or_(kinds, d.mixed)
+        # Written out as the partial indexes say them.
         where: list[Any] = [
-            d.pool == pool,
-            # Written out, as the waiting duels' partial index says it.
             text("duels.status = 'waiting'"),
-            d.match_rating.between(rating - most, rating + most),
+            d.pool == pool,
+            d.host_kind == host_kind,
             d.host_id != player_id,
-            kinds,
             # The range widened by the wait reaches the caller's rating.
-            distance - start
-            <= literal(per_minute) * (literal(minute_of(now)) - func.coalesce(d.opened_minute, 0)),
+            func.abs(d.match_rating - rating) - start
+            <= literal(per_minute) * (literal(minute_of(now)) - d.opened_minute),
             or_(r.last_opponent_id.is_(None), r.last_opponent_id != player_id),
         ]
-        if excluded:
-            where.append(d.host_id.not_in(list(excluded)))
-        base = (
-            select(d.id, d.match_rating)
+        if mixed_only:
+            where.append(text("duels.mixed"))
+        if above:
+            where.append(d.match_rating.between(rating, rating + most))
+            order: tuple[Any, ...] = (d.match_rating, d.created_at)
+        else:
+            where.append(d.match_rating.between(rating - most, rating - 1))
+            order = (d.match_rating.desc(), d.created_at)
+        return (
+            select(d.id, d.match_rating, d.created_at)
             .select_from(DUELS.outerjoin(RATINGS, and_(r.player_id == d.host_id, r.pool == d.pool)))
             .where(*where)
+            .order_by(*order)
             .limit(1)
         )
-        above = base.where(d.match_rating >= rating).order_by(d.match_rating, d.created_at)
-        below = base.where(d.match_rating < rating).order_by(d.match_rating.desc(), d.created_at)
-        found: list[tuple[int, str]] = []
-        for q in (above, below):
-            row = (await self.session.execute(q)).first()
-            if row is not None:
-                found.append((abs(row.match_rating - rating), row.id))
-        return [duel_id for _, duel_id in sorted(found)]
 
     async def claim(self, duel_id: str, values: dict[str, Any]) -> bool:
         """Take the waiting duel for a challenger: of two requests at once, one does."""
@@ -298,67 +322,77 @@ class DuelRepository:
     # -- the rating board ---------------------------------------------------------------
     async def board_after(
         self, pool: str, kind: PlayerKind, limit: int, after: tuple[int, str] | None
-    ) -> list[Rating]:
+    ) -> list[Any]:
         """A page of the board from the top, or after the place ``after`` names: the
         highest rating first (ties by player id, descending: one direction of the
         index)."""
-        r = Rating
-        q = (
-            select(r)
-            .where(r.pool == pool, r.kind == kind)
-            .order_by(r.rating.desc(), r.player_id.desc())
-            .limit(limit)
-        )
+        q = _board(pool, kind).order_by(RATINGS.c.rating.desc(), RATINGS.c.player_id.desc())
         if after is not None:
-            q = q.where(tuple_(r.rating, r.player_id) < tuple_(after[0], after[1]))
-        return list((await self.session.execute(q)).scalars())
+            q = q.where(tuple_(RATINGS.c.rating, RATINGS.c.player_id) < tuple_(*after))
+        return list((await self.session.execute(q.limit(limit))).all())
 
-    async def board_before(
-        self, pool: str, kind: PlayerKind, limit: int, before: tuple[int, str]
-    ) -> list[Rating]:
-        """The ``limit`` places just above ``before``, in the board's order."""
-        r = Rating
-        q = (
-            select(r)
-            .where(
-                r.pool == pool,
-                r.kind == kind,
-                tuple_(r.rating, r.player_id) > tuple_(before[0], before[1]),
-            )
-            .order_by(r.rating, r.player_id)
-            .limit(limit)
-        )
-        return list(reversed(list((await self.session.execute(q)).scalars())))
+    async def board_around(
+        self, pool: str, kind: PlayerKind, limit: int, place: tuple[int, str]
+    ) -> list[Any]:
+        """The ``limit`` places either side of ``place`` and the place itself, in the
+        board's order: one statement of the index's two ranges."""
+        r = RATINGS.c
+        key = tuple_(r.rating, r.player_id)
+        above = (
+            _board(pool, kind).where(key > tuple_(*place)).order_by(r.rating, r.player_id)
+        ).limit(limit)
+        below = (
+            _board(pool, kind)
+            .where(key <= tuple_(*place))
+            .order_by(r.rating.desc(), r.player_id.desc())
+        ).limit(limit + 1)
+        both = union_all(select(above.subquery()), select(below.subquery()))
+        rows = list((await self.session.execute(both)).all())
+        rows.sort(key=lambda row: (row.rating, row.player_id), reverse=True)
+        return rows
 
-    async def among(self, pool: str, kind: PlayerKind, player_ids: list[str]) -> list[Rating]:
+    async def among(self, pool: str, kind: PlayerKind, player_ids: list[str]) -> list[Any]:
         """These players' ratings of the pool and kind, in the board's order: looked up by
         primary key (player, pool), the kind kept after. With the kind in the statement,
         SQLite's planner (no statistics) took the board's index for pool and kind and read
         every rating of the pool."""
-        r = Rating
+        r = RATINGS.c
         q = (
-            select(r)
+            select(r.player_id, r.rating, r.sigma, r.games, r.kind)
             .where(r.pool == pool, r.player_id.in_(player_ids))
             .order_by(r.rating.desc(), r.player_id.desc())
         )
-        return [row for row in (await self.session.execute(q)).scalars() if row.kind == kind]
+        return [row for row in (await self.session.execute(q)).all() if row.kind == kind]
 
     async def counts_from(
         self, pool: str, kind: PlayerKind, lowest: int, highest: int
-    ) -> tuple[int, dict[int, int]]:
-        """How many players rate above ``highest``, and how many have each rating from
-        ``lowest`` to ``highest``: the ranks of a page (one plus the players above)."""
+    ) -> tuple[int, int, dict[int, int]]:
+        """How many players of the pool and kind are rated, how many rate above
+        ``highest``, and how many have each rating from ``lowest`` to ``highest``: the
+        ranks of a page (one plus the players above). One statement."""
         c = COUNTS.c
         where = [c.pool == pool, c.kind == kind]
-        above = await self.session.execute(
-            select(func.coalesce(func.sum(c.players), 0)).where(*where, c.rating > highest)
+        total = func.coalesce(func.sum(c.players), 0)
+        parts = union_all(
+            select(literal(0).label("part"), literal(0).label("rating"), total.label("n")).where(
+                *where
+            ),
+            select(literal(1), literal(0), total).where(*where, c.rating > highest),
+            select(literal(2), c.rating, c.players).where(
+                *where, c.rating.between(lowest, highest)
+            ),
         )
-        rows = await self.session.execute(
-            select(c.rating, c.players).where(*where, c.rating.between(lowest, highest))
-        )
-        return int(above.scalar_one()), {int(r): int(n) for r, n in rows.all()}
+        rated, above, counts = 0, 0, {}
+        for part, rating, n in (await self.session.execute(parts)).all():
+            if part == 0:
+                rated = int(n)
+            elif part == 1:
+                above = int(n)
+            else:
+                counts[int(rating)] = int(n)
+        return rated, above, counts
 
-    async def rated_players(self, pool: str, kind: PlayerKind) -> int:
-        c = COUNTS.c
-        q = select(func.coalesce(func.sum(c.players), 0)).where(c.pool == pool, c.kind == kind)
-        return int((await self.session.execute(q)).scalar_one())
+
+def _board(pool: str, kind: PlayerKind) -> Any:
+    r = RATINGS.c
+    return select(r.player_id, r.rating, r.sigma, r.games).where(r.pool == pool, r.kind == kind)

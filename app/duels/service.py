@@ -15,6 +15,7 @@ import logging
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from pydantic import TypeAdapter
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -550,7 +551,7 @@ class DuelService:
             raise NotFoundProblem(f"no player {player_id[:32]!r}")
         out = []
         for row in await self.duels.ratings_of(player.id):
-            above, _ = await self.duels.counts_from(row.pool, row.kind, row.rating, row.rating)
+            _, above, _ = await self.duels.counts_from(row.pool, row.kind, row.rating, row.rating)
             recent = await self.duels.history(player.id, row.pool, RECENT_CHANGES, None)
             out.append(
                 RatingRead(
@@ -597,95 +598,86 @@ class DuelService:
         among: Player | None,
     ) -> tuple[RatingBoardRead, str | None]:
         """A page of the pool's board: from the top (or the cursor), around the caller,
-        or among the caller and the players they follow."""
+        or among the caller and the players they follow (ranked among themselves, paged
+        the same way)."""
         check_pool(pool)
         if around is not None and among is not None:
             raise ValidationProblem("around and among: one or the other", loc=("query", "among"))
+        after = decode_cursor(cursor, BOARD_CURSOR) if cursor is not None else None
         next_cursor = None
+        group: list[Any] = []
         if among is not None:
-            ids = [among.id, *await PlayerService(self.session).followed_ids(among.id)]
-            rows = await self.duels.among(pool, among.kind, ids)
             kind = among.kind
+            ids = [among.id, *await PlayerService(self.session).followed_ids(among.id)]
+            group = await self.duels.among(pool, kind, ids)
+            rows = [r for r in group if after is None or (r.rating, r.player_id) < after]
         elif around is not None:
             kind = around.kind
             mine = await self.duels.rating(around.id, pool)
             if mine is None:
                 raise NoRatingProblem(f"player {around.id} has no rating in {pool}")
-            place = (mine.rating, mine.player_id)
-            rows = [
-                *await self.duels.board_before(pool, kind, limit, place),
-                mine,
-                *await self.duels.board_after(pool, kind, limit, place),
-            ]
+            rows = await self.duels.board_around(pool, kind, limit, (mine.rating, mine.player_id))
         else:
-            after = decode_cursor(cursor, BOARD_CURSOR) if cursor is not None else None
             rows = await self.duels.board_after(pool, kind, limit + 1, after)
-            if len(rows) > limit:
-                rows = rows[:limit]
-                next_cursor = encode_cursor([rows[-1].rating, rows[-1].player_id])
-        entries: list[RatingBoardEntryRead] = []
-        if rows:
-            ranks = await self._ranks(pool, kind, rows)
-            names = await PlayerService(self.session).names([r.player_id for r in rows])
-            for i, row in enumerate(rows):
-                local = ranks[row.rating]
-                if among is not None:
-                    local = 1 + sum(1 for other in rows[:i] if other.rating > row.rating)
-                entries.append(
-                    RatingBoardEntryRead(
-                        rank=local,
-                        global_rank=ranks[row.rating],
-                        player_id=row.player_id,
-                        name=names.get(row.player_id, (None, False))[0],
-                        rating=row.rating,
-                        deviation=round(row.sigma),
-                        provisional=row.games < self.settings.rating_provisional_games,
-                        games=row.games,
-                    )
-                )
-        page = RatingBoardRead(
-            pool=pool,
-            kind=kind,
-            rated=await self.duels.rated_players(pool, kind),
-            entries=entries,
-            next=next_cursor,
-        )
+        if around is None and len(rows) > limit:
+            rows = rows[:limit]
+            next_cursor = encode_cursor([rows[-1].rating, rows[-1].player_id])
+        lowest = min((r.rating for r in rows), default=0)
+        highest = max((r.rating for r in rows), default=-1)
+        rated, above, counts = await self.duels.counts_from(pool, kind, lowest, highest)
+        ranks = _ranks(above, counts, lowest, highest)
+        names = await PlayerService(self.session).names([r.player_id for r in rows])
+        entries = [
+            RatingBoardEntryRead(
+                rank=(
+                    1 + sum(1 for other in group if other.rating > row.rating)
+                    if among is not None
+                    else ranks[row.rating]
+                ),
+                global_rank=ranks[row.rating],
+                player_id=row.player_id,
+                name=names.get(row.player_id, (None, False))[0],
+                rating=row.rating,
+                deviation=round(row.sigma),
+                provisional=row.games < self.settings.rating_provisional_games,
+                games=row.games,
+            )
+            for row in rows
+        ]
+        page = RatingBoardRead(pool=pool, kind=kind, rated=rated, entries=entries, next=next_cursor)
         return page, next_cursor
 
-    async def _ranks(self, pool: str, kind: PlayerKind, rows: list[Rating]) -> dict[int, int]:
-        """Each rating's rank: one plus the players rated higher (from the counts)."""
-        lowest = min(r.rating for r in rows)
-        highest = max(r.rating for r in rows)
-        above, counts = await self.duels.counts_from(pool, kind, lowest, highest)
-        ranks: dict[int, int] = {}
-        ahead = above
-        for value in range(highest, lowest - 1, -1):
-            ranks[value] = ahead + 1
-            ahead += counts.get(value, 0)
-        return ranks
+
+def _ranks(above: int, counts: dict[int, int], lowest: int, highest: int) -> dict[int, int]:
+    """Each rating's rank from ``highest`` down to ``lowest``: one plus the players rated
+    higher (``above`` of them above ``highest``, then the counts of each rating)."""
+    ranks: dict[int, int] = {}
+    ahead = above
+    for value in range(highest, lowest - 1, -1):
+        ranks[value] = ahead + 1
+        ahead += counts.get(value, 0)
+    return ranks
 
 
 @dataclass(frozen=True, slots=True)
 class DuelUseCases:
-    """A request's duel: read (refusals that cost nothing, the rating), then a deal drawn
-    with no transaction open when no waiting duel is there to take, then written."""
+    """A request's duel: under a lock of the player's row, the refusals, then a waiting
+    duel taken; with none to take, the lock goes, a deal is drawn with no transaction
+    open, and the duel is opened (or one that opened meanwhile is taken)."""
 
-    reader: DuelService
     writer: DuelService
     solver: Searches
 
     async def request(
         self, player: Player, body: DuelCreate, now: datetime
     ) -> tuple[Duel, LoadedGame, str]:
-        await self.reader.check_room(player)
-        asked = await self.reader.asked(player, body)
-        await self.reader.session.close()
         writer = self.writer
         drawn: tuple[engine.Deal, Tier | None, dict[str, object] | None] | None = None
         for _ in range(2):
             # The player's row locked: two requests of theirs at once count each other.
             await PlayerService(writer.session).lock(player.id)
             await writer.check_room(player)
+            asked = await writer.asked(player, body)
             matched = await writer.match(player, asked, now)
             if matched is not None:
                 return matched

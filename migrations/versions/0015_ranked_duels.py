@@ -1,7 +1,8 @@
 """ranked duels: duels, ratings per player and pool, their counts and changes
 
 - ``duels``: two players on one deal (held by a challenge of kind ``duel``), matched by
-  rating; indexes for matching (the waiting duels of a pool by rating), the scheduled
+  rating; indexes for matching (the waiting duels of a pool and kind of host by rating,
+  and those that take the other kind too), the scheduled
   job (open duels by their next deadline, decided duels still to settle), a player's
   duels (hosted, taken) and a game's duel.
 - ``ratings``: OpenSkill's mu and sigma per player and pool, with the board's index.
@@ -189,10 +190,17 @@ def upgrade() -> None:
         )
         batch_op.create_index(
             "ix_duels_waiting",
-            ["pool", "match_rating"],
+            ["pool", "host_kind", "match_rating"],
             unique=False,
             postgresql_where=sa.text("status = 'waiting'"),
             sqlite_where=sa.text("status = 'waiting'"),
+        )
+        batch_op.create_index(
+            "ix_duels_waiting_mixed",
+            ["pool", "host_kind", "match_rating"],
+            unique=False,
+            postgresql_where=sa.text("status = 'waiting' AND mixed"),
+            sqlite_where=sa.text("status = 'waiting' AND mixed"),
         )
 
     op.create_table(
@@ -259,6 +267,11 @@ def downgrade() -> None:
 
     op.drop_table("rating_changes")
     with op.batch_alter_table("duels", schema=None) as batch_op:
+        batch_op.drop_index(
+            "ix_duels_waiting_mixed",
+            postgresql_where=sa.text("status = 'waiting' AND mixed"),
+            sqlite_where=sa.text("status = 'waiting' AND mixed"),
+        )
         batch_op.drop_index(
             "ix_duels_waiting",
             postgresql_where=sa.text("status = 'waiting'"),

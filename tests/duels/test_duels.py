@@ -246,10 +246,11 @@ def test_people_and_bots_apart_unless_a_person_opts_in(
     opened = request_duel(client, bot, **POOL)
     finish(client, opened, bot, 0)
     # A person is not matched with a bot's duel...
+    set_clock(NOON + MINUTE)
     own = request_duel(client, person, **POOL)
     assert own["id"] != opened["id"] and own["role"] == "host"
     finish(client, own, person, 0)
-    # ...unless they opt in.
+    # ...unless they opt in: the bot's, waiting longer than the person's.
     _, willing = player(client, "Willing")
     taken = request_duel(client, willing, with_bots=True, **POOL)
     assert taken["id"] == opened["id"] and taken["opponent"]["kind"] == "bot"
