@@ -205,8 +205,8 @@ class Settings(BaseSettings):
         default=168,
         ge=1,
         le=2160,
-        description="A ranked duel nobody was matched to within this many hours expires: no "
-        "rating changes (its host's game stays theirs)",
+        description="A ranked duel nobody was matched to within this many hours expires, "
+        "changing no rating",
     )
     duel_play_hours: int = Field(
         default=24,
