@@ -203,7 +203,11 @@ def test_duels_matches_and_reads_the_board_small(capsys: pytest.CaptureFixture[s
     duels.run(argv)
     out = capsys.readouterr().out
     assert "### SQLite: 2,000 rated players loaded, 200 waiting duels" in out
-    for call in ("request_duel (matched)", "board: among=following (first 20 of 101)", "nearest_waiting"):
+    for call in (
+        "request_duel (matched)",
+        "board: among=following (first 20 of 101)",
+        "nearest_waiting",
+    ):
         assert call in out
     assert len(re.findall(r"^goal: .* a one-row read: \d+\.\d+x (met|MISSED)$", out, re.M)) >= 3
     with pytest.raises(SystemExit, match="--duels 5000"):
