@@ -343,21 +343,27 @@ export class Players {
       list.replaceChildren();
     }
     try {
-      const page = await this.api.listMyGames(this.me.key, more ? this.cursor : null);
+      // A duel's game is a challenge's attempt to the games list: the player's latest duels
+      // say which are duels'.
+      const [page, duels] = await Promise.all([
+        this.api.listMyGames(this.me.key, more ? this.cursor : null),
+        this.api.listMyDuels(this.me.key, null, 100).catch(() => ({ duels: [] })),
+      ]);
+      const duelGames = new Set(duels.duels.map((d) => d.game_id));
       this.cursor = page.next;
       $("pp-more").hidden = !page.next;
-      for (const g of page.games) list.append(this.gameItem(g));
+      for (const g of page.games) list.append(this.gameItem(g, duelGames.has(g.id)));
       if (!list.children.length) list.append(Object.assign(document.createElement("li"), { textContent: "No games yet." }));
     } catch (e) {
       $("pp-error").textContent = explain(e);
     }
   }
 
-  gameItem(g) {
+  gameItem(g, duel = false) {
     const li = document.createElement("li");
     const when = new Date(g.updated_at);
     const score = g.scoring === "cards_left" ? `${g.cards_left} left` : `score ${g.score}`;
-    const kind = g.challenge_id ? (isDaily(g.challenge_id) ? " (daily)" : roundOf(g.challenge_id) ? " (event)" : " (challenge)") : g.practice_of ? " (practice)" : "";
+    const kind = duel ? " (ranked duel)" : g.challenge_id ? (isDaily(g.challenge_id) ? " (daily)" : roundOf(g.challenge_id) ? " (event)" : " (challenge)") : g.practice_of ? " (practice)" : "";
     const what = `${LAYOUT_TITLE[g.layout] ?? g.layout}${kind} · ${STATUS[g.status] ?? g.status} · ${score}`;
     li.append(Object.assign(document.createElement("span"), { textContent: `${what} · ${when.toLocaleDateString()}` }));
     const button = Object.assign(document.createElement("button"), { type: "button", textContent: g.status === "in_progress" ? "Resume" : "View" });
