@@ -1491,6 +1491,7 @@ export async function duel(run) {
   const r = ratings.ratings[0];
   const shownRating = (await ada.textContent('#pp-ratings li[data-pool="tripeaks.standard"]')).replace(/\s+/g, " ");
   assert(shownRating.includes(`TriPeaks · standard: ${r.rating} (provisional)`) && shownRating.includes(`#${r.rank} · 1 duel: ${r.wins} won, ${r.losses} lost, ${r.draws} drawn · last duel ${signed(adaDuel.you.rating_change)}`), `Ada's rating on her page: ${shownRating} for ${JSON.stringify(r)}`);
+  await until(ada, (id) => /TriPeaks \(ranked duel\) · conceded/.test(document.querySelector(`#pp-games button[data-game="${id}"]`)?.closest("li").textContent), adaDuel.game_id);
   await dialogFits(ada, "player-panel", "the player page");
   await run.shot(ada, `${screen}-player-ratings.png`);
   run.step(`Ada's page: ${shownRating}`);
@@ -1503,6 +1504,30 @@ export async function duel(run) {
   const again = await apiAs(base, beaMe.key, "/v1/players/me/duels");
   assert(again.duels.length === 2 && again.duels[0].status === "waiting" && again.duels[0].role === "host" && again.duels[0].game_id === (await apiState(bea)).id, `Bea's second duel: ${JSON.stringify(again.duels[0])}`);
   run.step("Bea plays another duel");
+
+  // She deals an ordinary game, then asks for a third duel: refused while the second's
+  // game is unfinished, and that game offered; it comes back to the table.
+  const second = again.duels[0];
+  run.allowedErrors.push(/status of 409 .*\/v1\/duels\)$/);
+  await act(bea, "#new-game-button");
+  await bea.waitForSelector("dialog#new-game[open]");
+  await act(bea, 'label.preset:has(input[value="classic"])');
+  await act(bea, "#ng-start");
+  await bea.waitForSelector("dialog#new-game", { state: "hidden" });
+  await until(bea, (id) => document.getElementById("duel-line").hidden && document.body.dataset.version === "0" && JSON.parse(localStorage.getItem("tripeaks.game")).id !== id, second.game_id);
+  await act(bea, "#new-game-button");
+  await bea.waitForSelector("dialog#new-game[open]");
+  await act(bea, "#ng-duel");
+  await bea.waitForSelector('dialog#duel[open][data-mode="ask"]');
+  await until(bea, () => document.getElementById("du-layout").options.length >= 3);
+  await act(bea, "#du-play");
+  await bea.waitForSelector("#du-ask .said .resume-duel");
+  assert(/a ranked duel's game to finish first/.test(await bea.textContent("#du-ask .said")), "the refusal says why");
+  await act(bea, "#du-ask .said .resume-duel");
+  await bea.waitForSelector("dialog#duel", { state: "hidden" });
+  await until(bea, (id) => JSON.parse(localStorage.getItem("tripeaks.game")).id === id && /waiting for an opponent/.test(document.getElementById("duel-line").textContent), second.game_id);
+  assert(await bea.isHidden("#hint"), "no hint button in the duel's game resumed");
+  run.step("a third duel refused: the second's game resumed");
   run.seen.duel = adaDuel.id;
   run.seen.players = { ada: adaMe, bea: beaMe };
   await beaContext.close();
