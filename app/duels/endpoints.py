@@ -241,6 +241,8 @@ async def list_rating_history(
         ),
     },
     summary="A pool's rating board: from the top, around the caller, or among whom they follow",
+    # The bearer is needed only for around=me and among=following: none, or the bearer.
+    openapi_extra={"security": [{}]},
     description=(
         "The players of one kind (people and bots apart) by rating, highest first; ties "
         "share a rank. around=me and among=following need a player key and read the "
