@@ -712,6 +712,20 @@ async function resumeGame(id, duel = null) {
   await begin(state, { token: key, duel: duel ? summary(duel) : null });
 }
 
+/** A duel's game in play: whom it is against now (a waiting duel may have been matched
+ * while the player was away), for the line over the table. */
+async function duelMatched(gameId) {
+  try {
+    const d = await api.getDuel(session.duel.id, players.key);
+    if (session?.id !== gameId || !session.duel) return;
+    session.duel = summary(d, session.duel.with_bots);
+    saveSession();
+    render();
+  } catch {
+    /* the line stays as it was */
+  }
+}
+
 /** The duel on the end panel was decided: its game's deal is revealed now, so the game is
  * read again (the panel checks the deal and shows the analysis). */
 async function duelEnded() {
@@ -990,6 +1004,7 @@ document.addEventListener("visibilitychange", () => {
   if (document.visibilityState === "visible" && session && !queue.busy) {
     refresh();
     players.refresh();
+    if (session.duel && ["waiting", "matched"].includes(session.duel.status)) duelMatched(session.id);
   }
 });
 
