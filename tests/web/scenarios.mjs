@@ -1407,6 +1407,14 @@ export async function duel(run) {
   await check(run, bea, "Bea's duel game");
   run.step(`Bea matched: ${beaLine}`);
 
+  // Ada looks again: matched now, her opponent's result to come.
+  await until(ada, () => "armed" in document.getElementById("end").dataset);
+  await act(ada, "#end-duel-again");
+  await until(ada, () => document.querySelector("#end-duel .duel-state").dataset.status === "matched");
+  seenDuel = await duelShown(ada, "#end-duel");
+  assert(seenDuel.title === "Waiting for your opponent" && seenDuel.text.includes(`Bea (${beaDuel.you.rating}) has the same deal`) && seenDuel.vs === `You ${scoreText(adaState.score.total)}, Bea –`, `Ada waits for Bea: ${JSON.stringify(seenDuel)}`);
+  run.step(`Ada looked again: ${seenDuel.text}`);
+
   // Bea finishes: the duel is decided at once, and her end shows the result.
   await playThenConcede(bea, 1, touch);
   await until(bea, () => document.querySelector("#end-duel .duel-state")?.dataset.status === "finished", undefined, 20_000);
