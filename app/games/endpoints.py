@@ -54,6 +54,7 @@ from app.games.schemas import (
 )
 from app.games.service import (
     GameService,
+    LoadedGame,
     MoveAsked,
     created_headers,
     deal_secret,
@@ -171,14 +172,22 @@ NOT_MODIFIED: dict[int | str, dict[str, Any]] = {
 }
 
 
+def revealed_late(game: LoadedGame, now: datetime) -> bool:
+    """Whether the game shows a deal it showed not when it ended: a challenge's or a
+    duel's, revealed once it closed (with no new version; its tag says so)."""
+    return (
+        game.state.is_over and game.row.reveal_after is not None and not deal_secret(game.row, now)
+    )
+
+
 def fresh_or_not_modified(
-    version: int, response: Response, if_none_match_header: str | None
+    version: int, response: Response, if_none_match_header: str | None, revealed: bool = False
 ) -> Response | None:
-    """Tag the answer with the game's ``version``; a 304 (with the same headers) when
-    ``if_none_match_header`` names it."""
-    response.headers["ETag"] = etag(version)
+    """Tag the answer with the game's ``version`` (and whether it shows the deal); a 304
+    (with the same headers) when ``if_none_match_header`` names it."""
+    response.headers["ETag"] = etag(version, revealed)
     response.headers["Cache-Control"] = "private, no-cache"
-    if if_none_match_header is not None and if_none_match(if_none_match_header, version):
+    if if_none_match_header is not None and if_none_match(if_none_match_header, version, revealed):
         return Response(status_code=status.HTTP_304_NOT_MODIFIED, headers=dict(response.headers))
     return None
 
@@ -199,10 +208,12 @@ async def answer_move(moving: GameToMove, asked: MoveAsked, response: Response) 
     """Every move route's one way: the checked game moved by its service, and the answer
     (the new state, its ETag; a replay says so)."""
     result = await moving.service.move(moving.game, asked)
-    response.headers["ETag"] = etag(result.game.state.moves_made)
+    now = moving.service.clock()
+    read = game_read(result.game, now)
+    response.headers["ETag"] = etag(result.game.state.moves_made, revealed_late(result.game, now))
     if result.replayed:
         response.headers["Idempotent-Replayed"] = "true"
-    return game_read(result.game, moving.service.clock())
+    return read
 
 
 @router.post(
@@ -275,8 +286,11 @@ async def get_game(
     moves, the score and the version (also the `ETag`). Face-down and stock cards are never sent;
     a finished game reveals its deal and salt.
     """
-    unchanged = fresh_or_not_modified(game.state.moves_made, response, if_none_match)
-    return unchanged or game_read(game, clock())
+    now = clock()
+    unchanged = fresh_or_not_modified(
+        game.state.moves_made, response, if_none_match, revealed_late(game, now)
+    )
+    return unchanged or game_read(game, now)
 
 
 @router.get(

@@ -17,8 +17,10 @@ Headers = dict[str, dict[str, Any]]
 
 ETAG: Headers = {
     "ETag": {
-        "description": 'The game\'s version as a strong entity tag, "v<version>": send it '
-        "back as If-Match to refuse a stale move (412), or as If-None-Match to poll (304)",
+        "description": 'The game\'s version as a strong entity tag, "v<version>" (get_game '
+        "and a move's answer add \".r\" once the ended game shows its deal: a challenge's or "
+        "a duel's deal shows once it closes, with no new version): send it back as If-Match "
+        "to refuse a stale move (412), or as If-None-Match to poll (304)",
         "schema": {"type": "string", "example": '"v12"'},
     }
 }
@@ -71,9 +73,11 @@ ENTITY_TAGS = r'^\s*(\*|(W/)?"[\x21\x23-\x7e]*"(\s*,\s*(W/)?"[\x21\x23-\x7e]*")*
 _TAG = re.compile(r'(W/)?"([\x21\x23-\x7e]*)"')
 
 
-def etag(version: int) -> str:
-    """The strong entity tag of a game at ``version``."""
-    return f'"v{version}"'
+def etag(version: int, revealed: bool = False) -> str:
+    """The strong entity tag of a game at ``version``; ``revealed``: of its state with
+    the deal revealed (a challenge's or a duel's ended game shows its deal later than its
+    last move, with no new version: its answer changed all the same)."""
+    return f'"v{version}.r"' if revealed else f'"v{version}"'
 
 
 def _tags(header: str) -> list[tuple[bool, str]]:
@@ -85,16 +89,16 @@ def if_match(header: str, version: int) -> bool:
     comparison (RFC 9110 §13.1.1: a weak tag never matches)."""
     if header.strip() == "*":
         return True
-    current = etag(version)[1:-1]
-    return any(not weak and tag == current for weak, tag in _tags(header))
+    current = (etag(version)[1:-1], etag(version, revealed=True)[1:-1])
+    return any(not weak and tag in current for weak, tag in _tags(header))
 
 
-def if_none_match(header: str, version: int) -> bool:
+def if_none_match(header: str, version: int, revealed: bool = False) -> bool:
     """Whether If-None-Match ``header`` names the game at ``version`` (so that a GET is
     answered 304): ``*``, or the weak comparison (RFC 9110 §13.1.2: W/ is ignored)."""
     if header.strip() == "*":
         return True
-    current = etag(version)[1:-1]
+    current = etag(version, revealed)[1:-1]
     return any(tag == current for _, tag in _tags(header))
 
 

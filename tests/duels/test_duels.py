@@ -75,6 +75,7 @@ def test_a_duel_is_one_deal_for_two_players_secret_until_it_ends(
     set_clock(NOON + 5 * MINUTE)
     ended = finish(client, opened, ada, draws=0)
     assert ended["reveal"] is None, "the deal stays secret until the duel ends"
+    seen = client.get(f"/v1/games/{game['id']}", headers=ada).headers["ETag"]
     waiting = get_duel(client, opened["id"], ada)
     assert waiting["status"] == "waiting" and waiting["you"]["finished"] is True
     assert waiting["you"]["score"] == 0
@@ -95,6 +96,12 @@ def test_a_duel_is_one_deal_for_two_players_secret_until_it_ends(
     set_clock(NOON + 9 * MINUTE)
     last = finish(client, taken, bob, draws=3)
     assert last["reveal"] is not None, "the move that ends the duel reveals its deal"
+    # The host's game changed with no move of theirs: its tag says so.
+    again = client.get(f"/v1/games/{game['id']}", headers={**ada, "If-None-Match": seen})
+    assert again.status_code == 200 and again.json()["reveal"] is not None
+    assert again.headers["ETag"] == seen[:-1] + '.r"'
+    fresh = {**ada, "If-None-Match": again.headers["ETag"]}
+    assert client.get(f"/v1/games/{game['id']}", headers=fresh).status_code == 304
     mine = get_duel(client, opened["id"], ada)
     theirs = get_duel(client, opened["id"], bob)
     assert mine["status"] == "finished" and mine["result"] == "won"
