@@ -29,6 +29,7 @@ from app.kit.clock import ClockDep
 from app.kit.deps import ReadSessionDep, SessionDep
 from app.kit.errors import NotFoundProblem, ServiceUnavailableProblem, ValidationProblem
 from app.kit.headers import LOCATION, NO_STORE
+from app.kit.ids import is_id
 from app.kit.models import PlayerKind
 from app.kit.paging import PAGE_HEADERS, CursorParam, link_next
 from app.kit.problems import problem_responses
@@ -67,6 +68,20 @@ async def get_read_duels(session: ReadSessionDep, request: Request) -> DuelServi
     return DuelService(session, request.app.state.settings)
 
 
+async def duel_of_path(
+    duel_id: Annotated[
+        str,
+        Path(max_length=64, description="The duel's id", examples=["Qm3xT8vLk2YpN4rW7sZ1bA"]),
+    ],
+) -> str:
+    """The duel's id, or a 404 before anything else is looked at (the caller's key
+    included) for an id that can name no duel."""
+    if not is_id(duel_id):
+        raise NotFoundProblem(f"no duel {duel_id[:32]!r}")
+    return duel_id
+
+
+DuelOfPath = Annotated[str, Depends(duel_of_path)]
 UseCasesDep = Annotated[DuelUseCases, Depends(get_use_cases)]
 ReadDuelsDep = Annotated[DuelService, Depends(get_read_duels)]
 
@@ -140,10 +155,7 @@ async def request_duel(
     ),
 )
 async def get_duel(
-    duel_id: Annotated[
-        str,
-        Path(max_length=64, description="The duel's id", examples=["Qm3xT8vLk2YpN4rW7sZ1bA"]),
-    ],
+    duel_id: DuelOfPath,
     player: PlayerForRead,
     duels: ReadDuelsDep,
 ) -> DuelRead:

@@ -268,7 +268,7 @@ class DuelService:
     # -- reading ----------------------------------------------------------------------------
     async def of_player(self, duel_id: str, player: Player) -> Duel:
         """The duel, for one of its two players; a 404 for anyone else."""
-        duel = await self.duels.get(duel_id) if len(duel_id) <= 32 else None
+        duel = await self.duels.get(duel_id)
         if duel is None or player.id not in (duel.host_id, duel.challenger_id):
             raise NotFoundProblem(f"no duel {duel_id[:32]!r} of yours")
         return duel
