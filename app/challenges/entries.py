@@ -140,7 +140,7 @@ async def enter_ended_game(session: AsyncSession, ended: GameEnded) -> None:
         ended.score,
         ended.moves,
         ended.ended_at,
-        rank_score=_rank_score(ended) if ranked else None,
+        rank_score=rank_score(ended) if ranked else None,
         public=is_public(challenge),
     )
     if (
@@ -154,7 +154,7 @@ async def enter_ended_game(session: AsyncSession, ended: GameEnded) -> None:
         )
 
 
-def _rank_score(ended: GameEnded) -> int:
+def rank_score(ended: GameEnded) -> int:
     """The board's order whatever the scheme: the score, negated where higher is better."""
     return ended.score if ended.scoring is engine.Scoring.CARDS_LEFT else -ended.score
 
@@ -169,7 +169,7 @@ async def _compare_practice(
         player = await PlayerService(session).get(ended.player_id)
         kind = player.kind if player is not None else kind
     boards = BoardRepository(session)
-    rank = await boards.rank_of(of, kind, _rank_score(ended), ended.moves)
+    rank = await boards.rank_of(of, kind, rank_score(ended), ended.moves)
     await record_practice(session, ended.game_id, rank, await boards.ranked(of, kind))
 
 

@@ -38,6 +38,7 @@ from app.challenges.deals import find_round_deal, round_salt
 from app.challenges.entries import (
     EntryService,
     enter_ended_game,
+    rank_score,
     ranked_results,
     set_total,
 )
@@ -195,6 +196,7 @@ __all__ = [
     "my_entry_out",
     "needs_player",
     "opens_at",
+    "rank_score",
     "ranked_results",
     "rated_values",
     "round_salt",

@@ -153,11 +153,10 @@ class DuelRepository:
     async def unfinished_game(self, player_id: str) -> Duel | None:
         """A duel of the player's whose game they have not finished, if any."""
         d = Duel
-        mine_open = [d.status.in_(OPEN)]
         q = (
             select(Duel)
             .where(
-                *mine_open,
+                d.status.in_(OPEN),
                 or_(
                     and_(
                         d.host_id == player_id,
@@ -299,7 +298,13 @@ class DuelRepository:
         await self.session.flush()
 
     async def changes_of_duel(self, duel_id: str) -> list[RatingChange]:
-        q = select(RatingChange).where(RatingChange.duel_id == duel_id)
+        return await self.changes_of_duels([duel_id])
+
+    async def changes_of_duels(self, duel_ids: list[str]) -> list[RatingChange]:
+        """The rating changes these duels made (one statement for a page of duels)."""
+        if not duel_ids:
+            return []
+        q = select(RatingChange).where(RatingChange.duel_id.in_(duel_ids))
         return list((await self.session.execute(q)).scalars())
 
     async def history(

@@ -11,7 +11,6 @@ Another domain imports this module alone."""
 
 from __future__ import annotations
 
-import logging
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -22,11 +21,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app import engine
 from app.challenges.service import (
-    Challenge,
     ChallengeKind,
     ChallengeService,
     EntryService,
     SetChallengeService,
+    rank_score,
 )
 from app.duels import ratings
 from app.duels.errors import (
@@ -63,8 +62,6 @@ from app.kit.workload import Searches
 from app.players.service import Player, PlayerService
 from app.settings import Settings, get_settings
 
-log = logging.getLogger("app.duels")
-
 # Tries at taking a waiting duel another request took first, before opening one.
 CLAIM_TRIES = 3
 # Duels the scheduled job decides or settles a turn, each in a transaction of its own.
@@ -74,11 +71,6 @@ RECENT_CHANGES = 5
 MY_DUELS_CURSOR = TypeAdapter(tuple[UtcTime, str])
 HISTORY_CURSOR = TypeAdapter(tuple[UtcTime, int])
 BOARD_CURSOR = TypeAdapter(tuple[int, str])
-
-
-def rank_score(scoring: engine.Scoring, score: int) -> int:
-    """Lower is better whatever the scoring (a challenge board's order)."""
-    return score if scoring is engine.Scoring.CARDS_LEFT else -score
 
 
 def check_pool(pool: str) -> tuple[str, Preset]:
@@ -276,11 +268,11 @@ class DuelService:
     async def present(self, duels: list[Duel], player: Player) -> list[DuelRead]:
         ids = [i for d in duels for i in (d.host_id, d.challenger_id) if i is not None]
         names = await PlayerService(self.session).names(ids)
-        out = []
-        for duel in duels:
-            changes = await self.duels.changes_of_duel(duel.id) if duel.ended_at else []
-            out.append(duel_out(duel, player.id, names, changes))
-        return out
+        ended = [d.id for d in duels if d.ended_at is not None]
+        changes: dict[str, list[RatingChange]] = {}
+        for change in await self.duels.changes_of_duels(ended):
+            changes.setdefault(change.duel_id, []).append(change)
+        return [duel_out(d, player.id, names, changes.get(d.id, [])) for d in duels]
 
     async def mine(
         self, player: Player, limit: int, cursor: str | None
@@ -304,7 +296,7 @@ class DuelService:
         duel = await self.duels.of_challenge(ended.challenge_id)
         if duel is None or duel.status not in (DuelStatus.WAITING, DuelStatus.MATCHED):
             return
-        score = rank_score(ended.scoring, ended.score)
+        score = rank_score(ended)
         if ended.game_id == duel.host_game_id:
             duel.host_score, duel.host_rank_score = ended.score, score
             duel.host_moves, duel.host_finished_at = ended.moves, ended.ended_at
@@ -822,7 +814,6 @@ async def run_duels(database: Database, settings: Settings, now: datetime) -> in
 
 
 __all__ = [
-    "Challenge",
     "DuelService",
     "DuelUseCases",
     "duel_game_ended",
